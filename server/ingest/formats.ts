@@ -1,0 +1,233 @@
+/**
+ * Streams raw items out of an export file, whatever its format (DESIGN.md §3): NDJSON, a JSON
+ * array, a `{"result": [...]}` endpoint response, or CSV with a header row. The format is
+ * told from the content (first non-blank bytes), not the extension. Memory stays bounded:
+ * chunks go through as they arrive and items come out in small arrays.
+ */
+import { isUtf8 } from 'node:buffer';
+import { Readable } from 'node:stream';
+import { parse as csvParse } from 'csv-parse';
+import { chain } from 'stream-chain';
+import jsonParser from 'stream-json/parser.js';
+import { pick } from 'stream-json/filters/pick.js';
+import { streamArray } from 'stream-json/streamers/stream-array.js';
+
+export type ExportFormat = 'ndjson' | 'json-array' | 'result' | 'csv';
+
+/** One record or one rejected piece of input, located by line (text formats) or array index. */
+export interface RawItem {
+  line?: number;
+  index?: number;
+  value?: unknown;
+  error?: string;
+  /** CSV rows: every value is a string, nested values are JSON text. */
+  fromCsv?: boolean;
+}
+
+export class FormatError extends Error {}
+
+/** Lines longer than this are skipped with a reason instead of being buffered. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+export interface RecordStream {
+  format: ExportFormat;
+  items: AsyncGenerator<RawItem[]>;
+}
+
+/** Peeks at the start of the input, decides the format and returns the item stream. */
+export async function openRecordStream(input: AsyncIterable<Buffer>): Promise<RecordStream> {
+  const iterator = input[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let first = -1;
+  let firstLine = '';
+  let sawNewline = false;
+  let headBytes = 0;
+  // Read until the first non-blank byte and its whole line (or 64 KiB) are seen.
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value);
+    head.push(chunk);
+    headBytes += chunk.length;
+    const all = Buffer.concat(head);
+    const start = all.subarray(0, 3).equals(BOM) ? 3 : 0;
+    first = all.findIndex((b, i) => i >= start && b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
+    if (first >= 0) {
+      const nl = all.indexOf(0x0a, first);
+      sawNewline = nl >= 0;
+      if (sawNewline || headBytes > 65536) {
+        firstLine = all.toString('utf8', first, nl >= 0 ? nl : Math.min(all.length, first + 65536));
+        break;
+      }
+    }
+  }
+  const rest: AsyncIterable<Buffer> = {
+    [Symbol.asyncIterator]: () => iterator as AsyncIterator<Buffer>,
+  };
+  const all = Buffer.concat(head);
+  // The loop only stops without a non-blank byte when the input ended.
+  if (first < 0) throw new FormatError('the file is empty');
+  const source = prepend(all, rest);
+  const c = all[first];
+  if (c === 0x5b /* [ */) return { format: 'json-array', items: jsonArrayItems(source, false) };
+  if (c === 0x7b /* { */) {
+    if (sawNewline || firstLine.trim().endsWith('}')) {
+      try {
+        const obj: unknown = JSON.parse(firstLine.trim());
+        if (isResultWrapper(obj)) return { format: 'result', items: jsonArrayItems(source, true) };
+        return { format: 'ndjson', items: ndjsonItems(source) };
+      } catch {
+        // A first line that is not a whole object: a pretty-printed document.
+      }
+    }
+    return { format: 'result', items: jsonArrayItems(source, true) };
+  }
+  if (looksLikeCsvHeader(firstLine)) return { format: 'csv', items: csvItems(source) };
+  throw new FormatError(
+    'unknown format: expected NDJSON, a JSON array, a {"result": [...]} object or CSV with a header row',
+  );
+}
+
+function isResultWrapper(obj: unknown): boolean {
+  return typeof obj === 'object' && obj !== null && Array.isArray((obj as { result?: unknown }).result);
+}
+
+function looksLikeCsvHeader(line: string): boolean {
+  const cells = line.replace(/^\uFEFF/, '').split(',').map((c) => c.trim().replace(/^"|"$/g, '').toLowerCase());
+  return cells.length >= 2 && cells.includes('timestamp');
+}
+
+async function* prepend(head: Buffer, rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  if (head.length) yield head;
+  for await (const chunk of rest) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+}
+
+/** NDJSON by hand: exact line numbers, per-line errors and bounded lines need our own split. */
+async function* ndjsonItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawItem[]> {
+  let line = 0;
+  let carry: Buffer[] = [];
+  let carryBytes = 0;
+  let skipping = false;
+  const parseLine = (buf: Buffer, out: RawItem[]) => {
+    line++;
+    let end = buf.length;
+    if (end > 0 && buf[end - 1] === 0x0d) end--;
+    let start = 0;
+    if (line === 1 && buf.subarray(0, 3).equals(BOM)) start = 3;
+    if (end <= start) return;
+    const bytes = buf.subarray(start, end);
+    if (isBlank(bytes)) return;
+    if (!isUtf8(bytes)) {
+      out.push({ line, error: 'invalid UTF-8' });
+      return;
+    }
+    const text = bytes.toString('utf8');
+    if (text.includes('\u0000')) {
+      out.push({ line, error: 'contains a NUL byte' });
+      return;
+    }
+    try {
+      out.push({ line, value: JSON.parse(text) });
+    } catch (err) {
+      out.push({ line, error: `invalid JSON: ${(err as Error).message}` });
+    }
+  };
+  for await (const chunk of source) {
+    const out: RawItem[] = [];
+    let pos = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, pos);
+      if (nl < 0) break;
+      if (skipping) {
+        line++;
+        out.push({ line, error: `line longer than ${MAX_LINE_BYTES} bytes` });
+        skipping = false;
+      } else if (carryBytes > 0) {
+        carry.push(chunk.subarray(pos, nl));
+        parseLine(Buffer.concat(carry), out);
+        carry = [];
+        carryBytes = 0;
+      } else {
+        parseLine(chunk.subarray(pos, nl), out);
+      }
+      pos = nl + 1;
+    }
+    if (pos < chunk.length && !skipping) {
+      const tail = chunk.subarray(pos);
+      carryBytes += tail.length;
+      if (carryBytes > MAX_LINE_BYTES) {
+        carry = [];
+        carryBytes = 0;
+        skipping = true;
+      } else carry.push(Buffer.from(tail));
+    }
+    if (out.length) yield out;
+  }
+  const out: RawItem[] = [];
+  if (skipping) {
+    line++;
+    out.push({ line, error: `line longer than ${MAX_LINE_BYTES} bytes` });
+  } else if (carryBytes > 0) parseLine(Buffer.concat(carry), out);
+  if (out.length) yield out;
+}
+
+function isBlank(b: Buffer): boolean {
+  for (const c of b) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  return true;
+}
+
+const BATCH = 500;
+
+async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean): AsyncGenerator<RawItem[]> {
+  const stages = wrapped ? [jsonParser(), pick({ filter: 'result' }), streamArray()] : [jsonParser(), streamArray()];
+  const pipeline = chain([Readable.from(source), ...stages]);
+  let out: RawItem[] = [];
+  let next = 0;
+  try {
+    for await (const item of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
+      next = item.key + 1;
+      out.push({ index: item.key, value: item.value });
+      if (out.length >= BATCH) {
+        yield out;
+        out = [];
+      }
+    }
+  } catch (err) {
+    // A JSON document cannot be resynchronized after a syntax error: keep what came before.
+    out.push({ index: next, error: `invalid JSON after element ${next}; the rest of the file was not read (${(err as Error).message})` });
+  }
+  if (wrapped && next === 0 && out.length === 0) {
+    throw new FormatError('a JSON object without a "result" array of records');
+  }
+  if (out.length) yield out;
+}
+
+async function* csvItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawItem[]> {
+  const skipped: RawItem[] = [];
+  const parser = csvParse({
+    bom: true,
+    columns: true,
+    info: true,
+    skip_empty_lines: true,
+    relax_quotes: false,
+    skip_records_with_error: true,
+    on_skip: (err) => {
+      skipped.push({ line: Number(err?.['lines'] ?? 0) || undefined, error: `invalid CSV: ${err?.message ?? 'unreadable row'}` });
+      return undefined;
+    },
+  });
+  Readable.from(source).pipe(parser);
+  let out: RawItem[] = [];
+  for await (const row of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    if (skipped.length) out.push(...skipped.splice(0));
+    out.push({ line: row.info.lines, value: row.record, fromCsv: true });
+    if (out.length >= BATCH) {
+      yield out;
+      out = [];
+    }
+  }
+  if (skipped.length) out.push(...skipped.splice(0));
+  if (out.length) yield out;
+}

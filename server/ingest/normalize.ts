@@ -1,0 +1,165 @@
+/**
+ * One raw record -> one StoredRecord: timestamp to microseconds, metadata to the query shape,
+ * project resolved per the source's rule, id kept or derived from content, hot fields picked.
+ */
+import { createHash } from 'node:crypto';
+import { FAMILY } from '../store/schema.ts';
+import type { StoredRecord } from '../store/log-store.ts';
+import { findSource, type SourceInfo } from '../sources.ts';
+import { parseRecordTimestamp } from '../time.ts';
+import { isObject, pick, toQueryShape, type Json, type JsonObject } from './shape.ts';
+
+export type Normalized = { record: StoredRecord } | { error: string };
+
+/** Longest accepted project ref; real refs are 20 characters. */
+const MAX_PROJECT_LENGTH = 256;
+
+/** CSV cells hold nested values as JSON text; these columns are text by nature. */
+const TEXT_COLUMNS = new Set(['id', 'timestamp', 'event_message', 'project']);
+
+function fromCsvRow(row: Record<string, string>): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (v === '') continue;
+    const t = v.trimStart();
+    if (!TEXT_COLUMNS.has(k) && (t.startsWith('{') || t.startsWith('['))) {
+      try {
+        out[k] = JSON.parse(v) as Json;
+        continue;
+      } catch {
+        // Not JSON after all: keep the text.
+      }
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+/** A deterministic UUID-shaped id from a record's content, so re-imports dedupe. */
+export function deriveId(ts: number, project: string, eventMessage: string, metadataJson: string): string {
+  const h = createHash('sha256').update(`${ts}\u0000${project}\u0000${eventMessage}\u0000${metadataJson}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Bitmask of the API family strings a request path contains (a path can hold several). */
+export function familiesOf(path: string): number {
+  let f = 0;
+  if (path.includes('/rest')) f |= FAMILY.rest;
+  if (path.includes('/storage')) f |= FAMILY.storage;
+  if (path.includes('/auth')) f |= FAMILY.auth;
+  if (path.includes('/realtime')) f |= FAMILY.realtime;
+  return f;
+}
+
+function numberOrNull(v: Json | undefined): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return null;
+}
+
+function stringOrNull(v: Json | undefined): string | null {
+  if (typeof v === 'string' && v !== '') return v;
+  if (typeof v === 'number') return String(v);
+  return null;
+}
+
+function pathOfUrl(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url.replace(/[?#].*$/, '');
+  }
+}
+
+export function normalizeRecord(raw: unknown, source: SourceInfo, projectOption: string | undefined, fromCsv = false): Normalized {
+  if (!isObject(raw)) return { error: 'not a JSON object' };
+  const rec = fromCsv ? fromCsvRow(raw as Record<string, string>) : raw;
+
+  if (rec.timestamp === undefined || rec.timestamp === null || rec.timestamp === '') return { error: 'missing timestamp' };
+  const ts = parseRecordTimestamp(rec.timestamp);
+  if (ts === undefined) return { error: `unrecognized timestamp ${JSON.stringify(rec.timestamp).slice(0, 60)}` };
+
+  let metaValue = rec.metadata;
+  if (typeof metaValue === 'string') {
+    try {
+      metaValue = JSON.parse(metaValue) as Json;
+    } catch {
+      return { error: 'metadata is not valid JSON' };
+    }
+  }
+  if (metaValue !== undefined && metaValue !== null && !isObject(metaValue) && !Array.isArray(metaValue)) {
+    return { error: 'metadata is neither an object nor an array of records' };
+  }
+  const metadata = toQueryShape(metaValue);
+
+  const where = source.project;
+  const found = where.in === 'record' ? rec.project : pick(metadata, [where.key]);
+  const project = stringOrNull(found ?? null) ?? projectOption ?? null;
+  if (!project) {
+    const field = where.in === 'record' ? 'project' : `metadata.${where.key}`;
+    return { error: `no project: the record has no ${field} and no project option was given` };
+  }
+  if (project.length > MAX_PROJECT_LENGTH) return { error: `project longer than ${MAX_PROJECT_LENGTH} characters` };
+
+  const eventMessage =
+    typeof rec.event_message === 'string' ? rec.event_message : rec.event_message == null ? '' : JSON.stringify(rec.event_message);
+  const metadataJson = JSON.stringify(metadata);
+  const givenId = stringOrNull(rec.id ?? null);
+  const id = givenId ?? deriveId(ts, project, eventMessage, metadataJson);
+
+  // The stored record keeps every top-level field; the four endpoint fields are normalized.
+  const full: JsonObject = { ...rec, id, timestamp: ts, event_message: eventMessage };
+  if (where.in === 'record') full.project = project;
+  delete full.metadata;
+  const json = `${JSON.stringify(full).slice(0, -1)},"metadata":${metadataJson}}`;
+
+  const record: StoredRecord = { id, ts, project, json };
+  switch (source.hot) {
+    case 'edge': {
+      const url = stringOrNull(pick(metadata, ['request', 'url'])) ?? '';
+      const path = stringOrNull(pick(metadata, ['request', 'path'])) ?? pathOfUrl(url);
+      record.url = url;
+      record.families = familiesOf(path);
+      record.status = numberOrNull(pick(metadata, ['response', 'status_code']));
+      break;
+    }
+    case 'function_edge':
+      record.functionId = stringOrNull(pick(metadata, ['function_id']));
+      record.exec = numberOrNull(pick(metadata, ['execution_time_ms']));
+      record.status = numberOrNull(pick(metadata, ['response', 'status_code']));
+      break;
+    case 'function_event':
+      record.functionId = stringOrNull(pick(metadata, ['function_id']));
+      break;
+    case 'plain':
+      break;
+  }
+  return { record };
+}
+
+/**
+ * Recognizes a source from a record's shape, or undefined when the shape is ambiguous
+ * (pgbouncer and PostgREST records carry nothing distinctive; they need a name).
+ */
+export function sourceFromShape(raw: unknown, fromCsv = false): SourceInfo | undefined {
+  if (!isObject(raw)) return undefined;
+  const rec = fromCsv ? fromCsvRow(raw as Record<string, string>) : raw;
+  let meta = rec.metadata;
+  if (typeof meta === 'string') {
+    try {
+      meta = JSON.parse(meta) as Json;
+    } catch {
+      return undefined;
+    }
+  }
+  const has = (...path: string[]) => pick(meta, path) !== undefined;
+  const named = (n: string) => findSource(n);
+  if (has('function_id') && (has('execution_time_ms') || has('response'))) return named('deno-relay-logs');
+  if (has('function_id') && (has('event_type') || has('execution_id'))) return named('deno-subhosting-events');
+  if (has('request', 'url') && has('response', 'status_code')) return named('cloudflare.logs.prod');
+  if (has('parsed', 'error_severity') || has('parsed', 'backend_type')) return named('postgres.logs');
+  if (has('auth_event') || (has('component') && has('msg'))) return named('gotrue.logs.prod');
+  if (pick(meta, ['context', 'application']) === 'realtime' || has('external_id')) return named('realtime.logs.prod');
+  if (has('tenantId') || has('reqId')) return named('storage.logs.prod.2');
+  return undefined;
+}

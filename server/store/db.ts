@@ -1,0 +1,171 @@
+/**
+ * The only module that touches sql.js. Everything else sees this small interface, so the
+ * engine can change (or gain a native twin) without the rest of the server noticing.
+ */
+import { createRequire } from 'node:module';
+import initSqlJs from 'sql.js';
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
+
+export type SqlValue = number | string | Uint8Array | null;
+export type SqlParams = Record<string, SqlValue | bigint | boolean | undefined>;
+export type Row = Record<string, SqlValue>;
+
+export interface AggregateSpec<S> {
+  init: () => S;
+  step: (state: S, ...args: SqlValue[]) => S;
+  finalize: (state: S) => SqlValue;
+}
+
+export interface Db {
+  /** Runs one or more statements that return nothing. */
+  exec(sql: string): void;
+  /** Runs one statement with bound `@name` parameters; returns rows changed. */
+  run(sql: string, params?: SqlParams): number;
+  /** Runs one statement and returns every row as an object keyed by column name. */
+  query<T extends Row = Row>(sql: string, params?: SqlParams): T[];
+  /** Runs fn inside BEGIN/COMMIT; rolls back and rethrows on error. Not reentrant. */
+  transaction<T>(fn: () => T): T;
+  /** A scalar function callable from SQL; kept across exports. */
+  defineFunction(name: string, fn: (...args: SqlValue[]) => SqlValue, deterministic?: boolean): void;
+  /** An aggregate callable from SQL; kept across exports. */
+  defineAggregate<S>(name: string, spec: AggregateSpec<S>): void;
+  /** A consistent image of the whole database file. */
+  exportImage(): Uint8Array;
+  close(): void;
+}
+
+let sqlJs: Promise<SqlJsStatic> | undefined;
+
+function engine(): Promise<SqlJsStatic> {
+  if (!sqlJs) {
+    const require = createRequire(import.meta.url);
+    const wasm = require.resolve('sql.js/dist/sql-wasm.wasm');
+    sqlJs = initSqlJs({ locateFile: () => wasm });
+  }
+  return sqlJs;
+}
+
+function bindable(params: SqlParams | undefined): Record<string, SqlValue> | undefined {
+  if (!params) return undefined;
+  const out: Record<string, SqlValue> = {};
+  for (const [k, v] of Object.entries(params)) {
+    const key = k.startsWith('@') || k.startsWith(':') || k.startsWith('$') ? k : `@${k}`;
+    if (v === undefined) out[key] = null;
+    else if (typeof v === 'bigint') out[key] = v.toString();
+    else if (typeof v === 'boolean') out[key] = v ? 1 : 0;
+    else out[key] = v;
+  }
+  return out;
+}
+
+interface SqlJsAggregateDb {
+  create_aggregate(
+    name: string,
+    spec: { init: () => unknown; step: (s: unknown, ...a: SqlValue[]) => unknown; finalize: (s: unknown) => SqlValue },
+  ): void;
+}
+
+class SqlJsDb implements Db {
+  private statements = new Map<string, Statement>();
+  private functions: Array<(db: Database) => void> = [];
+  private inTransaction = false;
+
+  constructor(private db: Database) {}
+
+  private prepared(sql: string): Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  run(sql: string, params?: SqlParams): number {
+    const stmt = this.prepared(sql);
+    try {
+      const b = bindable(params);
+      if (b) stmt.bind(b);
+      stmt.step();
+    } finally {
+      stmt.reset();
+    }
+    return this.db.getRowsModified();
+  }
+
+  query<T extends Row = Row>(sql: string, params?: SqlParams): T[] {
+    const stmt = this.prepared(sql);
+    const rows: T[] = [];
+    try {
+      const b = bindable(params);
+      if (b) stmt.bind(b);
+      while (stmt.step()) rows.push(stmt.getAsObject() as T);
+    } finally {
+      stmt.reset();
+    }
+    return rows;
+  }
+
+  transaction<T>(fn: () => T): T {
+    if (this.inTransaction) throw new Error('nested transaction');
+    this.inTransaction = true;
+    this.db.exec('BEGIN');
+    try {
+      const result = fn();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      this.db.exec('ROLLBACK');
+      throw err;
+    } finally {
+      this.inTransaction = false;
+    }
+  }
+
+  defineFunction(name: string, fn: (...args: SqlValue[]) => SqlValue): void {
+    const register = (db: Database) => db.create_function(name, fn);
+    register(this.db);
+    this.functions.push(register);
+  }
+
+  defineAggregate<S>(name: string, spec: AggregateSpec<S>): void {
+    const register = (db: Database) =>
+      (db as unknown as SqlJsAggregateDb).create_aggregate(name, {
+        init: spec.init,
+        step: (s, ...a) => spec.step(s as S, ...a),
+        finalize: (s) => spec.finalize(s as S),
+      });
+    register(this.db);
+    this.functions.push(register);
+  }
+
+  exportImage(): Uint8Array {
+    if (this.inTransaction) throw new Error('cannot export inside a transaction');
+    // sql.js frees every prepared statement and drops user functions when it exports.
+    for (const s of this.statements.values()) s.free();
+    this.statements.clear();
+    const image = this.db.export();
+    for (const register of this.functions) register(this.db);
+    return image;
+  }
+
+  close(): void {
+    for (const s of this.statements.values()) s.free();
+    this.statements.clear();
+    this.db.close();
+  }
+}
+
+/** Opens a database from a saved image, or an empty one. */
+export async function openDb(image?: Uint8Array): Promise<Db> {
+  const SQL = await engine();
+  const db = new SQL.Database(image);
+  // The database lives in memory: a rollback journal in memory is enough, and there is no
+  // disk to sync; durability comes from the atomic save of the whole image.
+  db.exec('PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;');
+  return new SqlJsDb(db);
+}

@@ -1,0 +1,402 @@
+/**
+ * The log store: sql.js hot tables + segment files in a data folder, saved atomically.
+ * Imports write through an ImportWriter (batches inside transactions); endpoints read
+ * through `db` and `readRecord`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { SOURCES, type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
+import { openDb, type Db } from './db.ts';
+import { hotTable, idTable, migrate } from './schema.ts';
+import { Segment } from './segments.ts';
+
+export const STORE_FILE = 'store.sqlite';
+
+/** One record ready to store: hot fields extracted, the full record serialized. */
+export interface StoredRecord {
+  id: string;
+  ts: number;
+  project: string;
+  /** The full normalized record as one JSON line (no newline). */
+  json: string;
+  url?: string;
+  families?: number;
+  status?: number | null;
+  functionId?: string | null;
+  exec?: number | null;
+}
+
+export interface BatchResult {
+  imported: number;
+  duplicates: number;
+}
+
+export interface SourceSummary {
+  source: SourceName;
+  alias: string;
+  count: number;
+  /** Microseconds; null when the source is empty. */
+  minTimestamp: number | null;
+  maxTimestamp: number | null;
+  projects: Array<{ ref: string; count: number }>;
+  functionIds: Array<{ functionId: string; project: string; count: number }>;
+}
+
+/** Runs async work one piece at a time, in call order. */
+class Queue {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+class Dictionary {
+  private cache = new Map<string, number>();
+  private nextId: number;
+  constructor(
+    private db: Db,
+    private table: string,
+    private column: string,
+    private maxCached: number,
+  ) {
+    this.nextId = (db.query<{ m: number | null }>(`SELECT max(id) AS m FROM ${table}`)[0]?.m ?? 0) + 1;
+  }
+
+  /** The id of a string, adding it; must run inside the import transaction. */
+  idOf(value: string): number {
+    const hit = this.cache.get(value);
+    if (hit !== undefined) return hit;
+    const row = this.db.query<{ id: number }>(`SELECT id FROM ${this.table} WHERE ${this.column} = @v`, { v: value })[0];
+    let id: number;
+    if (row) id = row.id;
+    else {
+      id = this.nextId++;
+      this.db.run(`INSERT INTO ${this.table} (id, ${this.column}) VALUES (@id, @v)`, { id, v: value });
+    }
+    // Unbounded maps of distinct URLs would grow with the data; a reset keeps memory flat.
+    if (this.cache.size >= this.maxCached) this.cache.clear();
+    this.cache.set(value, id);
+    return id;
+  }
+
+  /** Forgets cached ids (after a rollback may have removed rows they pointed to). */
+  reset(): void {
+    this.cache.clear();
+    this.nextId = (this.db.query<{ m: number | null }>(`SELECT max(id) AS m FROM ${this.table}`)[0]?.m ?? 0) + 1;
+  }
+}
+
+export class LogStore {
+  private readonly segments = new Map<SourceName, Segment>();
+  private readonly writes = new Queue();
+  private readonly saves = new Queue();
+  private readonly listeners = new Set<() => void>();
+  private readonly projects: Dictionary;
+  private readonly urls: Dictionary;
+  private readonly functions: Dictionary;
+  /** Bumps whenever stored data changes; caches key on it. */
+  dataVersion = 0;
+
+  private constructor(
+    readonly dataDir: string,
+    readonly db: Db,
+  ) {
+    this.projects = new Dictionary(db, 'projects', 'ref', 10_000);
+    this.urls = new Dictionary(db, 'urls', 'url', 200_000);
+    this.functions = new Dictionary(db, 'functions', 'function_id', 10_000);
+  }
+
+  /** Opens (or creates) the store in a data folder, repairing what a crash could leave. */
+  static async open(dataDir: string): Promise<LogStore> {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const file = path.join(dataDir, STORE_FILE);
+    fs.rmSync(`${file}.tmp`, { force: true });
+    const image = fs.existsSync(file) ? new Uint8Array(fs.readFileSync(file)) : undefined;
+    const db = await openDb(image);
+    migrate(db);
+    const store = new LogStore(dataDir, db);
+    for (const s of SOURCES) {
+      const seg = new Segment(path.join(dataDir, 'records', `${s.alias}.ndjson`));
+      const end = db.query<{ e: number | null }>(`SELECT max(off + len) AS e FROM ${hotTable(s)}`)[0]?.e ?? 0;
+      if (seg.size < end) {
+        throw new Error(`records/${s.alias}.ndjson holds ${seg.size} bytes but the store points to byte ${end}`);
+      }
+      // Bytes past the last committed record come from an import that never finished.
+      if (seg.size > end) seg.truncate(end);
+      store.segments.set(s.name, seg);
+    }
+    if (!image) await store.save();
+    return store;
+  }
+
+  /** Called after every change of stored data. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.dataVersion++;
+    for (const l of this.listeners) l();
+  }
+
+  private segment(source: SourceName): Segment {
+    const seg = this.segments.get(source);
+    if (!seg) throw new Error(`no segment for ${source}`);
+    return seg;
+  }
+
+  /**
+   * Runs one import exclusively (imports and deletes never interleave), handing it a writer.
+   * If `work` throws, every row it added is removed again and the error is rethrown.
+   */
+  withWriter<T>(source: SourceName, work: (writer: ImportWriter) => Promise<T>): Promise<T> {
+    return this.writes.run(async () => {
+      const info = sourceInfo(source);
+      const seg = this.segment(source);
+      const startRid = this.db.query<{ m: number | null }>(`SELECT max(rid) AS m FROM ${hotTable(info)}`)[0]?.m ?? 0;
+      const startSize = seg.size;
+      const writer = new ImportWriter(this, info, seg, startRid + 1);
+      try {
+        return await work(writer);
+      } catch (err) {
+        this.rollbackTo(info, startRid, seg, startSize);
+        throw err;
+      }
+    });
+  }
+
+  private rollbackTo(info: SourceInfo, startRid: number, seg: Segment, startSize: number): void {
+    this.db.transaction(() => {
+      this.db.run(`DELETE FROM ${hotTable(info)} WHERE rid > @r`, { r: startRid });
+      this.db.run(`DELETE FROM ${idTable(info)} WHERE rid > @r`, { r: startRid });
+      this.rebuildSummary(info);
+    });
+    seg.truncate(startSize);
+    this.urls.reset();
+    this.projects.reset();
+    this.functions.reset();
+    this.changed();
+  }
+
+  private rebuildSummary(info: SourceInfo): void {
+    const hasFunction = info.hot === 'function_edge' || info.hot === 'function_event';
+    this.db.run('DELETE FROM source_summary WHERE source = @s', { s: info.code });
+    this.db.run(
+      `INSERT INTO source_summary (source, project, function, count, min_ts, max_ts)
+       SELECT @s, project, ${hasFunction ? 'coalesce(function, 0)' : '0'}, count(*), min(ts), max(ts)
+       FROM ${hotTable(info)} GROUP BY 2, 3`,
+      { s: info.code },
+    );
+  }
+
+  /** @internal used by ImportWriter */
+  insertBatch(info: SourceInfo, seg: Segment, records: StoredRecord[], nextRid: number): BatchResult & { nextRid: number } {
+    const table = hotTable(info);
+    const ids = idTable(info);
+    let rid = nextRid;
+    let duplicates = 0;
+    const chunks: Buffer[] = [];
+    let pending = 0;
+    const summary = new Map<string, { project: number; fn: number; count: number; min: number; max: number }>();
+    const sizeBefore = seg.size;
+    const result = this.inBatchTransaction(() => {
+      for (const r of records) {
+        // The id row goes first: when it already exists the record is a duplicate.
+        if (this.db.run(`INSERT OR IGNORE INTO ${ids} (id, rid) VALUES (@id, @rid)`, { id: r.id, rid }) === 0) {
+          duplicates++;
+          continue;
+        }
+        const line = Buffer.from(`${r.json}\n`, 'utf8');
+        const off = seg.size + pending;
+        const len = line.length - 1;
+        chunks.push(line);
+        pending += line.length;
+        const project = this.projects.idOf(r.project);
+        const fn = r.functionId ? this.functions.idOf(r.functionId) : null;
+        switch (info.hot) {
+          case 'edge':
+            this.db.run(
+              `INSERT INTO ${table} (rid, project, ts, off, len, url, families, status) VALUES (@rid, @p, @ts, @off, @len, @url, @fam, @st)`,
+              { rid, p: project, ts: r.ts, off, len, url: this.urls.idOf(r.url ?? ''), fam: r.families ?? 0, st: r.status ?? null },
+            );
+            break;
+          case 'function_edge':
+            this.db.run(
+              `INSERT INTO ${table} (rid, project, ts, off, len, function, exec, status) VALUES (@rid, @p, @ts, @off, @len, @fn, @ex, @st)`,
+              { rid, p: project, ts: r.ts, off, len, fn, ex: r.exec ?? null, st: r.status ?? null },
+            );
+            break;
+          case 'function_event':
+            this.db.run(
+              `INSERT INTO ${table} (rid, project, ts, off, len, function) VALUES (@rid, @p, @ts, @off, @len, @fn)`,
+              { rid, p: project, ts: r.ts, off, len, fn },
+            );
+            break;
+          default:
+            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len) VALUES (@rid, @p, @ts, @off, @len)`, {
+              rid,
+              p: project,
+              ts: r.ts,
+              off,
+              len,
+            });
+        }
+        const key = `${project}:${fn ?? 0}`;
+        const s = summary.get(key);
+        if (s) {
+          s.count++;
+          if (r.ts < s.min) s.min = r.ts;
+          if (r.ts > s.max) s.max = r.ts;
+        } else summary.set(key, { project, fn: fn ?? 0, count: 1, min: r.ts, max: r.ts });
+        rid++;
+      }
+      for (const s of summary.values()) {
+        this.db.run(
+          `INSERT INTO source_summary (source, project, function, count, min_ts, max_ts) VALUES (@src, @p, @f, @c, @mn, @mx)
+           ON CONFLICT (source, project, function) DO UPDATE SET count = count + excluded.count,
+             min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`,
+          { src: info.code, p: s.project, f: s.fn, c: s.count, mn: s.min, mx: s.max },
+        );
+      }
+      // Records reach their segment before the rows that point at them commit.
+      if (pending > 0) {
+        try {
+          seg.append(Buffer.concat(chunks, pending));
+        } catch (err) {
+          seg.truncate(sizeBefore);
+          throw err;
+        }
+      }
+      return { imported: rid - nextRid, duplicates, nextRid: rid };
+    });
+    if (result.imported > 0) this.changed();
+    return result;
+  }
+
+  private inBatchTransaction<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn);
+    } catch (err) {
+      // Rolled-back dictionary rows may sit in the caches; forget them.
+      this.urls.reset();
+      this.projects.reset();
+      this.functions.reset();
+      throw err;
+    }
+  }
+
+  /** Reads one full record back from its segment. */
+  readRecord(source: SourceName, off: number, len: number): string {
+    return this.segment(source).read(off, len);
+  }
+
+  /**
+   * Writes the whole store atomically: segments are synced first, then the database image
+   * goes to a temp file that is synced and renamed over the old one. Saves never overlap.
+   */
+  save(): Promise<void> {
+    return this.saves.run(async () => {
+      for (const seg of this.segments.values()) seg.sync();
+      const image = this.db.exportImage();
+      const file = path.join(this.dataDir, STORE_FILE);
+      const tmp = `${file}.tmp`;
+      const handle = await fs.promises.open(tmp, 'w', 0o600);
+      try {
+        await handle.writeFile(image);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.promises.rename(tmp, file);
+      syncDir(this.dataDir);
+    });
+  }
+
+  /** Deletes every record of a source; returns how many there were. Saved before it returns. */
+  deleteSource(source: SourceName): Promise<number> {
+    return this.writes.run(async () => {
+      const info = sourceInfo(source);
+      const count = this.db.query<{ c: number }>(`SELECT count(*) AS c FROM ${hotTable(info)}`)[0]?.c ?? 0;
+      this.db.transaction(() => {
+        this.db.run(`DELETE FROM ${hotTable(info)}`);
+        this.db.run(`DELETE FROM ${idTable(info)}`);
+        this.db.run('DELETE FROM source_summary WHERE source = @s', { s: info.code });
+      });
+      this.changed();
+      await this.save();
+      // Only once no saved row points into it may the segment be emptied.
+      this.segment(source).truncate(0);
+      return count;
+    });
+  }
+
+  /** Counts, time span, projects and function ids per source, from the summary table. */
+  summary(): SourceSummary[] {
+    const rows = this.db.query<{ source: number; ref: string; function_id: string | null; count: number; min_ts: number; max_ts: number }>(
+      `SELECT s.source, p.ref, f.function_id, s.count, s.min_ts, s.max_ts FROM source_summary s
+       JOIN projects p ON p.id = s.project LEFT JOIN functions f ON f.id = s.function
+       ORDER BY s.source, s.count DESC`,
+    );
+    return SOURCES.map((info) => {
+      const mine = rows.filter((r) => r.source === info.code);
+      const projects = new Map<string, number>();
+      const functionIds: SourceSummary['functionIds'] = [];
+      let count = 0;
+      let min: number | null = null;
+      let max: number | null = null;
+      for (const r of mine) {
+        count += r.count;
+        projects.set(r.ref, (projects.get(r.ref) ?? 0) + r.count);
+        if (r.function_id) functionIds.push({ functionId: r.function_id, project: r.ref, count: r.count });
+        min = min === null ? r.min_ts : Math.min(min, r.min_ts);
+        max = max === null ? r.max_ts : Math.max(max, r.max_ts);
+      }
+      return {
+        source: info.name,
+        alias: info.alias,
+        count,
+        minTimestamp: min,
+        maxTimestamp: max,
+        projects: [...projects].map(([ref, c]) => ({ ref, count: c })).sort((a, b) => b.count - a.count),
+        functionIds,
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.writes.run(async () => undefined);
+    await this.saves.run(async () => undefined);
+    for (const seg of this.segments.values()) seg.close();
+    this.db.close();
+  }
+}
+
+function syncDir(dir: string): void {
+  // Directory fsync makes the rename durable; Windows cannot open directories, and needs none.
+  if (process.platform === 'win32') return;
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Hands batches of one import to the store; rids continue from the last stored row. */
+export class ImportWriter {
+  constructor(
+    private store: LogStore,
+    readonly source: SourceInfo,
+    private seg: Segment,
+    private nextRid: number,
+  ) {}
+
+  write(records: StoredRecord[]): BatchResult {
+    const r = this.store.insertBatch(this.source, this.seg, records, this.nextRid);
+    this.nextRid = r.nextRid;
+    return { imported: r.imported, duplicates: r.duplicates };
+  }
+}
