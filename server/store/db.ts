@@ -133,10 +133,13 @@ class SqlJsDb implements Db {
   }
 
   defineAggregate<S>(name: string, spec: AggregateSpec<S>): void {
+    const step = (s: unknown, ...a: SqlValue[]) => spec.step(s as S, ...a);
+    // sql.js takes the SQL arity from step.length - 1; the wrapper must keep the original's.
+    Object.defineProperty(step, 'length', { value: spec.step.length });
     const register = (db: Database) =>
       (db as unknown as SqlJsAggregateDb).create_aggregate(name, {
         init: spec.init,
-        step: (s, ...a) => spec.step(s as S, ...a),
+        step,
         finalize: (s) => spec.finalize(s as S),
       });
     register(this.db);

@@ -1,0 +1,52 @@
+-- functions.invocation-stats
+-- Parameters: @project (project ref), @function_id (one function id, or '' / NULL for all),
+--             @interval (5min|15min|1hr|1day|7day; anything else behaves as 1day),
+--             @now (the clock, integer microseconds UTC).
+-- Columns:    timestamp (µs, bucket start), min/max/avg/p95/p99_execution_time (ms, NULL for an
+--             empty bucket), count, error_count.
+-- Rules:      buckets from trunc(now - span, unit) to trunc(now, unit) inclusive, one row each,
+--             ascending (5min: 301 by second, 15min: 16 by minute, 1hr: 61 by minute, 1day: 25
+--             by hour, 7day: 8 by day); a record belongs to trunc(ts, unit); records outside the
+--             series are not counted; error_count counts status_code >= 400; records without an
+--             execution time count but stay out of the aggregates; p95/p99 are nearest-rank.
+WITH params AS (
+  SELECT
+    CAST(@now AS INTEGER) AS now,
+    CASE @interval
+      WHEN '5min' THEN 300000000 WHEN '15min' THEN 900000000 WHEN '1hr' THEN 3600000000
+      WHEN '7day' THEN 604800000000 ELSE 86400000000 END AS span,
+    CASE @interval
+      WHEN '5min' THEN 1000000 WHEN '15min' THEN 60000000 WHEN '1hr' THEN 60000000
+      WHEN '7day' THEN 86400000000 ELSE 3600000000 END AS unit
+),
+bounds AS (
+  SELECT unit, (now - span) - (now - span) % unit AS first, now - now % unit AS last FROM params
+),
+buckets(ts) AS (
+  SELECT first FROM bounds
+  UNION ALL
+  SELECT ts + (SELECT unit FROM bounds) FROM buckets WHERE ts < (SELECT last FROM bounds)
+),
+agg AS (
+  SELECT f.ts - f.ts % b.unit AS bucket,
+         count(*) AS count,
+         sum(f.status >= 400) AS error_count,
+         min(f.exec) AS min_execution_time,
+         max(f.exec) AS max_execution_time,
+         avg(f.exec) AS avg_execution_time,
+         nearest_rank(f.exec, 95) AS p95_execution_time,
+         nearest_rank(f.exec, 99) AS p99_execution_time
+  FROM function_edge_logs f, bounds b
+  WHERE f.project = (SELECT id FROM projects WHERE ref = @project)
+    AND f.ts >= b.first AND f.ts < b.last + b.unit
+    AND (coalesce(@function_id, '') = ''
+         OR f.function = (SELECT id FROM functions WHERE function_id = @function_id))
+  GROUP BY 1
+)
+SELECT buckets.ts AS timestamp,
+       agg.min_execution_time, agg.max_execution_time, agg.avg_execution_time,
+       agg.p95_execution_time, agg.p99_execution_time,
+       coalesce(agg.count, 0) AS count,
+       coalesce(agg.error_count, 0) AS error_count
+FROM buckets LEFT JOIN agg ON agg.bucket = buckets.ts
+ORDER BY buckets.ts

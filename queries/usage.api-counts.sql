@@ -1,0 +1,30 @@
+-- usage.api-counts
+-- Parameters: @project (an RE2 pattern matched anywhere in the request URL),
+--             @interval (hourly|daily|minutely, validated before the query runs),
+--             @now (the clock, µs).
+-- Columns:    timestamp (DATETIME text YYYY-MM-DDTHH:MM:SS, UTC bucket start),
+--             total_rest_requests, total_storage_requests, total_auth_requests,
+--             total_realtime_requests.
+-- Rules:      edge request logs whose URL contains a match of @project and whose timestamp is
+--             at or after now - window (hourly: 1 hour by hour, daily: 7 days by day, minutely:
+--             60 minutes by minute); grouped by trunc(ts, unit); a record counts in every
+--             family whose string its path contains (bits of `families`); only buckets with
+--             records appear, ascending. The pattern runs once per distinct URL.
+WITH params AS (
+  SELECT CAST(@now AS INTEGER) - CASE @interval
+           WHEN 'daily' THEN 604800000000 ELSE 3600000000 END AS start,
+         CASE @interval
+           WHEN 'hourly' THEN 3600000000 WHEN 'minutely' THEN 60000000 ELSE 86400000000 END AS unit
+),
+matched_urls AS (
+  SELECT id FROM urls WHERE re2_contains(@project, url)
+)
+SELECT strftime('%Y-%m-%dT%H:%M:%S', (e.ts - e.ts % p.unit) / 1000000, 'unixepoch') AS timestamp,
+       sum((e.families & 1) != 0) AS total_rest_requests,
+       sum((e.families & 2) != 0) AS total_storage_requests,
+       sum((e.families & 4) != 0) AS total_auth_requests,
+       sum((e.families & 8) != 0) AS total_realtime_requests
+FROM edge_logs e, params p
+WHERE e.ts >= p.start AND e.url IN (SELECT id FROM matched_urls)
+GROUP BY e.ts - e.ts % p.unit
+ORDER BY e.ts - e.ts % p.unit

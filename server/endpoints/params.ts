@@ -1,0 +1,107 @@
+/**
+ * Request parameters, validated once at the edge (zod schemas built from the registry's
+ * declarations). Inside, the query runner receives typed bind values only.
+ */
+import { z } from 'zod';
+import type { EndpointDefinition, ParamSpec } from '../../queries/registry.ts';
+import { AppError } from '../errors.ts';
+import { parseIsoMicros } from '../time.ts';
+import { compileRe2 } from './re2.ts';
+
+export type BindValue = string | number | null;
+
+export interface ValidParams {
+  /** Values to bind, keyed by SQL parameter name. */
+  bind: Record<string, BindValue>;
+  /** Canonical declared values: the cache key part. */
+  key: string;
+}
+
+/** Longest accepted value of a text parameter (project refs are 20 characters). */
+export const MAX_TEXT_LENGTH = 256;
+/** Longest accepted RE2 pattern. */
+export const MAX_PATTERN_LENGTH = 2048;
+
+/** Raw input: query string or JSON body values; arrays mean the parameter was repeated. */
+export type RawParams = Record<string, unknown>;
+
+function fieldSchema(spec: ParamSpec) {
+  return z.unknown().transform((raw, ctx): BindValue => {
+    const fail = (message: string, reason = 'invalid') => {
+      ctx.addIssue({ code: 'custom', message, params: { reason } });
+      return z.NEVER;
+    };
+    if (Array.isArray(raw)) {
+      if (raw.length > 1) return fail(`${spec.name} is given more than once`, 'duplicate');
+      raw = raw[0];
+    }
+    if (raw !== undefined && raw !== null && typeof raw !== 'string' && typeof raw !== 'number') {
+      return fail(`${spec.name} must be a string`);
+    }
+    const value = raw === undefined || raw === null ? '' : String(raw);
+    if (value === '') {
+      if (spec.required) return fail(`${spec.name} is required`, 'required');
+      return spec.default ?? null;
+    }
+    switch (spec.kind) {
+      case 'text':
+        if (value.length > MAX_TEXT_LENGTH) return fail(`${spec.name} is longer than ${MAX_TEXT_LENGTH} characters`);
+        return value;
+      case 'lenient-choice':
+        return spec.allowed?.includes(value) ? value : (spec.fallback ?? value);
+      case 'choice':
+        if (!spec.allowed?.includes(value)) return fail(`${spec.name} must be one of ${spec.allowed?.join(', ')}`);
+        return value;
+      case 'iso-timestamp': {
+        const us = parseIsoMicros(value);
+        if (us === undefined) return fail(`${spec.name} is not an ISO 8601 timestamp: ${value.slice(0, 64)}`);
+        return us;
+      }
+      case 're2': {
+        if (value.length > MAX_PATTERN_LENGTH) return fail(`${spec.name} is a pattern longer than ${MAX_PATTERN_LENGTH} characters`);
+        try {
+          compileRe2(value);
+        } catch (err) {
+          return fail(`${spec.name} is not a valid RE2 pattern: ${(err as Error).message}`);
+        }
+        return value;
+      }
+    }
+  });
+}
+
+const schemas = new WeakMap<EndpointDefinition, z.ZodType<Record<string, BindValue>>>();
+
+function schemaOf(def: EndpointDefinition) {
+  let s = schemas.get(def);
+  if (!s) {
+    const shape: Record<string, ReturnType<typeof fieldSchema>> = {};
+    for (const p of def.params) shape[p.name] = fieldSchema(p);
+    s = z.object(shape) as unknown as z.ZodType<Record<string, BindValue>>;
+    schemas.set(def, s);
+  }
+  return s;
+}
+
+/** Validates the declared parameters (undeclared ones are ignored); throws a 400 naming each bad one. */
+export function validateParams(def: EndpointDefinition, raw: RawParams): ValidParams {
+  const declared: Record<string, unknown> = {};
+  for (const p of def.params) declared[p.name] = raw[p.name];
+  const result = schemaOf(def).safeParse(declared);
+  if (!result.success) {
+    const details = result.error.issues.map((i) => ({
+      reason: String((i as { params?: { reason?: string } }).params?.reason ?? 'invalid'),
+      location: String(i.path[0] ?? ''),
+      message: i.message,
+    }));
+    throw new AppError('bad_request', details.map((d) => d.message).join('; '), details);
+  }
+  const bind: Record<string, BindValue> = {};
+  const keyParts: Record<string, BindValue> = {};
+  for (const p of def.params) {
+    const v = result.data[p.name] ?? null;
+    bind[p.bindAs ?? p.name] = v;
+    keyParts[p.name] = v;
+  }
+  return { bind, key: JSON.stringify(keyParts) };
+}

@@ -1,0 +1,35 @@
+/**
+ * Functions the endpoint SQL calls: nearest-rank percentiles, RE2 containment and reading a
+ * full record back from its segment. Registered once per store.
+ */
+import type { LogStore } from '../store/log-store.ts';
+import { findSource } from '../sources.ts';
+import type { SqlValue } from '../store/db.ts';
+import { re2Contains } from './re2.ts';
+
+/** Nearest-rank percentile: the value at 1-based rank ceil(p/100 * n) of the sorted values. */
+export function nearestRank(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] ?? null;
+}
+
+export function registerSqlFunctions(store: LogStore): void {
+  store.db.defineAggregate<{ values: number[]; p: number }>('nearest_rank', {
+    init: () => ({ values: [], p: 0 }),
+    step: (state, value, p) => {
+      if (typeof value === 'number') state.values.push(value);
+      if (typeof p === 'number') state.p = p;
+      return state;
+    },
+    finalize: (state) => nearestRank(state.values.sort((a, b) => a - b), state.p),
+  });
+  store.db.defineFunction('re2_contains', (pattern: SqlValue, text: SqlValue) =>
+    typeof pattern === 'string' && typeof text === 'string' && re2Contains(pattern, text) ? 1 : 0,
+  );
+  store.db.defineFunction('log_record', (table: SqlValue, off: SqlValue, len: SqlValue) => {
+    const source = typeof table === 'string' ? findSource(table) : undefined;
+    if (!source || typeof off !== 'number' || typeof len !== 'number') return null;
+    return store.readRecord(source.name, off, len);
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * Every error the API can answer, as one union, mapped to a status and rendered in one place
+ * (DESIGN.md §4 envelope): {"error": {code, status, message, errors: [{reason, location, message}]}}.
+ */
+
+export type ErrorKind =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'timeout'
+  | 'payload_too_large'
+  | 'headers_too_large'
+  | 'internal'
+  | 'unavailable';
+
+const STATUS: Record<ErrorKind, { code: number; status: string }> = {
+  bad_request: { code: 400, status: 'INVALID_ARGUMENT' },
+  unauthorized: { code: 401, status: 'UNAUTHENTICATED' },
+  forbidden: { code: 403, status: 'PERMISSION_DENIED' },
+  not_found: { code: 404, status: 'NOT_FOUND' },
+  method_not_allowed: { code: 405, status: 'METHOD_NOT_ALLOWED' },
+  timeout: { code: 408, status: 'REQUEST_TIMEOUT' },
+  payload_too_large: { code: 413, status: 'PAYLOAD_TOO_LARGE' },
+  headers_too_large: { code: 431, status: 'REQUEST_HEADER_FIELDS_TOO_LARGE' },
+  internal: { code: 500, status: 'INTERNAL' },
+  unavailable: { code: 503, status: 'UNAVAILABLE' },
+};
+
+export interface ErrorDetail {
+  reason: string;
+  /** The parameter (or header) at fault. */
+  location?: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+
+  get httpStatus(): number {
+    return STATUS[this.kind].code;
+  }
+}
+
+/** A 400 about one parameter. */
+export function badParam(location: string, message: string, reason = 'invalid'): AppError {
+  return new AppError('bad_request', message, [{ reason, location, message }]);
+}
+
+export interface ErrorBody {
+  error: { code: number; status: string; message: string; errors: ErrorDetail[] };
+}
+
+export function errorBody(err: AppError): ErrorBody {
+  const s = STATUS[err.kind];
+  return {
+    error: {
+      code: s.code,
+      status: s.status,
+      message: err.message,
+      errors: err.details.length ? err.details : [{ reason: err.kind, message: err.message }],
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * `npm run serve -- [--data-dir DIR] [--port N] [--api-key KEY] [--now ISO] [--import FILE...]`
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ImportFailure, importFile } from './ingest/import.ts';
+import { startServer } from './server.ts';
+import { defaultDataDir } from './store/data-dir.ts';
+import { parseIsoMicros } from './time.ts';
+
+export const DEFAULT_PORT = 4100;
+
+const { values } = parseArgs({
+  options: {
+    'data-dir': { type: 'string' },
+    port: { type: 'string' },
+    'api-key': { type: 'string' },
+    now: { type: 'string' },
+    import: { type: 'string', multiple: true },
+    source: { type: 'string' },
+    project: { type: 'string' },
+    renderer: { type: 'string' },
+  },
+  allowPositionals: false,
+});
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, not ${values.port}`);
+const now = values.now === undefined ? undefined : parseIsoMicros(values.now);
+if (values.now !== undefined && now === undefined) fail(`--now must be an ISO 8601 timestamp, not ${values.now}`);
+const envKey = process.env.LOG_EXPLORER_API_KEY;
+const apiKey = values['api-key'] ?? (envKey ? envKey : undefined);
+
+let server;
+try {
+  server = await startServer({
+    dataDir: values['data-dir'] ?? defaultDataDir(),
+    port,
+    apiKey,
+    now,
+    rendererDir: values.renderer ?? path.resolve(import.meta.dirname, '..', 'dist', 'renderer'),
+  });
+} catch (err) {
+  const code = (err as NodeJS.ErrnoException).code;
+  fail(code === 'EADDRINUSE' ? `port ${port} is in use; pick another with --port (0 = any free port)` : `cannot start: ${(err as Error).message}`);
+}
+
+for (const file of values.import ?? []) {
+  try {
+    console.log(JSON.stringify(await importFile(server.store, file, { source: values.source, project: values.project })));
+  } catch (err) {
+    console.log(JSON.stringify({ file, failed: true, reason: err instanceof ImportFailure ? err.message : String(err) }));
+  }
+}
+
+if (!apiKey) console.log(`API key: ${server.apiKey}`);
+console.log(`Listening on ${server.url}`);
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: saving and shutting down`);
+  await server.close();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));
