@@ -69,6 +69,7 @@ export async function openRecordStream(input: AsyncIterable<Buffer>): Promise<Re
   const all = Buffer.concat(head);
   // The loop only stops without a non-blank byte when the input ended.
   if (first < 0) throw new FormatError('the file is empty');
+  if (!firstLine) firstLine = all.toString('utf8', first, Math.min(all.length, first + 65536));
   const source = prepend(all, rest);
   const c = all[first];
   if (c === 0x5b /* [ */) return { format: 'json-array', items: jsonArrayItems(source, false) };

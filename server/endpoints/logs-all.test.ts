@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LogRow } from '../api-types.ts';
+import { DAY, NOW, edgeRecord, fnRecord, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
+
+const P = 'projaaaaaaaaaaaaaaaa';
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const logs = (params: Record<string, string>) => rows<LogRow>(t!, 'logs.all', { project: P, project_tier: 'FREE', ...params });
+
+describe('logs.all retention by tier', () => {
+  const windows: Array<[string, number]> = [
+    ['FREE', 1 * DAY],
+    ['PRO', 7 * DAY],
+    ['PAYG', 90 * DAY],
+    ['ENTERPRISE', 90 * DAY],
+    ['GOLD', 1 * DAY],
+    ['pro', 1 * DAY],
+  ];
+  for (const [tier, w] of windows) {
+    it(`${tier}: strictly newer than now - ${w / DAY} day(s); the cutoff itself is out`, async () => {
+      t = await makeTestApp({
+        edge: [edgeRecord(NOW - w, { id: 'at-cutoff' }), edgeRecord(NOW - w + 1, { id: 'just-inside' }), edgeRecord(NOW - 1, { id: 'recent' })],
+      });
+      expect((await logs({ project_tier: tier })).map((r) => r.id)).toEqual(['recent', 'just-inside']);
+    });
+  }
+});
+
+describe('logs.all time range', () => {
+  const base = Date.UTC(2026, 10, 22, 9, 0, 0) * 1000; // 09:00:00Z
+  const seed = () =>
+    makeTestApp({
+      edge: [
+        edgeRecord(base + 122_455, { id: 'r-455' }),
+        edgeRecord(base + 122_456, { id: 'r-456' }),
+        edgeRecord(base + 122_457, { id: 'r-457' }),
+        edgeRecord(base + 500_000, { id: 'r-500' }),
+      ],
+    });
+
+  it('start is exclusive and end inclusive at microsecond precision (6 fraction digits)', async () => {
+    t = await seed();
+    const r = await logs({ iso_timestamp_start: '2026-11-22T09:00:00.122455Z', iso_timestamp_end: '2026-11-22T09:00:00.122457Z' });
+    expect(r.map((x) => x.id)).toEqual(['r-457', 'r-456']);
+  });
+
+  it('9 fraction digits are truncated to the microsecond, not rounded', async () => {
+    t = await seed();
+    const r = await logs({ iso_timestamp_start: '2026-11-22T09:00:00.122455999Z', iso_timestamp_end: '2026-11-22T09:00:00.122456999Z' });
+    expect(r.map((x) => x.id)).toEqual(['r-456']);
+  });
+
+  it('an offset is honoured: 14:30:00.122456+05:30 is 09:00:00.122456Z', async () => {
+    t = await seed();
+    const r = await logs({ iso_timestamp_end: '2026-11-22T14:30:00.122456+05:30' });
+    expect(r.map((x) => x.id)).toEqual(['r-456', 'r-455']);
+  });
+
+  it('without a range every record inside retention comes back, newest first', async () => {
+    t = await seed();
+    expect((await logs({})).map((x) => x.id)).toEqual(['r-500', 'r-457', 'r-456', 'r-455']);
+  });
+
+  it('an unparseable timestamp is a 400 naming the parameter', async () => {
+    t = await seed();
+    const res = await t.request(`/api/endpoints/logs.all?project=${P}&project_tier=FREE&iso_timestamp_start=yesterday`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { errors: Array<{ location: string }> } };
+    expect(body.error.errors[0]!.location).toBe('iso_timestamp_start');
+  });
+});
+
+describe('logs.all rows', () => {
+  it('cuts to 100 rows, newest first, ties at the same instant ordered by id', async () => {
+    const recs = [];
+    // 95 distinct instants, then 10 records sharing the instant just older than those.
+    for (let i = 0; i < 95; i++) recs.push(edgeRecord(NOW - 1000 - i, { id: `u-${String(i).padStart(3, '0')}` }));
+    const tie = NOW - 5000;
+    const tieIds = ['t-j', 't-c', 't-a', 't-h', 't-e', 't-b', 't-i', 't-d', 't-g', 't-f'];
+    for (const id of tieIds) recs.push(edgeRecord(tie, { id }));
+    recs.push(edgeRecord(NOW - 9000, { id: 'older' }));
+    t = await makeTestApp({ edge: recs });
+    const r = await logs({});
+    expect(r).toHaveLength(100);
+    expect(r.slice(0, 95).map((x) => x.id)).toEqual(Array.from({ length: 95 }, (_, i) => `u-${String(i).padStart(3, '0')}`));
+    expect(r.slice(95).map((x) => x.id)).toEqual(['t-a', 't-b', 't-c', 't-d', 't-e']);
+  });
+
+  it('returns id, timestamp (µs), event_message and metadata in the query shape', async () => {
+    const rec = edgeRecord(NOW - 10, { id: 'one', path: '/auth/v1/user', status: 401 });
+    t = await makeTestApp({ edge: [rec] });
+    const [row] = await logs({});
+    expect(row).toEqual({
+      id: 'one',
+      timestamp: NOW - 10,
+      event_message: rec.event_message,
+      metadata: [
+        {
+          request: [{ method: 'GET', url: rec.metadata.request.url, path: '/auth/v1/user', host: `${P}.supabase.co` }],
+          response: [{ status_code: 401 }],
+        },
+      ],
+    });
+  });
+
+  it("returns only the project's edge request logs", async () => {
+    t = await makeTestApp({
+      edge: [edgeRecord(NOW - 10, { id: 'mine' }), edgeRecord(NOW - 10, { id: 'theirs', project: 'projbbbbbbbbbbbbbbbb' })],
+      fn: [fnRecord(NOW - 10, { id: 'function-log' })],
+    });
+    expect((await logs({})).map((x) => x.id)).toEqual(['mine']);
+  });
+});
