@@ -62,7 +62,7 @@ function resolveSource(opts: ImportOptions): SourceInfo | undefined {
   return opts.fileName ? sourceFromFileName(opts.fileName) : undefined;
 }
 
-async function* countBytes(input: AsyncIterable<Buffer | string>, progress: ImportProgress): AsyncGenerator<Buffer> {
+async function* countBytes(input: AsyncIterable<Buffer | string> | Iterable<Buffer>, progress: ImportProgress): AsyncGenerator<Buffer> {
   for await (const chunk of input) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     progress.bytes += buf.length;
@@ -71,7 +71,7 @@ async function* countBytes(input: AsyncIterable<Buffer | string>, progress: Impo
 }
 
 /** Imports one export stream into the store. Throws ImportFailure when nothing could be imported. */
-export async function importStream(store: LogStore, input: Readable | AsyncIterable<Buffer>, opts: ImportOptions = {}): Promise<ImportReport> {
+export async function importStream(store: LogStore, input: Readable | AsyncIterable<Buffer> | Iterable<Buffer>, opts: ImportOptions = {}): Promise<ImportReport> {
   let source = resolveSource(opts);
   const progress: ImportProgress = { bytes: 0, records: 0 };
   let stream;
