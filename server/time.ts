@@ -70,6 +70,8 @@ function fromEpochDigits(t: string): number | undefined {
   if (digits === 0) return undefined;
   // Seconds with a fraction keep their microseconds exactly via string arithmetic.
   if (digits <= 11 && frac) return Number(int) * 1_000_000 + Number(frac.slice(0, 6).padEnd(6, '0'));
+  // Nanoseconds exceed 2^53 as a float; dropping the last three digits as text stays exact.
+  if (digits >= 18 && digits <= 20) return Number(int.slice(0, -3));
   return scale(Number(t), digits);
 }
 

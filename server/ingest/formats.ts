@@ -83,6 +83,11 @@ export async function openRecordStream(input: AsyncIterable<Buffer>): Promise<Re
         // A first line that is not a whole object: a pretty-printed document.
       }
     }
+    // A first line too long to hold (a large record, or a minified response): only an
+    // endpoint response starts with its "result" key.
+    if (!sawNewline && headBytes > 65536 && !/^\{\s*"result"\s*:/.test(firstLine)) {
+      return { format: 'ndjson', items: ndjsonItems(source) };
+    }
     return { format: 'result', items: jsonArrayItems(source, true) };
   }
   if (looksLikeCsvHeader(firstLine)) return { format: 'csv', items: csvItems(source) };
@@ -182,8 +187,24 @@ function isBlank(b: Buffer): boolean {
 const BATCH = 500;
 
 async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean): AsyncGenerator<RawItem[]> {
-  const stages = wrapped ? [jsonParser(), pick({ filter: 'result' }), streamArray()] : [jsonParser(), streamArray()];
-  const pipeline = chain([Readable.from(source), ...stages]);
+  // Notes whether `result` was there at all: `{"result": []}` is an empty export, not a wrong object.
+  let sawResult = false;
+  const seen = (token: unknown) => {
+    sawResult = true;
+    return token;
+  };
+  const stages = wrapped ? [jsonParser(), pick({ filter: 'result' }), seen, streamArray()] : [jsonParser(), streamArray()];
+  // A failure to read the input is not a syntax error: it must fail the import, not end it.
+  let readError: { err: unknown } | undefined;
+  const guarded = async function* () {
+    try {
+      yield* source;
+    } catch (err) {
+      readError = { err };
+      throw err;
+    }
+  };
+  const pipeline = chain([Readable.from(guarded()), ...stages]);
   let out: RawItem[] = [];
   let next = 0;
   try {
@@ -196,10 +217,11 @@ async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean):
       }
     }
   } catch (err) {
+    if (readError) throw readError.err;
     // A JSON document cannot be resynchronized after a syntax error: keep what came before.
     out.push({ index: next, error: `invalid JSON after element ${next}; the rest of the file was not read (${(err as Error).message})` });
   }
-  if (wrapped && next === 0 && out.length === 0) {
+  if (wrapped && !sawResult && out.length === 0) {
     throw new FormatError('a JSON object without a "result" array of records');
   }
   if (out.length) yield out;
@@ -219,10 +241,14 @@ async function* csvItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawItem[
       return undefined;
     },
   });
-  Readable.from(source).pipe(parser);
+  // pipe() does not forward errors: without this a read error would leave the parser waiting forever.
+  const input = Readable.from(source);
+  input.on('error', (err) => parser.destroy(err));
+  input.pipe(parser);
   let out: RawItem[] = [];
   for await (const row of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-    if (skipped.length) out.push(...skipped.splice(0));
+    // The parser runs ahead of this loop: report only the skipped rows above this one, in line order.
+    while (skipped.length && (skipped[0]?.line ?? 0) < row.info.lines) out.push(skipped.shift()!);
     out.push({ line: row.info.lines, value: row.record, fromCsv: true });
     if (out.length >= BATCH) {
       yield out;

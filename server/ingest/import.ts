@@ -171,5 +171,10 @@ export async function importFile(store: LogStore, file: string, opts: Omit<Impor
   } catch (err) {
     throw new ImportFailure(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  return importStream(store, input, { ...opts, fileName: path.basename(file) });
+  try {
+    return await importStream(store, input, { ...opts, fileName: path.basename(file) });
+  } finally {
+    // An import that stops early (unknown format or source) leaves the stream paused with its fd open.
+    input.destroy();
+  }
 }

@@ -119,7 +119,8 @@ export class LogStore {
     const store = new LogStore(dataDir, db);
     for (const s of SOURCES) {
       const seg = new Segment(path.join(dataDir, 'records', `${s.alias}.ndjson`));
-      const end = db.query<{ e: number | null }>(`SELECT max(off + len) AS e FROM ${hotTable(s)}`)[0]?.e ?? 0;
+      // Each record is followed by its newline, which `len` does not count.
+      const end = db.query<{ e: number | null }>(`SELECT max(off + len + 1) AS e FROM ${hotTable(s)}`)[0]?.e ?? 0;
       if (seg.size < end) {
         throw new Error(`records/${s.alias}.ndjson holds ${seg.size} bytes but the store points to byte ${end}`);
       }

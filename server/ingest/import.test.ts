@@ -1,0 +1,712 @@
+/**
+ * The import end to end into a real store: ids and dedupe, how the source and the project
+ * are told, the report, the hot fields and the stored full record. Fixtures are small
+ * hand-written records; expected values are written out by hand.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SourceName } from '../sources.ts';
+import { LogStore } from '../store/log-store.ts';
+import { ImportFailure, importFile, importStream, type ImportOptions } from './import.ts';
+
+// 2023-03-23T14:40:18.149123Z and one second later.
+const T0 = Date.UTC(2023, 2, 23, 14, 40, 18) * 1000 + 149_123;
+const T1 = T0 + 1_000_000;
+const P = 'abcdefghijklmnopqrst';
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const dirs: string[] = [];
+const openStores = new Set<LogStore>();
+
+async function newStore(): Promise<LogStore> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'le-import-'));
+  dirs.push(dir);
+  const store = await LogStore.open(dir);
+  openStores.add(store);
+  return store;
+}
+
+afterEach(async () => {
+  for (const s of openStores) await s.close();
+  openStores.clear();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const ndjson = (...records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+const run = (store: LogStore, body: string, opts: ImportOptions = {}) => importStream(store, [Buffer.from(body)], opts);
+
+type Edge = { id?: string; timestamp?: unknown; project?: string; event_message?: string; metadata?: unknown };
+function edge(o: Edge & { path?: string } = {}) {
+  const p = o.path ?? '/rest/v1/todos';
+  const rec: Record<string, unknown> = {
+    id: 'e-1',
+    timestamp: T0,
+    project: P,
+    event_message: `GET | 200 | ${p}`,
+    metadata: { request: { method: 'GET', url: `https://${P}.supabase.co${p}`, path: p }, response: { status_code: 200 } },
+    ...o,
+  };
+  delete rec.path;
+  for (const k of Object.keys(rec)) if (rec[k] === undefined) delete rec[k];
+  return rec;
+}
+
+function fnEdge(meta: Record<string, unknown>, id = 'f-1', ts: unknown = T0) {
+  return { id, timestamp: ts, event_message: 'POST | 200 | hello', metadata: { project_ref: P, function_id: 'fn-hello', ...meta } };
+}
+
+const hotProjects = (store: LogStore, table: string) =>
+  store.db.query<{ ref: string }>(`SELECT p.ref FROM ${table} t JOIN projects p ON p.id = t.project ORDER BY t.rid`).map((r) => r.ref);
+const ids = (store: LogStore, table: string) => store.db.query<{ id: string }>(`SELECT id FROM ${table}_ids ORDER BY rid`).map((r) => r.id);
+const count = (store: LogStore, table: string) => store.db.query<{ c: number }>(`SELECT count(*) AS c FROM ${table}`)[0]?.c;
+function fullRecords(store: LogStore, source: SourceName, table: string): unknown[] {
+  return store.db
+    .query<{ off: number; len: number }>(`SELECT off, len FROM ${table} ORDER BY rid`)
+    .map((r) => JSON.parse(store.readRecord(source, r.off, r.len)));
+}
+
+describe('ids', () => {
+  it('an id present in the record is kept as is', async () => {
+    const store = await newStore();
+    await run(store, ndjson(edge({ id: 'given-id-1' })), { source: 'edge_logs' });
+    expect(ids(store, 'edge_logs')).toEqual(['given-id-1']);
+  });
+
+  it('a numeric id is kept as its decimal text', async () => {
+    const store = await newStore();
+    await run(store, ndjson({ ...edge(), id: 12345 }), { source: 'edge_logs' });
+    expect(ids(store, 'edge_logs')).toEqual(['12345']);
+  });
+
+  it('without an id, a UUID-shaped id is derived and stored in the full record too', async () => {
+    const store = await newStore();
+    await run(store, ndjson(edge({ id: undefined })), { source: 'edge_logs' });
+    const [id] = ids(store, 'edge_logs');
+    expect(id).toMatch(UUID_RE);
+    expect((fullRecords(store, 'cloudflare.logs.prod', 'edge_logs')[0] as { id: string }).id).toBe(id);
+  });
+
+  it('the same id-less record imported twice: the second import reports 1 duplicate and imports 0', async () => {
+    const store = await newStore();
+    const body = ndjson(edge({ id: undefined }));
+    expect(await run(store, body, { source: 'edge_logs' })).toMatchObject({ imported: 1, duplicates: 0 });
+    expect(await run(store, body, { source: 'edge_logs' })).toMatchObject({ imported: 0, duplicates: 1 });
+    expect(count(store, 'edge_logs')).toBe(1);
+  });
+
+  it('same content in the ingest shape and the query shape derives the same id', async () => {
+    const store = await newStore();
+    const ingest = { timestamp: T0, project: P, event_message: 'm', metadata: { request: { path: '/rest/v1/x' }, response: { status_code: 200 } } };
+    const query = { timestamp: T0, project: P, event_message: 'm', metadata: [{ request: [{ path: '/rest/v1/x' }], response: [{ status_code: 200 }] }] };
+    expect(await run(store, ndjson(ingest), { source: 'edge_logs' })).toMatchObject({ imported: 1, duplicates: 0 });
+    expect(await run(store, ndjson(query), { source: 'edge_logs' })).toMatchObject({ imported: 0, duplicates: 1 });
+    expect(ids(store, 'edge_logs')).toHaveLength(1);
+  });
+
+  it('the same instant written as µs and as ISO derives the same id', async () => {
+    const store = await newStore();
+    expect(await run(store, ndjson(edge({ id: undefined, timestamp: T0 })), { source: 'edge_logs' })).toMatchObject({ imported: 1 });
+    expect(await run(store, ndjson(edge({ id: undefined, timestamp: '2023-03-23T14:40:18.149123Z' })), { source: 'edge_logs' })).toMatchObject({
+      imported: 0,
+      duplicates: 1,
+    });
+  });
+
+  it('the same id-less record as NDJSON and as CSV derives the same id', async () => {
+    const store = await newStore();
+    const meta = { request: { path: '/rest/v1/x' } };
+    await run(store, ndjson({ timestamp: T0, project: P, event_message: 'a, "b"', metadata: meta }), { source: 'edge_logs' });
+    const csv = `timestamp,project,event_message,metadata\n${T0},${P},"a, ""b""","{""request"":{""path"":""/rest/v1/x""}}"\n`;
+    expect(await run(store, csv, { source: 'edge_logs' })).toMatchObject({ format: 'csv', imported: 0, duplicates: 1 });
+  });
+
+  it('records that differ only in event_message derive different ids', async () => {
+    const store = await newStore();
+    const r = await run(store, ndjson(edge({ id: undefined, event_message: 'one' }), edge({ id: undefined, event_message: 'two' })), {
+      source: 'edge_logs',
+    });
+    expect(r).toMatchObject({ imported: 2, duplicates: 0 });
+  });
+});
+
+describe('dedupe', () => {
+  it('a repeated id within one file is imported once; duplicates counts the repeats', async () => {
+    const store = await newStore();
+    const r = await run(store, ndjson(edge({ id: 'a' }), edge({ id: 'b' }), edge({ id: 'a' }), edge({ id: 'a', event_message: 'changed' })), {
+      source: 'edge_logs',
+    });
+    expect(r).toMatchObject({ imported: 2, duplicates: 2, rejected: 0 });
+    expect(ids(store, 'edge_logs')).toEqual(['a', 'b']);
+  });
+
+  it('the first occurrence wins: the stored record is the first one read', async () => {
+    const store = await newStore();
+    await run(store, ndjson(edge({ id: 'a', event_message: 'first' }), edge({ id: 'a', event_message: 'second' })), { source: 'edge_logs' });
+    expect(fullRecords(store, 'cloudflare.logs.prod', 'edge_logs').map((r) => (r as { event_message: string }).event_message)).toEqual(['first']);
+  });
+
+  it('across imports: ids already stored count as duplicates', async () => {
+    const store = await newStore();
+    expect(await run(store, ndjson(edge({ id: 'a' }), edge({ id: 'b' })), { source: 'edge_logs' })).toMatchObject({ imported: 2, duplicates: 0 });
+    expect(await run(store, ndjson(edge({ id: 'b' }), edge({ id: 'c' }), edge({ id: 'a' })), { source: 'edge_logs' })).toMatchObject({
+      imported: 1,
+      duplicates: 2,
+    });
+    expect(ids(store, 'edge_logs')).toEqual(['a', 'b', 'c']);
+  });
+
+  it('ids are per source: the same id in two sources is two records', async () => {
+    const store = await newStore();
+    await run(store, ndjson(edge({ id: 'same' })), { source: 'edge_logs' });
+    expect(await run(store, ndjson({ id: 'same', timestamp: T0, project: P, event_message: 'x' }), { source: 'postgres_logs' })).toMatchObject({
+      imported: 1,
+      duplicates: 0,
+    });
+  });
+
+  it('more records than one insert batch (2000) dedupe across batch boundaries', async () => {
+    const store = await newStore();
+    const recs = Array.from({ length: 2500 }, (_, i) => edge({ id: `r${i % 2100}`, timestamp: T0 + i }));
+    expect(await run(store, ndjson(...recs), { source: 'edge_logs' })).toMatchObject({ imported: 2100, duplicates: 400 });
+    expect(count(store, 'edge_logs')).toBe(2100);
+  });
+});
+
+describe('source', () => {
+  const plain = { id: 'x', timestamp: T0, project: P, event_message: 'hello', metadata: { host: 'db-default', project_ref: P } };
+
+  it('by explicit Logflare name', async () => {
+    const store = await newStore();
+    expect((await run(store, ndjson(plain), { source: 'pgbouncer.logs.prod' })).source).toBe('pgbouncer.logs.prod');
+    expect(count(store, 'pgbouncer_logs')).toBe(1);
+  });
+
+  it('by alias, case-insensitively', async () => {
+    const store = await newStore();
+    expect((await run(store, ndjson(plain), { source: 'PostgREST_Logs' })).source).toBe('postgREST.logs.prod');
+    expect(count(store, 'postgrest_logs')).toBe(1);
+  });
+
+  it('an explicit source wins over the file name and the record shape', async () => {
+    const store = await newStore();
+    expect((await run(store, ndjson(edge()), { source: 'auth_logs', fileName: 'edge_logs.ndjson' })).source).toBe('gotrue.logs.prod');
+  });
+
+  it('an unknown explicit source is an ImportFailure naming it, and nothing is written', async () => {
+    const store = await newStore();
+    const p = run(store, ndjson(edge()), { source: 'nginx_logs' });
+    await expect(p).rejects.toBeInstanceOf(ImportFailure);
+    await expect(run(store, ndjson(edge()), { source: 'nginx_logs' })).rejects.toThrow(/^unknown source "nginx_logs"; expected one of cloudflare\.logs\.prod, /);
+    expect(count(store, 'edge_logs')).toBe(0);
+  });
+
+  it('by file name: my_function_edge_logs_export.ndjson is deno-relay-logs, not edge_logs', async () => {
+    const store = await newStore();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'le-files-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'my_function_edge_logs_export.ndjson');
+    fs.writeFileSync(file, ndjson(plain));
+    const r = await importFile(store, file);
+    expect(r).toMatchObject({ file: 'my_function_edge_logs_export.ndjson', source: 'deno-relay-logs', imported: 1 });
+    expect(count(store, 'function_edge_logs')).toBe(1);
+    expect(count(store, 'edge_logs')).toBe(0);
+  });
+
+  it('by file name: the Logflare name postgREST.logs.prod.json (shape alone cannot tell)', async () => {
+    const store = await newStore();
+    expect((await run(store, ndjson(plain), { fileName: 'postgREST.logs.prod.json' })).source).toBe('postgREST.logs.prod');
+  });
+
+  it('by file name: the Logflare name storage.logs.prod.2 inside a longer file name', async () => {
+    const store = await newStore();
+    const rec = { ...plain, metadata: { project: P } };
+    expect((await run(store, ndjson(rec), { fileName: 'export-storage.logs.prod.2.ndjson' })).source).toBe('storage.logs.prod.2');
+  });
+
+  it('a file name wins over the record shape', async () => {
+    const store = await newStore();
+    expect((await run(store, ndjson(edge()), { fileName: 'auth_logs.ndjson' })).source).toBe('gotrue.logs.prod');
+  });
+
+  const byShape: Array<[label: string, source: SourceName, record: unknown]> = [
+    ['edge (request.url + response.status_code)', 'cloudflare.logs.prod', edge()],
+    [
+      'function edge (function_id + execution_time_ms)',
+      'deno-relay-logs',
+      fnEdge({ execution_time_ms: 9, request: { url: 'https://x.supabase.co/functions/v1/hello' }, response: { status_code: 200 } }),
+    ],
+    ['function runtime event (function_id + event_type)', 'deno-subhosting-events', fnEdge({ event_type: 'log', execution_id: 'ex-1', level: 'info' })],
+    ['postgres (parsed.error_severity)', 'postgres.logs', { timestamp: T0, project: P, event_message: 'x', metadata: { host: 'db', parsed: { error_severity: 'LOG' } } }],
+    [
+      'auth (auth_event)',
+      'gotrue.logs.prod',
+      { timestamp: T0, project: P, event_message: 'x', metadata: { auth_event: { action: 'login', actor_id: 'u1' } } },
+    ],
+    ['auth (component + msg)', 'gotrue.logs.prod', { timestamp: T0, project: P, event_message: 'x', metadata: { component: 'api', msg: 'request started' } }],
+    [
+      'realtime (context.application = realtime)',
+      'realtime.logs.prod',
+      { timestamp: T0, event_message: 'x', metadata: { context: { application: 'realtime' }, level: 'error', project: P } },
+    ],
+    ['storage (tenantId, reqId)', 'storage.logs.prod.2', { timestamp: T0, event_message: 'x', metadata: { tenantId: P, reqId: 'r-1', project: P } }],
+  ];
+  for (const [label, source, record] of byShape) {
+    it(`by record shape: ${label} is ${source}`, async () => {
+      const store = await newStore();
+      expect(await run(store, ndjson(record))).toMatchObject({ source, imported: 1, rejected: 0 });
+    });
+  }
+
+  it('by record shape, in the query shape', async () => {
+    const store = await newStore();
+    const rec = { timestamp: T0, project: P, event_message: 'x', metadata: [{ request: [{ url: 'https://x/rest/v1/t' }], response: [{ status_code: 200 }] }] };
+    expect((await run(store, ndjson(rec))).source).toBe('cloudflare.logs.prod');
+  });
+
+  it('by record shape, from a CSV metadata cell', async () => {
+    const store = await newStore();
+    const csv = `timestamp,event_message,metadata\n${T0},x,"{""function_id"":""fn-1"",""execution_time_ms"":5,""project_ref"":""${P}""}"\n`;
+    expect(await run(store, csv)).toMatchObject({ source: 'deno-relay-logs', format: 'csv', imported: 1 });
+  });
+
+  it('a pgbouncer-like record with no name cannot be told: ImportFailure asking for the source, nothing written', async () => {
+    const store = await newStore();
+    const rec = { timestamp: T0, project: P, event_message: 'new connection', metadata: { host: 'db-default' } };
+    const p = run(store, ndjson(rec), { fileName: 'export.ndjson' });
+    await expect(p).rejects.toBeInstanceOf(ImportFailure);
+    await expect(run(store, ndjson(rec))).rejects.toThrow(
+      'cannot tell the source of this file from its name or its records; give it explicitly (source name or alias)',
+    );
+    expect(store.summary().reduce((n, s) => n + s.count, 0)).toBe(0);
+  });
+});
+
+describe('project', () => {
+  // Each record also carries a decoy in the other place, to show which one is read.
+  const decoyMeta = { project_ref: 'decoy-meta', project: 'decoy-meta', host: 'h' };
+  const fromRecord: Array<[SourceName, string]> = [
+    ['cloudflare.logs.prod', 'edge_logs'],
+    ['postgres.logs', 'postgres_logs'],
+    ['gotrue.logs.prod', 'auth_logs'],
+    ['postgREST.logs.prod', 'postgrest_logs'],
+    ['pgbouncer.logs.prod', 'pgbouncer_logs'],
+  ];
+  for (const [source, table] of fromRecord) {
+    it(`${source}: from the record's project field, not metadata`, async () => {
+      const store = await newStore();
+      await run(store, ndjson({ timestamp: T0, project: 'rec-project', event_message: 'x', metadata: decoyMeta }), { source });
+      expect(hotProjects(store, table)).toEqual(['rec-project']);
+    });
+  }
+
+  const fromMeta: Array<[SourceName, string, string]> = [
+    ['deno-relay-logs', 'function_edge_logs', 'project_ref'],
+    ['deno-subhosting-events', 'function_logs', 'project_ref'],
+    ['realtime.logs.prod', 'realtime_logs', 'project'],
+    ['storage.logs.prod.2', 'storage_logs', 'project'],
+  ];
+  for (const [source, table, key] of fromMeta) {
+    it(`${source}: from metadata.${key}, not the record's project field`, async () => {
+      const store = await newStore();
+      const metadata = { project_ref: 'decoy-ref', project: 'decoy-project', [key]: 'meta-project' };
+      await run(store, ndjson({ timestamp: T0, project: 'decoy-top', event_message: 'x', metadata }), { source });
+      expect(hotProjects(store, table)).toEqual(['meta-project']);
+    });
+  }
+
+  it('metadata.project_ref is read through the query shape too', async () => {
+    const store = await newStore();
+    await run(store, ndjson({ timestamp: T0, event_message: 'x', metadata: [{ project_ref: 'q-project', function_id: 'fn' }] }), {
+      source: 'function_edge_logs',
+    });
+    expect(hotProjects(store, 'function_edge_logs')).toEqual(['q-project']);
+  });
+
+  it('the project option fills records that lack one', async () => {
+    const store = await newStore();
+    const r = await run(store, ndjson(edge({ id: 'a', project: undefined })), { source: 'edge_logs', project: 'opt-project' });
+    expect(r).toMatchObject({ imported: 1, rejected: 0 });
+    expect(hotProjects(store, 'edge_logs')).toEqual(['opt-project']);
+    expect((fullRecords(store, 'cloudflare.logs.prod', 'edge_logs')[0] as { project: string }).project).toBe('opt-project');
+  });
+
+  it('the project option fills function records without metadata.project_ref', async () => {
+    const store = await newStore();
+    await run(store, ndjson({ timestamp: T0, event_message: 'x', metadata: { function_id: 'fn' } }), { source: 'deno-relay-logs', project: 'opt-project' });
+    expect(hotProjects(store, 'function_edge_logs')).toEqual(['opt-project']);
+  });
+
+  it('a record with its own project keeps it even when the option is given', async () => {
+    const store = await newStore();
+    await run(store, ndjson(edge({ id: 'own', project: 'own-project' }), edge({ id: 'none', project: undefined })), {
+      source: 'edge_logs',
+      project: 'opt-project',
+    });
+    expect(hotProjects(store, 'edge_logs')).toEqual(['own-project', 'opt-project']);
+  });
+
+  it('without the option, records lacking a project are rejected with a reason naming the field', async () => {
+    const store = await newStore();
+    const r = await run(store, ndjson(edge({ id: 'a' }), edge({ id: 'b', project: undefined })), { source: 'edge_logs' });
+    expect(r).toMatchObject({
+      imported: 1,
+      rejected: 1,
+      errors: [{ line: 2, reason: 'no project: the record has no project and no project option was given' }],
+    });
+  });
+
+  it('a function record lacking metadata.project_ref is rejected with "no project" naming metadata.project_ref', async () => {
+    const store = await newStore();
+    const r = await run(store, ndjson({ timestamp: T0, project: 'top-level-is-not-read', event_message: 'x', metadata: { function_id: 'fn' } }), {
+      source: 'deno-relay-logs',
+    });
+    expect(r.errors).toEqual([{ line: 1, reason: 'no project: the record has no metadata.project_ref and no project option was given' }]);
+  });
+});
+
+describe('report', () => {
+  const good = (id: string) => edge({ id });
+  const missingTs = { id: 'c', project: P, event_message: 'no ts', metadata: {} };
+  const badTs = { id: 'd', timestamp: 'yesterday', project: P, event_message: 'x', metadata: {} };
+  const noProject = { id: 'e', timestamp: T0, event_message: 'x', metadata: {} };
+
+  it('NDJSON: errors by line (blank lines counted); imported + duplicates + rejected = records in the file', async () => {
+    const store = await newStore();
+    const lines = [
+      JSON.stringify(good('a')), // 1
+      '{"id":"b","timestamp":', // 2 malformed
+      '', // 3 blank, skipped silently
+      JSON.stringify(missingTs), // 4
+      JSON.stringify(badTs), // 5
+      JSON.stringify(noProject), // 6
+      JSON.stringify(good('f')), // 7
+      JSON.stringify(good('a')), // 8 duplicate
+      '42', // 9 not an object
+    ];
+    const r = await run(store, lines.join('\n') + '\n', { source: 'edge_logs' });
+    expect(r).toEqual({
+      source: 'cloudflare.logs.prod',
+      format: 'ndjson',
+      imported: 2,
+      duplicates: 1,
+      rejected: 5,
+      errors: [
+        { line: 2, reason: expect.stringMatching(/^invalid JSON: /) },
+        { line: 4, reason: 'missing timestamp' },
+        { line: 5, reason: 'unrecognized timestamp "yesterday"' },
+        { line: 6, reason: 'no project: the record has no project and no project option was given' },
+        { line: 9, reason: 'not a JSON object' },
+      ],
+      errorsOmitted: 0,
+    });
+    expect(r.imported + r.duplicates + r.rejected).toBe(8);
+  });
+
+  it('CSV: errors by file line (header is line 1)', async () => {
+    const store = await newStore();
+    const csv = [
+      'id,timestamp,project,event_message,metadata', // 1
+      `a,${T0},${P},ok,`, // 2
+      `b,${T0}`, // 3 wrong number of cells
+      `c,,${P},no ts,`, // 4
+      `d,yesterday,${P},x,`, // 5
+      `e,${T0},,x,`, // 6 no project
+      `f,${T1},${P},ok,`, // 7
+      `a,${T0},${P},ok,`, // 8 duplicate
+      `g,${T0},${P},x,{not json`, // 9 metadata cell is not JSON
+    ];
+    const r = await run(store, csv.join('\r\n') + '\r\n', { source: 'edge_logs' });
+    expect(r).toEqual({
+      source: 'cloudflare.logs.prod',
+      format: 'csv',
+      imported: 2,
+      duplicates: 1,
+      rejected: 5,
+      errors: [
+        { line: 3, reason: expect.stringMatching(/^invalid CSV: /) },
+        { line: 4, reason: 'missing timestamp' },
+        { line: 5, reason: 'unrecognized timestamp "yesterday"' },
+        { line: 6, reason: 'no project: the record has no project and no project option was given' },
+        { line: 9, reason: 'metadata is not valid JSON' },
+      ],
+      errorsOmitted: 0,
+    });
+    expect(r.imported + r.duplicates + r.rejected).toBe(8);
+  });
+
+  it('JSON array: errors by 0-based index', async () => {
+    const store = await newStore();
+    const body = JSON.stringify([good('a'), 42, missingTs, badTs, noProject, good('f'), good('a')]);
+    const r = await run(store, body, { source: 'edge_logs' });
+    expect(r).toEqual({
+      source: 'cloudflare.logs.prod',
+      format: 'json-array',
+      imported: 2,
+      duplicates: 1,
+      rejected: 4,
+      errors: [
+        { index: 1, reason: 'not a JSON object' },
+        { index: 2, reason: 'missing timestamp' },
+        { index: 3, reason: 'unrecognized timestamp "yesterday"' },
+        { index: 4, reason: 'no project: the record has no project and no project option was given' },
+      ],
+      errorsOmitted: 0,
+    });
+    expect(r.imported + r.duplicates + r.rejected).toBe(7);
+  });
+
+  it('a truncated JSON array keeps the records before the cut and reports the cut', async () => {
+    const store = await newStore();
+    const body = `[${JSON.stringify(good('a'))},${JSON.stringify(good('b'))},{"id":"c","times`;
+    const r = await run(store, body, { source: 'edge_logs' });
+    expect(r).toMatchObject({ imported: 2, rejected: 1, errors: [{ index: 2, reason: expect.stringMatching(/^invalid JSON after element 2/) }] });
+  });
+
+  it('BOM, CRLF and blank lines in NDJSON: all good records imported, nothing rejected', async () => {
+    const store = await newStore();
+    const body = `\uFEFF${JSON.stringify(good('a'))}\r\n\r\n${JSON.stringify(good('b'))}\r\n\r\n`;
+    expect(await run(store, body, { source: 'edge_logs' })).toMatchObject({ imported: 2, rejected: 0, errors: [] });
+    expect(ids(store, 'edge_logs')).toEqual(['a', 'b']);
+  });
+
+  it('BOM and CRLF in CSV: the first header cell is "id", not "\\uFEFFid"', async () => {
+    const store = await newStore();
+    const body = `\uFEFFid,timestamp,project\r\na,${T0},${P}\r\n\r\nb,${T1},${P}\r\n`;
+    expect(await run(store, body, { source: 'edge_logs' })).toMatchObject({ imported: 2, rejected: 0 });
+    expect(ids(store, 'edge_logs')).toEqual(['a', 'b']);
+  });
+
+  it('a truncated last NDJSON line is rejected with its line number; the lines before are imported', async () => {
+    const store = await newStore();
+    const body = `${JSON.stringify(good('a'))}\n${JSON.stringify(good('b'))}\n{"id":"c","timestamp":${T0},"pro`;
+    const r = await run(store, body, { source: 'edge_logs' });
+    expect(r).toMatchObject({ imported: 2, rejected: 1, errors: [{ line: 3, reason: expect.stringMatching(/^invalid JSON: /) }] });
+  });
+
+  it('an empty {"result": []} with a known source imports nothing and fails nothing', async () => {
+    const store = await newStore();
+    expect(await run(store, '{"result": []}', { source: 'edge_logs' })).toEqual({
+      source: 'cloudflare.logs.prod',
+      format: 'result',
+      imported: 0,
+      duplicates: 0,
+      rejected: 0,
+      errors: [],
+      errorsOmitted: 0,
+    });
+  });
+
+  it('an empty JSON array with no name: ImportFailure, the source cannot be told', async () => {
+    const store = await newStore();
+    await expect(run(store, '[]')).rejects.toThrow(/^cannot tell the source/);
+  });
+
+  it('the error list is capped at 1000 entries; errorsOmitted counts the rest, rejected counts all', async () => {
+    const store = await newStore();
+    const lines = Array.from({ length: 1003 }, (_, i) => JSON.stringify({ id: `bad${i}`, project: P, event_message: 'no ts' }));
+    const r = await run(store, `${lines.join('\n')}\n${JSON.stringify(good('ok'))}\n`, { source: 'edge_logs' });
+    expect(r).toMatchObject({ imported: 1, rejected: 1003, errorsOmitted: 3 });
+    expect(r.errors).toHaveLength(1000);
+    expect(r.errors[999]).toEqual({ line: 1000, reason: 'missing timestamp' });
+  });
+
+  it('progress ends with every byte of the input and every normalized record counted', async () => {
+    const store = await newStore();
+    const body = ndjson(good('a'), good('b'), good('a'), { id: 'x' });
+    const seen: Array<{ bytes: number; records: number }> = [];
+    await run(store, body, { source: 'edge_logs', onProgress: (p) => seen.push(p) });
+    expect(seen.at(-1)).toEqual({ bytes: Buffer.byteLength(body), records: 3 });
+  });
+
+  it('two imports into one source at once are serialized: every record lands once', async () => {
+    const store = await newStore();
+    const [r1, r2] = await Promise.all([
+      run(store, ndjson(good('a'), good('b'), good('c')), { source: 'edge_logs' }),
+      run(store, ndjson(good('c'), good('d'), good('a')), { source: 'edge_logs' }),
+    ]);
+    expect(r1.imported + r2.imported).toBe(4);
+    expect(r1.duplicates + r2.duplicates).toBe(2);
+    expect([...ids(store, 'edge_logs')].sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('the format comes from the content, not the extension: CSV named .json, NDJSON named .csv', async () => {
+    const store = await newStore();
+    const csv = `id,timestamp,project\na,${T0},${P}\n`;
+    expect(await run(store, csv, { fileName: 'edge_logs.json' })).toMatchObject({ format: 'csv', imported: 1 });
+    expect(await run(store, ndjson(good('b')), { fileName: 'edge_logs.csv' })).toMatchObject({ format: 'ndjson', imported: 1 });
+  });
+
+  it('the report carries the file name when importing a file', async () => {
+    const store = await newStore();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'le-files-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'edge_logs.ndjson');
+    fs.writeFileSync(file, ndjson(good('a')));
+    expect(await importFile(store, file)).toEqual({
+      file: 'edge_logs.ndjson',
+      source: 'cloudflare.logs.prod',
+      format: 'ndjson',
+      imported: 1,
+      duplicates: 0,
+      rejected: 0,
+      errors: [],
+      errorsOmitted: 0,
+    });
+  });
+});
+
+describe('hot fields', () => {
+  const families: Array<[path: string, bits: number]> = [
+    ['/rest/v1/todos', 1],
+    ['/storage/v1/object/public/a.png', 2],
+    ['/auth/v1/token', 4],
+    ['/realtime/v1/websocket', 8],
+    ['/storage/v1/object/auth/avatar.png', 2 | 4],
+    ['/rest/v1/rpc/realtime_check', 1 | 8],
+    ['/functions/v1/hello', 0],
+  ];
+  for (const [p, bits] of families) {
+    it(`edge: path ${p} has families ${bits}`, async () => {
+      const store = await newStore();
+      await run(store, ndjson(edge({ path: p })), { source: 'edge_logs' });
+      expect(store.db.query('SELECT families FROM edge_logs')).toEqual([{ families: bits }]);
+    });
+  }
+
+  const edgeRows = (store: LogStore) =>
+    store.db.query(`SELECT u.url, e.families, e.status, e.ts FROM edge_logs e JOIN urls u ON u.id = e.url ORDER BY e.rid`);
+
+  it('edge: url, families from metadata.request.path (not the URL), status and ts', async () => {
+    const store = await newStore();
+    const rec = {
+      id: 'a',
+      timestamp: T0,
+      project: P,
+      event_message: 'x',
+      metadata: { request: { url: 'https://x.supabase.co/auth/v1/user?x=1', path: '/rest/v1/todos' }, response: { status_code: 404 } },
+    };
+    await run(store, ndjson(rec), { source: 'edge_logs' });
+    expect(edgeRows(store)).toEqual([{ url: 'https://x.supabase.co/auth/v1/user?x=1', families: 1, status: 404, ts: T0 }]);
+  });
+
+  it('edge: without request.path, families come from the URL path (query string ignored)', async () => {
+    const store = await newStore();
+    const rec = { id: 'a', timestamp: T0, project: P, event_message: 'x', metadata: { request: { url: 'https://x.supabase.co/storage/v1/object/a?next=/rest' } } };
+    await run(store, ndjson(rec), { source: 'edge_logs' });
+    expect(edgeRows(store)).toEqual([{ url: 'https://x.supabase.co/storage/v1/object/a?next=/rest', families: 2, status: null, ts: T0 }]);
+  });
+
+  it('edge: no request at all stores an empty url, families 0 and a null status', async () => {
+    const store = await newStore();
+    await run(store, ndjson({ id: 'a', timestamp: T0, project: P, event_message: 'x' }), { source: 'edge_logs' });
+    expect(edgeRows(store)).toEqual([{ url: '', families: 0, status: null, ts: T0 }]);
+  });
+
+  it('edge: repeated URLs are stored once in the urls dictionary', async () => {
+    const store = await newStore();
+    await run(store, ndjson(edge({ id: 'a' }), edge({ id: 'b' }), edge({ id: 'c', path: '/auth/v1/token' })), { source: 'edge_logs' });
+    expect(store.db.query('SELECT url FROM urls ORDER BY id')).toEqual([
+      { url: `https://${P}.supabase.co/rest/v1/todos` },
+      { url: `https://${P}.supabase.co/auth/v1/token` },
+    ]);
+  });
+
+  const fnRows = (store: LogStore) =>
+    store.db.query(
+      `SELECT fn.function_id, f.exec, f.status, p.ref AS project FROM function_edge_logs f
+       JOIN projects p ON p.id = f.project LEFT JOIN functions fn ON fn.id = f.function ORDER BY f.rid`,
+    );
+
+  it('function edge: function id, execution time and status', async () => {
+    const store = await newStore();
+    await run(
+      store,
+      ndjson(
+        fnEdge({ function_id: 'fn-a', execution_time_ms: 9, response: { status_code: 200 } }, 'a'),
+        fnEdge({ function_id: 'fn-b', execution_time_ms: 12.5, response: { status_code: 503 } }, 'b'),
+      ),
+      { source: 'function_edge_logs' },
+    );
+    expect(fnRows(store)).toEqual([
+      { function_id: 'fn-a', exec: 9, status: 200, project: P },
+      { function_id: 'fn-b', exec: 12.5, status: 503, project: P },
+    ]);
+  });
+
+  it('function edge: a missing execution time and status are null; the record is still imported', async () => {
+    const store = await newStore();
+    const r = await run(store, ndjson(fnEdge({ function_id: 'fn-a' }, 'a')), { source: 'function_edge_logs' });
+    expect(r.imported).toBe(1);
+    expect(fnRows(store)).toEqual([{ function_id: 'fn-a', exec: null, status: null, project: P }]);
+  });
+
+  it('function edge: the query shape gives the same hot fields', async () => {
+    const store = await newStore();
+    const rec = { id: 'q', timestamp: T0, event_message: 'x', metadata: [{ project_ref: P, function_id: 'fn-q', execution_time_ms: 7, response: [{ status_code: 201 }] }] };
+    await run(store, ndjson(rec), { source: 'function_edge_logs' });
+    expect(fnRows(store)).toEqual([{ function_id: 'fn-q', exec: 7, status: 201, project: P }]);
+  });
+
+  it('function runtime events: the function id is stored', async () => {
+    const store = await newStore();
+    await run(store, ndjson(fnEdge({ function_id: 'fn-ev', event_type: 'log' }, 'ev')), { source: 'function_logs' });
+    expect(store.db.query('SELECT fn.function_id FROM function_logs f JOIN functions fn ON fn.id = f.function')).toEqual([{ function_id: 'fn-ev' }]);
+  });
+});
+
+describe('stored full record', () => {
+  it('edge: JSON with id, timestamp in µs, project, event_message and metadata in the query shape', async () => {
+    const store = await newStore();
+    const rec = {
+      id: 'full-1',
+      timestamp: '2023-03-23T14:40:18.149123Z',
+      project: P,
+      event_message: 'GET | 200 | ü',
+      metadata: { request: { path: '/rest/v1/t', headers: { host: 'h' } }, response: { status_code: 200 } },
+    };
+    await run(store, ndjson(rec), { source: 'edge_logs' });
+    expect(fullRecords(store, 'cloudflare.logs.prod', 'edge_logs')).toEqual([
+      {
+        id: 'full-1',
+        timestamp: T0,
+        project: P,
+        event_message: 'GET | 200 | ü',
+        metadata: [{ request: [{ path: '/rest/v1/t', headers: [{ host: 'h' }] }], response: [{ status_code: 200 }] }],
+      },
+    ]);
+  });
+
+  it('function edge: read back by (off, len) among several records', async () => {
+    const store = await newStore();
+    await run(store, ndjson(fnEdge({ execution_time_ms: 1 }, 'a', T0), fnEdge({ execution_time_ms: 2 }, 'b', T1)), { source: 'deno-relay-logs' });
+    expect(fullRecords(store, 'deno-relay-logs', 'function_edge_logs')).toEqual([
+      { id: 'a', timestamp: T0, event_message: 'POST | 200 | hello', metadata: [{ project_ref: P, function_id: 'fn-hello', execution_time_ms: 1 }] },
+      { id: 'b', timestamp: T1, event_message: 'POST | 200 | hello', metadata: [{ project_ref: P, function_id: 'fn-hello', execution_time_ms: 2 }] },
+    ]);
+  });
+
+  it('a CSV record: the JSON metadata cell is parsed, event_message keeps its quotes, commas and newline', async () => {
+    const store = await newStore();
+    const csv =
+      'timestamp,id,event_message,metadata\r\n' +
+      `${T0},csv-1,"GET | 200 | ""quoted"", with comma\nand newline","[{""request"":[{""path"":""/rest/v1/t""}],""response"":[{""status_code"":200}]}]"\r\n`;
+    await run(store, csv, { source: 'edge_logs', project: P });
+    expect(fullRecords(store, 'cloudflare.logs.prod', 'edge_logs')).toEqual([
+      {
+        id: 'csv-1',
+        timestamp: T0,
+        project: P,
+        event_message: 'GET | 200 | "quoted", with comma\nand newline',
+        metadata: [{ request: [{ path: '/rest/v1/t' }], response: [{ status_code: 200 }] }],
+      },
+    ]);
+  });
+
+  it('a record without metadata stores an empty metadata array and an empty event_message', async () => {
+    const store = await newStore();
+    await run(store, ndjson({ id: 'bare', timestamp: T0, project: P }), { source: 'postgres_logs' });
+    expect(fullRecords(store, 'postgres.logs', 'postgres_logs')).toEqual([{ id: 'bare', timestamp: T0, project: P, event_message: '', metadata: [] }]);
+  });
+});
