@@ -26,7 +26,7 @@ newest AS (
 ),
 -- Every row at or after the 100th newest instant, so ties at the cut are decided by id.
 candidates AS (
-  SELECT ts, log_record('edge_logs', off, len) AS record
+  SELECT ts, log_record('edge_logs', off, len, @project) AS record
   FROM matching WHERE ts >= (SELECT min(ts) FROM newest)
 )
 SELECT record ->> '$.id' AS id,

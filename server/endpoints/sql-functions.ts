@@ -5,6 +5,7 @@
 import type { LogStore } from '../store/log-store.ts';
 import { findSource } from '../sources.ts';
 import type { SqlValue } from '../store/db.ts';
+import { canonicalRecord } from '../ingest/normalize.ts';
 import { re2Contains } from './re2.ts';
 
 /** Nearest-rank percentile: the value at 1-based rank ceil(p/100 * n) of the sorted values. */
@@ -27,9 +28,10 @@ export function registerSqlFunctions(store: LogStore): void {
   store.db.defineFunction('re2_contains', (pattern: SqlValue, text: SqlValue) =>
     typeof pattern === 'string' && typeof text === 'string' && re2Contains(pattern, text) ? 1 : 0,
   );
-  store.db.defineFunction('log_record', (table: SqlValue, off: SqlValue, len: SqlValue) => {
+  // The full record in the query shape, rebuilt from its stored text for the rows returned.
+  store.db.defineFunction('log_record', (table: SqlValue, off: SqlValue, len: SqlValue, project: SqlValue) => {
     const source = typeof table === 'string' ? findSource(table) : undefined;
-    if (!source || typeof off !== 'number' || typeof len !== 'number') return null;
-    return store.readRecord(source.name, off, len);
+    if (!source || typeof off !== 'number' || typeof len !== 'number' || typeof project !== 'string') return null;
+    return canonicalRecord(store.readRecord(source.name, off, len), source, project);
   });
 }

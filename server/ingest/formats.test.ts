@@ -10,7 +10,13 @@ async function* chunked(data: string | Buffer, size = 1 << 16): AsyncGenerator<B
 async function read(data: string | Buffer, size?: number): Promise<{ format: string; items: RawItem[] }> {
   const stream = await openRecordStream(chunked(data, size));
   const items: RawItem[] = [];
-  for await (const batch of stream.items) items.push(...batch);
+  // `raw` (the NDJSON line's bytes) is checked on its own below; here it must equal the line text.
+  for await (const batch of stream.items) {
+    for (const { raw, ...item } of batch) {
+      if (raw) expect(JSON.parse(raw.toString('utf8'))).toEqual(item.value);
+      items.push(item);
+    }
+  }
   return { format: stream.format, items };
 }
 

@@ -20,6 +20,8 @@ export interface RawItem {
   index?: number;
   value?: unknown;
   error?: string;
+  /** NDJSON: the line's bytes (no BOM, no CR), stored as they came. */
+  raw?: Buffer;
   /** CSV rows: every value is a string, nested values are JSON text. */
   fromCsv?: boolean;
 }
@@ -135,7 +137,7 @@ async function* ndjsonItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawIt
       return;
     }
     try {
-      out.push({ line, value: JSON.parse(text) });
+      out.push({ line, value: JSON.parse(text), raw: bytes });
     } catch (err) {
       out.push({ line, error: `invalid JSON: ${(err as Error).message}` });
     }

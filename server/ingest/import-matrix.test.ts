@@ -8,6 +8,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LogStore } from '../store/log-store.ts';
 import { importStream } from './import.ts';
+import { canonicalRecord } from './normalize.ts';
+import { sourceInfo } from '../sources.ts';
 
 // 2023-03-23T14:40:18Z; the fraction is added by hand per form.
 const BASE_MS = Date.UTC(2023, 2, 23, 14, 40, 18);
@@ -98,7 +100,9 @@ for (const [formatLabel, reported, write] of FORMATS) {
               { ts: expected, project: 'abcdefghijklmnopqrst', url: URL_, families: 1, status: 201, off: 0, len: expect.any(Number) },
             ]);
             const row = rows[0]!;
-            const full: unknown = JSON.parse(store.readRecord('cloudflare.logs.prod', row.off as number, row.len as number));
+            const full: unknown = JSON.parse(
+              canonicalRecord(store.readRecord('cloudflare.logs.prod', row.off as number, row.len as number), sourceInfo('cloudflare.logs.prod'), row.project as string),
+            );
             expect(full).toEqual({
               id: 'rec-1',
               timestamp: expected,

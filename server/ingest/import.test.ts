@@ -7,9 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SourceName } from '../sources.ts';
+import { sourceInfo, type SourceName } from '../sources.ts';
 import { LogStore } from '../store/log-store.ts';
 import { ImportFailure, importFile, importStream, type ImportOptions } from './import.ts';
+import { canonicalRecord } from './normalize.ts';
 
 // 2023-03-23T14:40:18.149123Z and one second later.
 const T0 = Date.UTC(2023, 2, 23, 14, 40, 18) * 1000 + 149_123;
@@ -63,8 +64,8 @@ const ids = (store: LogStore, table: string) => store.db.query<{ id: string }>(`
 const count = (store: LogStore, table: string) => store.db.query<{ c: number }>(`SELECT count(*) AS c FROM ${table}`)[0]?.c;
 function fullRecords(store: LogStore, source: SourceName, table: string): unknown[] {
   return store.db
-    .query<{ off: number; len: number }>(`SELECT off, len FROM ${table} ORDER BY rid`)
-    .map((r) => JSON.parse(store.readRecord(source, r.off, r.len)));
+    .query<{ off: number; len: number; ref: string }>(`SELECT t.off, t.len, p.ref FROM ${table} t JOIN projects p ON p.id = t.project ORDER BY t.rid`)
+    .map((r) => JSON.parse(canonicalRecord(store.readRecord(source, r.off, r.len), sourceInfo(source), r.ref)));
 }
 
 describe('ids', () => {

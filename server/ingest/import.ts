@@ -133,7 +133,7 @@ export async function importStream(store: LogStore, input: Readable | AsyncItera
           reject(item, item.error);
           continue;
         }
-        const n = normalizeRecord(item.value, info, opts.project, item.fromCsv);
+        const n = normalizeRecord(item.value, info, opts.project, item.fromCsv, item.raw);
         if ('error' in n) {
           reject(item, n.error);
           continue;

@@ -71,7 +71,17 @@ function pathOfUrl(url: string): string {
   }
 }
 
-export function normalizeRecord(raw: unknown, source: SourceInfo, projectOption: string | undefined, fromCsv = false): Normalized {
+interface Core {
+  rec: JsonObject;
+  ts: number;
+  metadata: Json | undefined;
+  project: string;
+  eventMessage: string;
+  givenId: string | null;
+}
+
+/** The steps shared by import and read-back: timestamp, metadata, project, message, id. */
+function core(raw: unknown, source: SourceInfo, projectOption: string | undefined, fromCsv: boolean): Core | { error: string } {
   if (!isObject(raw)) return { error: 'not a JSON object' };
   const rec = fromCsv ? fromCsvRow(raw as Record<string, string>) : raw;
 
@@ -79,20 +89,20 @@ export function normalizeRecord(raw: unknown, source: SourceInfo, projectOption:
   const ts = parseRecordTimestamp(rec.timestamp);
   if (ts === undefined) return { error: `unrecognized timestamp ${JSON.stringify(rec.timestamp).slice(0, 60)}` };
 
-  let metaValue = rec.metadata;
-  if (typeof metaValue === 'string') {
+  let metadata = rec.metadata;
+  if (typeof metadata === 'string') {
     try {
-      metaValue = JSON.parse(metaValue) as Json;
+      metadata = JSON.parse(metadata) as Json;
     } catch {
       return { error: 'metadata is not valid JSON' };
     }
   }
-  if (metaValue !== undefined && metaValue !== null && !isObject(metaValue) && !Array.isArray(metaValue)) {
+  if (metadata !== undefined && metadata !== null && !isObject(metadata) && !Array.isArray(metadata)) {
     return { error: 'metadata is neither an object nor an array of records' };
   }
-  const metadata = toQueryShape(metaValue);
 
   const where = source.project;
+  // pick() reads either shape, so the import never builds the query shape just to look.
   const found = where.in === 'record' ? rec.project : pick(metadata, [where.key]);
   const project = stringOrNull(found ?? null) ?? projectOption ?? null;
   if (!project) {
@@ -103,17 +113,27 @@ export function normalizeRecord(raw: unknown, source: SourceInfo, projectOption:
 
   const eventMessage =
     typeof rec.event_message === 'string' ? rec.event_message : rec.event_message == null ? '' : JSON.stringify(rec.event_message);
-  const metadataJson = JSON.stringify(metadata);
-  const givenId = stringOrNull(rec.id ?? null);
-  const id = givenId ?? deriveId(ts, project, eventMessage, metadataJson);
+  return { rec, ts, metadata, project, eventMessage, givenId: stringOrNull(rec.id ?? null) };
+}
 
-  // The stored record keeps every top-level field; the four endpoint fields are normalized.
-  const full: JsonObject = { ...rec, id, timestamp: ts, event_message: eventMessage };
-  if (where.in === 'record') full.project = project;
-  delete full.metadata;
-  const json = `${JSON.stringify(full).slice(0, -1)},"metadata":${metadataJson}}`;
-
-  const record: StoredRecord = { id, ts, project, json };
+/**
+ * Validates one raw record and extracts what the store needs. The full record is stored as it
+ * came (`line`, the NDJSON bytes, when given): re-serializing every record would cost more than
+ * parsing it, and logs.all rebuilds the query shape for the few rows it returns.
+ */
+export function normalizeRecord(
+  raw: unknown,
+  source: SourceInfo,
+  projectOption: string | undefined,
+  fromCsv = false,
+  line?: Buffer,
+): Normalized {
+  const c = core(raw, source, projectOption, fromCsv);
+  if ('error' in c) return c;
+  const { rec, ts, project, metadata } = c;
+  const id = c.givenId ?? deriveId(ts, project, c.eventMessage, JSON.stringify(toQueryShape(metadata)));
+  const stored = line ?? JSON.stringify(rec);
+  const record: StoredRecord = { id, ts, project, raw: stored };
   switch (source.hot) {
     case 'edge': {
       const url = stringOrNull(pick(metadata, ['request', 'url'])) ?? '';
@@ -135,6 +155,22 @@ export function normalizeRecord(raw: unknown, source: SourceInfo, projectOption:
       break;
   }
   return { record };
+}
+
+/**
+ * A stored record as logs.all returns it: every top-level field kept, `id` (given or derived),
+ * `timestamp` in µs, `event_message` text, the project where the source keeps it, and
+ * `metadata` in the query shape. `project` is the ref resolved at import.
+ */
+export function canonicalRecord(storedText: string, source: SourceInfo, project: string): string {
+  const c = core(JSON.parse(storedText) as unknown, source, project, false);
+  if ('error' in c) throw new Error(`stored record no longer normalizes: ${c.error}`);
+  const metadataJson = JSON.stringify(toQueryShape(c.metadata));
+  const id = c.givenId ?? deriveId(c.ts, c.project, c.eventMessage, metadataJson);
+  const full: JsonObject = { ...c.rec, id, timestamp: c.ts, event_message: c.eventMessage };
+  if (source.project.in === 'record') full.project = c.project;
+  delete full.metadata;
+  return `${JSON.stringify(full).slice(0, -1)},"metadata":${metadataJson}}`;
 }
 
 /**

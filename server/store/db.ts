@@ -7,7 +7,7 @@ import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 
 export type SqlValue = number | string | Uint8Array | null;
-export type SqlParams = Record<string, SqlValue | bigint | boolean | undefined>;
+export type SqlParams = Record<string, SqlValue | bigint | boolean | undefined> | SqlValue[];
 export type Row = Record<string, SqlValue>;
 
 export interface AggregateSpec<S> {
@@ -45,8 +45,8 @@ function engine(): Promise<SqlJsStatic> {
   return sqlJs;
 }
 
-function bindable(params: SqlParams | undefined): Record<string, SqlValue> | undefined {
-  if (!params) return undefined;
+function bindable(params: SqlParams | undefined): Record<string, SqlValue> | SqlValue[] | undefined {
+  if (!params || Array.isArray(params)) return params;
   const out: Record<string, SqlValue> = {};
   for (const [k, v] of Object.entries(params)) {
     const key = k.startsWith('@') || k.startsWith(':') || k.startsWith('$') ? k : `@${k}`;

@@ -11,14 +11,15 @@ import { hotTable, idTable, migrate } from './schema.ts';
 import { Segment } from './segments.ts';
 
 export const STORE_FILE = 'store.sqlite';
+const NEWLINE = Buffer.from('\n');
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
 export interface StoredRecord {
   id: string;
   ts: number;
   project: string;
-  /** The full normalized record as one JSON line (no newline). */
-  json: string;
+  /** The full record as one JSON text (no newline), as it came: NDJSON bytes or serialized. */
+  raw: Buffer | string;
   url?: string;
   families?: number;
   status?: number | null;
@@ -164,6 +165,8 @@ export class LogStore {
         return await work(writer);
       } catch (err) {
         this.rollbackTo(info, startRid, seg, startSize);
+        // A save may have run meanwhile (shutdown): the saved image must not point past the cut.
+        await this.save();
         throw err;
       }
     });
@@ -206,44 +209,34 @@ export class LogStore {
     const result = this.inBatchTransaction(() => {
       for (const r of records) {
         // The id row goes first: when it already exists the record is a duplicate.
-        if (this.db.run(`INSERT OR IGNORE INTO ${ids} (id, rid) VALUES (@id, @rid)`, { id: r.id, rid }) === 0) {
+        if (this.db.run(`INSERT OR IGNORE INTO ${ids} (id, rid) VALUES (?, ?)`, [r.id, rid]) === 0) {
           duplicates++;
           continue;
         }
-        const line = Buffer.from(`${r.json}\n`, 'utf8');
+        const bytes = typeof r.raw === 'string' ? Buffer.from(r.raw, 'utf8') : r.raw;
         const off = seg.size + pending;
-        const len = line.length - 1;
-        chunks.push(line);
-        pending += line.length;
+        const len = bytes.length;
+        chunks.push(bytes, NEWLINE);
+        pending += len + 1;
         const project = this.projects.idOf(r.project);
         const fn = r.functionId ? this.functions.idOf(r.functionId) : null;
+        // Positional binding: sql.js resolves named parameters by name on every bind.
         switch (info.hot) {
           case 'edge':
-            this.db.run(
-              `INSERT INTO ${table} (rid, project, ts, off, len, url, families, status) VALUES (@rid, @p, @ts, @off, @len, @url, @fam, @st)`,
-              { rid, p: project, ts: r.ts, off, len, url: this.urls.idOf(r.url ?? ''), fam: r.families ?? 0, st: r.status ?? null },
-            );
+            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len, url, families, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
+              rid, project, r.ts, off, len, this.urls.idOf(r.url ?? ''), r.families ?? 0, r.status ?? null,
+            ]);
             break;
           case 'function_edge':
-            this.db.run(
-              `INSERT INTO ${table} (rid, project, ts, off, len, function, exec, status) VALUES (@rid, @p, @ts, @off, @len, @fn, @ex, @st)`,
-              { rid, p: project, ts: r.ts, off, len, fn, ex: r.exec ?? null, st: r.status ?? null },
-            );
+            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len, function, exec, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
+              rid, project, r.ts, off, len, fn, r.exec ?? null, r.status ?? null,
+            ]);
             break;
           case 'function_event':
-            this.db.run(
-              `INSERT INTO ${table} (rid, project, ts, off, len, function) VALUES (@rid, @p, @ts, @off, @len, @fn)`,
-              { rid, p: project, ts: r.ts, off, len, fn },
-            );
+            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len, function) VALUES (?, ?, ?, ?, ?, ?)`, [rid, project, r.ts, off, len, fn]);
             break;
           default:
-            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len) VALUES (@rid, @p, @ts, @off, @len)`, {
-              rid,
-              p: project,
-              ts: r.ts,
-              off,
-              len,
-            });
+            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len) VALUES (?, ?, ?, ?, ?)`, [rid, project, r.ts, off, len]);
         }
         const key = `${project}:${fn ?? 0}`;
         const s = summary.get(key);
