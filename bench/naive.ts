@@ -19,17 +19,17 @@ export interface NativeDb {
 }
 
 /** Opens better-sqlite3 if it is installed (it compiles from source; CI may lack it). */
-export function openNative(file: string): NativeDb | undefined {
+export function openNative(file: string, fresh = true): NativeDb | undefined {
   try {
     const require = createRequire(import.meta.url);
     const Database = require('better-sqlite3') as new (f: string) => NativeDb;
-    fs.rmSync(file, { force: true });
+    if (fresh) fs.rmSync(file, { force: true });
     const db = new Database(file);
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
-    db.exec(`CREATE TABLE logs (id TEXT PRIMARY KEY, source TEXT, project TEXT, timestamp INTEGER, event_message TEXT,
+    db.exec(`CREATE TABLE IF NOT EXISTS logs (id TEXT PRIMARY KEY, source TEXT, project TEXT, timestamp INTEGER, event_message TEXT,
       metadata TEXT, function_id TEXT, execution_time_ms REAL, status_code INTEGER, url TEXT, path TEXT)`);
-    db.exec('CREATE INDEX logs_source_ts ON logs(source, project, timestamp)');
+    db.exec('CREATE INDEX IF NOT EXISTS logs_source_ts ON logs(source, project, timestamp)');
     db.aggregate('p_rank', {
       start: () => ({ v: [] as number[], p: 0 }),
       step: (s, v, p) => {

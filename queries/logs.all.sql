@@ -7,27 +7,30 @@
 --             PRO 7 days, PAYG/ENTERPRISE 90 days), within (start, end], newest first, ties by
 --             id ascending, cut to 100 rows. The other eight sources contribute no rows.
 WITH scope AS (
-  SELECT CAST(@now AS INTEGER) - CASE @project_tier
-           WHEN 'PRO' THEN 604800000000
-           WHEN 'PAYG' THEN 7776000000000
-           WHEN 'ENTERPRISE' THEN 7776000000000
-           ELSE 86400000000 END AS cutoff,
-         (SELECT id FROM projects WHERE ref = @project) AS project
+  SELECT (SELECT id FROM projects WHERE ref = @project) AS project,
+         -- One range (lower, upper] on the index: the later of the cutoff and the start, and the end.
+         max(CAST(@now AS INTEGER) - CASE @project_tier
+               WHEN 'PRO' THEN 604800000000
+               WHEN 'PAYG' THEN 7776000000000
+               WHEN 'ENTERPRISE' THEN 7776000000000
+               ELSE 86400000000 END,
+             coalesce(CAST(@start AS INTEGER), -9223372036854775808)) AS lower,
+         coalesce(CAST(@end AS INTEGER), 9223372036854775807) AS upper
 ),
-matching AS (
-  SELECT e.rid, e.ts, e.off, e.len
-  FROM edge_logs e, scope w
-  WHERE e.project = w.project AND e.ts > w.cutoff
-    AND (@start IS NULL OR e.ts > CAST(@start AS INTEGER))
-    AND (@end IS NULL OR e.ts <= CAST(@end AS INTEGER))
+-- The 100th newest instant in range: everything at or after it is a candidate, so ties at
+-- the cut are decided by id.
+edge AS (
+  SELECT min(ts) AS ts FROM (
+    SELECT ts FROM edge_logs
+    WHERE project = (SELECT project FROM scope)
+      AND ts > (SELECT lower FROM scope) AND ts <= (SELECT upper FROM scope)
+    ORDER BY ts DESC LIMIT 100)
 ),
-newest AS (
-  SELECT ts FROM matching ORDER BY ts DESC LIMIT 100
-),
--- Every row at or after the 100th newest instant, so ties at the cut are decided by id.
 candidates AS (
   SELECT ts, log_record('edge_logs', off, len, @project) AS record
-  FROM matching WHERE ts >= (SELECT min(ts) FROM newest)
+  FROM edge_logs
+  WHERE project = (SELECT project FROM scope)
+    AND ts >= (SELECT ts FROM edge) AND ts <= (SELECT upper FROM scope)
 )
 SELECT record ->> '$.id' AS id,
        ts AS timestamp,
