@@ -9,6 +9,7 @@ import { SOURCES, type SourceInfo, type SourceName, sourceInfo } from '../source
 import { openDb, type Db } from './db.ts';
 import { hotTable, idTable, migrate } from './schema.ts';
 import { Segment } from './segments.ts';
+import { FunctionRollupBatch, rebuildFunctionRollup, registerSketchFunctions } from './rollups.ts';
 
 export const STORE_FILE = 'store.sqlite';
 const NEWLINE = Buffer.from('\n');
@@ -117,6 +118,7 @@ export class LogStore {
     const image = fs.existsSync(file) ? new Uint8Array(fs.readFileSync(file)) : undefined;
     const db = await openDb(image);
     migrate(db);
+    registerSketchFunctions(db);
     const store = new LogStore(dataDir, db);
     for (const s of SOURCES) {
       const seg = new Segment(path.join(dataDir, 'records', `${s.alias}.ndjson`));
@@ -177,6 +179,7 @@ export class LogStore {
       this.db.run(`DELETE FROM ${hotTable(info)} WHERE rid > @r`, { r: startRid });
       this.db.run(`DELETE FROM ${idTable(info)} WHERE rid > @r`, { r: startRid });
       this.rebuildSummary(info);
+      if (info.hot === 'function_edge') rebuildFunctionRollup(this.db);
     });
     seg.truncate(startSize);
     this.urls.reset();
@@ -206,6 +209,7 @@ export class LogStore {
     let pending = 0;
     const summary = new Map<string, { project: number; fn: number; count: number; min: number; max: number }>();
     const sizeBefore = seg.size;
+    const rollup = info.hot === 'function_edge' ? new FunctionRollupBatch() : undefined;
     const result = this.inBatchTransaction(() => {
       for (const r of records) {
         // The id row goes first: when it already exists the record is a duplicate.
@@ -231,6 +235,7 @@ export class LogStore {
             this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len, function, exec, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
               rid, project, r.ts, off, len, fn, r.exec ?? null, r.status ?? null,
             ]);
+            rollup?.add(project, fn, r.ts, r.exec, r.status);
             break;
           case 'function_event':
             this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len, function) VALUES (?, ?, ?, ?, ?, ?)`, [rid, project, r.ts, off, len, fn]);
@@ -255,6 +260,7 @@ export class LogStore {
           { src: info.code, p: s.project, f: s.fn, c: s.count, mn: s.min, mx: s.max },
         );
       }
+      rollup?.flush(this.db);
       // Records reach their segment before the rows that point at them commit.
       if (pending > 0) {
         try {
@@ -318,6 +324,7 @@ export class LogStore {
         this.db.run(`DELETE FROM ${hotTable(info)}`);
         this.db.run(`DELETE FROM ${idTable(info)}`);
         this.db.run('DELETE FROM source_summary WHERE source = @s', { s: info.code });
+        if (info.hot === 'function_edge') this.db.run('DELETE FROM function_edge_minutes');
       });
       this.changed();
       await this.save();

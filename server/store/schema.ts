@@ -6,8 +6,9 @@
  */
 import { SOURCES, type HotKind, type SourceInfo } from '../sources.ts';
 import type { Db } from './db.ts';
+import { FUNCTION_ROLLUP_DDL, rebuildFunctionRollup } from './rollups.ts';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Bits of `edge_logs.families`: which API family strings the request path contains. */
 export const FAMILY = { rest: 1, storage: 2, auth: 4, realtime: 8 } as const;
@@ -63,6 +64,11 @@ const MIGRATIONS: Array<(db: Db) => void> = [
         PRIMARY KEY (source, project, function)) WITHOUT ROWID;
     `);
     for (const s of SOURCES) for (const stmt of sourceDdl(s)) db.exec(stmt);
+  },
+  // v2: per-minute rollups of function edge logs, filled from what is already stored.
+  (db) => {
+    db.exec(FUNCTION_ROLLUP_DDL);
+    rebuildFunctionRollup(db);
   },
 ];
 
