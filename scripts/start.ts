@@ -57,8 +57,10 @@ ensureBuilt('the UI', path.join(RENDERER_OUT, 'index.html'), [path.join(ROOT, 'r
 
 const electron = values.browser ? { ok: false as const, reason: '--browser was given' } : findElectronBinary();
 if (electron.ok) {
-  ensureBuilt('the desktop shell', defaultMainFile(), [path.join(ROOT, 'electron'), path.join(ROOT, 'server')], ['--import', 'tsx', 'electron/build.ts']);
-  const child = launchElectron({ binary: electron.path, args: process.argv.slice(2) });
+  ensureBuilt('the desktop shell', defaultMainFile(), ['electron', 'server', 'queries'].map((d) => path.join(ROOT, d)), ['--import', 'tsx', 'electron/build.ts']);
+  // The desktop app keeps its data in Electron's userData folder unless told otherwise.
+  const env = values['data-dir'] ? { ...process.env, LOG_EXPLORER_USER_DATA_DIR: path.resolve(values['data-dir']) } : process.env;
+  const child = launchElectron({ binary: electron.path, env });
   child.on('exit', (code) => process.exit(code ?? 0));
 } else {
   console.log(`Browser mode: ${electron.reason}`);
