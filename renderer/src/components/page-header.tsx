@@ -1,0 +1,20 @@
+import type { ReactNode } from 'react';
+
+export function PageHeader({ title, endpoint, description, actions }: { title: string; endpoint?: string; description?: ReactNode; actions?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div className="page-header__text">
+        <h1>
+          {title}
+          {endpoint && <code className="page-header__endpoint">{endpoint}</code>}
+        </h1>
+        {description && <p>{description}</p>}
+      </div>
+      {actions && <div className="page-header__actions">{actions}</div>}
+    </header>
+  );
+}
+
+export function Toolbar({ children }: { children: ReactNode }) {
+  return <div className="toolbar">{children}</div>;
+}

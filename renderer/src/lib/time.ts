@@ -1,0 +1,168 @@
+/**
+ * Time at the renderer's edges. Every instant is integer microseconds since the epoch (UTC),
+ * as the API returns it; JavaScript's Date keeps only milliseconds, so the microsecond part is
+ * carried by hand. "Now" always comes from the server's clock (`/api/clock`), never Date.now().
+ */
+
+export const US = {
+  second: 1_000_000,
+  minute: 60_000_000,
+  hour: 3_600_000_000,
+  day: 86_400_000_000,
+} as const;
+
+/** Truncates to a whole unit; all units divide evenly from the epoch (UTC). */
+export function truncMicros(us: number, unit: number): number {
+  return us - (((us % unit) + unit) % unit);
+}
+
+/** `2026-11-22T10:00:00.123456Z`, exact to the microsecond (what the endpoints accept). */
+export function isoMicros(us: number): string {
+  const ms = Math.floor(us / 1000);
+  const rest = us - ms * 1000;
+  return `${new Date(ms).toISOString().slice(0, -1)}${String(rest).padStart(3, '0')}Z`;
+}
+
+const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * Parses an ISO 8601 instant to microseconds, keeping up to 6 fraction digits. A string with
+ * no zone is read as UTC (the api-counts DATETIME convention). Undefined when unparseable.
+ */
+export function parseIsoMicros(text: string): number | undefined {
+  const m = ISO_RE.exec(text.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
+  const month = Number(mo);
+  const day = Number(d);
+  const ms = Date.UTC(Number(y), month - 1, day, Number(h), Number(mi), Number(s));
+  const check = new Date(ms);
+  if (Number.isNaN(ms) || check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return undefined;
+  let offsetMinutes = 0;
+  if (zone && /^[+-]/.test(zone)) {
+    const digits = zone.slice(1).replace(':', '');
+    offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + (digits.length > 2 ? Number(digits.slice(2, 4)) : 0));
+  }
+  const fracUs = frac ? Number(frac.slice(0, 6).padEnd(6, '0')) : 0;
+  return ms * 1000 + fracUs - offsetMinutes * US.minute;
+}
+
+export interface ZonedParts {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minute: string;
+  second: string;
+}
+
+const partsFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Wall-clock parts of an instant in a time zone (default: the browser's). */
+export function zonedParts(us: number, timeZone?: string): ZonedParts {
+  const key = timeZone ?? '';
+  let f = partsFormatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    partsFormatters.set(key, f);
+  }
+  const out: Record<string, string> = {};
+  for (const p of f.formatToParts(new Date(Math.floor(us / 1000)))) out[p.type] = p.value;
+  return {
+    year: out.year ?? '',
+    month: out.month ?? '',
+    day: out.day ?? '',
+    hour: out.hour === '24' ? '00' : (out.hour ?? ''),
+    minute: out.minute ?? '',
+    second: out.second ?? '',
+  };
+}
+
+export type TimePrecision = 'minute' | 'second' | 'ms' | 'us';
+
+function fraction(us: number, precision: TimePrecision): string {
+  const sub = ((us % US.second) + US.second) % US.second;
+  if (precision === 'ms') return `.${String(Math.floor(sub / 1000)).padStart(3, '0')}`;
+  if (precision === 'us') return `.${String(sub).padStart(6, '0')}`;
+  return '';
+}
+
+/** `2026-11-22 11:00:00.123` in the given zone (default: the browser's local zone). */
+export function formatDateTime(us: number, precision: TimePrecision = 'second', timeZone?: string): string {
+  const p = zonedParts(us, timeZone);
+  const hm = `${p.hour}:${p.minute}`;
+  const time = precision === 'minute' ? hm : `${hm}:${p.second}${fraction(us, precision)}`;
+  return `${p.year}-${p.month}-${p.day} ${time}`;
+}
+
+/** Same as formatDateTime in UTC, with a `UTC` suffix. */
+export function formatUtc(us: number, precision: TimePrecision = 'second'): string {
+  return `${formatDateTime(us, precision, 'UTC')} UTC`;
+}
+
+/** Time of day only: `11:00:00.123`. */
+export function formatTime(us: number, precision: TimePrecision = 'second', timeZone?: string): string {
+  const p = zonedParts(us, timeZone);
+  const hm = `${p.hour}:${p.minute}`;
+  return precision === 'minute' ? hm : `${hm}:${p.second}${fraction(us, precision)}`;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `Nov 22`: a short date in the given zone. */
+export function formatShortDate(us: number, timeZone?: string): string {
+  const p = zonedParts(us, timeZone);
+  return `${MONTHS[Number(p.month) - 1] ?? p.month} ${Number(p.day)}`;
+}
+
+/** The browser's zone name, for labels ("Europe/Berlin"). */
+export function localZoneName(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+}
+
+/** A span in words: `15 min`, `1 h`, `7 days`. */
+export function formatSpan(us: number): string {
+  if (us % US.day === 0) return `${us / US.day} ${us === US.day ? 'day' : 'days'}`;
+  if (us % US.hour === 0) return `${us / US.hour} h`;
+  if (us % US.minute === 0) return `${us / US.minute} min`;
+  return `${us / US.second} s`;
+}
+
+/**
+ * The value for an `<input type="datetime-local" step="1">` showing an instant in the
+ * browser's zone, and back. Seconds precision; the inputs are for humans.
+ */
+export function toLocalInputValue(us: number, timeZone?: string): string {
+  const p = zonedParts(us, timeZone);
+  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`;
+}
+
+/** Reads a datetime-local value as local wall-clock time (the browser resolves the zone). */
+export function fromLocalInputValue(value: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s = '0'] = m;
+  const date = new Date(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  const ms = date.getTime();
+  return Number.isNaN(ms) ? undefined : ms * 1000;
+}
+
+/**
+ * A bucket's range `[start, end)` as `2026-11-22 10:00 – 11:00` in a zone (default local);
+ * the end repeats the date only when it falls on another day.
+ */
+export function formatRange(start: number, end: number, precision: TimePrecision = 'minute', timeZone?: string): string {
+  const a = formatDateTime(start, precision, timeZone);
+  const b = formatDateTime(end, precision, timeZone);
+  const sameDay = a.slice(0, 10) === b.slice(0, 10);
+  return `${a} – ${sameDay ? b.slice(11) : b}`;
+}

@@ -1,0 +1,35 @@
+/** The endpoint request behind each data page's current view (for queries, curl and Settings). */
+import { logsParams, resolveRange } from './logs.ts';
+import { escapeRe2 } from './regex.ts';
+import type { AppView } from './url-state.ts';
+
+export interface EndpointRequest {
+  name: string;
+  params: Record<string, string>;
+}
+
+export function functionsRequest(view: AppView): EndpointRequest | null {
+  if (!view.project) return null;
+  const params: Record<string, string> = { project: view.project, interval: view.functions.interval };
+  if (view.functions.fn) params.function_id = view.functions.fn;
+  return { name: 'functions.invocation-stats', params };
+}
+
+/** Preset ranges resolve against the server's now (µs); null until both are known. */
+export function logsRequest(view: AppView, now: number | undefined): EndpointRequest | null {
+  if (!view.project || now === undefined) return null;
+  const range = resolveRange(view.logs.range, now, { start: view.logs.start, end: view.logs.end });
+  return { name: 'logs.all', params: logsParams(view.project, view.logs.tier, range) };
+}
+
+/** The regex follows the project (its ref, escaped) until the user types their own. */
+export function usagePattern(view: AppView): string | null {
+  if (view.usage.regex !== null) return view.usage.regex;
+  return view.project ? escapeRe2(view.project) : null;
+}
+
+export function usageRequest(view: AppView): EndpointRequest | null {
+  const pattern = usagePattern(view);
+  if (pattern === null) return null;
+  return { name: 'usage.api-counts', params: { project: pattern, interval: view.usage.interval } };
+}

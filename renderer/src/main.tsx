@@ -1,0 +1,25 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { adoptKeyFromLocation } from './api/client.ts';
+import { createQueryClient } from './api/hooks.ts';
+import { App } from './app.tsx';
+import { ViewProvider } from './app-state.tsx';
+import { applyInitialTheme } from './lib/theme.ts';
+import './styles.css';
+
+// First thing: take the key out of the address bar, before anything can read or log the URL.
+adoptKeyFromLocation();
+applyInitialTheme();
+
+const root = document.getElementById('root');
+if (!root) throw new Error('#root is missing from index.html');
+createRoot(root).render(
+  <StrictMode>
+    <QueryClientProvider client={createQueryClient()}>
+      <ViewProvider>
+        <App />
+      </ViewProvider>
+    </QueryClientProvider>
+  </StrictMode>,
+);

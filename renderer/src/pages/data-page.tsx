@@ -1,0 +1,382 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import type { ImportReport, SourceListing } from '../../../server/api-types.ts';
+import { ApiError, uploadImport } from '../api/client.ts';
+import { invalidateData, useDeleteSource, useImports, useLoadDemo, useSources } from '../api/hooks.ts';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
+import { ErrorPanel } from '../components/error-panel.tsx';
+import { ExportButtons } from '../components/export-buttons.tsx';
+import { Field } from '../components/field.tsx';
+import { PageHeader } from '../components/page-header.tsx';
+import { ProgressBar } from '../components/progress-bar.tsx';
+import { Skeleton } from '../components/skeleton.tsx';
+import { TimeText } from '../components/time-text.tsx';
+import { formatBytes, formatInt } from '../lib/format.ts';
+import { SOURCE_OPTIONS, sourceLabel } from '../lib/sources.ts';
+import { formatSpan, US } from '../lib/time.ts';
+
+type JobState = 'queued' | 'uploading' | 'done' | 'failed';
+
+interface ImportJob {
+  id: string;
+  file: File;
+  source: string;
+  project: string;
+  state: JobState;
+  sent: number;
+  report?: ImportReport;
+  error?: unknown;
+}
+
+function newId(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
+}
+
+export function DataPage() {
+  const qc = useQueryClient();
+  const sources = useSources();
+  const [source, setSource] = useState('');
+  const [project, setProject] = useState('');
+  const [jobs, setJobs] = useState<ImportJob[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const running = jobs.some((j) => j.state === 'uploading');
+  const imports = useImports(running);
+  const demo = useLoadDemo();
+  const [toDelete, setToDelete] = useState<SourceListing | null>(null);
+  const del = useDeleteSource();
+
+  const patch = (id: string, p: Partial<ImportJob>) => setJobs((js) => js.map((j) => (j.id === id ? { ...j, ...p } : j)));
+
+  // One upload at a time: the server imports serially anyway, and progress stays readable.
+  useEffect(() => {
+    if (running) return;
+    const next = jobs.find((j) => j.state === 'queued');
+    if (!next) return;
+    patch(next.id, { state: 'uploading' });
+    uploadImport(next.file, {
+      id: next.id,
+      source: next.source || undefined,
+      project: next.project || undefined,
+      onProgress: (p) => patch(next.id, { sent: p.loaded }),
+    }).then(
+      (report) => {
+        patch(next.id, { state: 'done', report, sent: next.file.size });
+        void invalidateData(qc);
+      },
+      (error: unknown) => patch(next.id, { state: 'failed', error }),
+    );
+  }, [jobs, running, qc]);
+
+  const addFiles = (files: FileList | File[]) => {
+    const list = [...files];
+    if (list.length === 0) return;
+    setJobs((js) => [...list.map((file) => ({ id: newId(), file, source, project: project.trim(), state: 'queued' as const, sent: 0 })), ...js]);
+  };
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    addFiles(e.dataTransfer.files);
+  };
+
+  const serverRuns = useMemo(() => new Map((imports.data ?? []).map((r) => [r.id, r])), [imports.data]);
+  const listed = (sources.data ?? []).filter((s) => s.count > 0);
+  const total = listed.reduce((n, s) => n + s.count, 0);
+
+  return (
+    <div className="page" data-testid="data-page">
+      <PageHeader
+        title="Data"
+        description="Import Supabase / Logflare log exports and manage what is stored locally."
+        actions={
+          <button type="button" className="btn btn--small" data-testid="load-demo" disabled={demo.isPending} onClick={() => demo.mutate()}>
+            {demo.isPending ? 'Loading demo data…' : 'Load demo data'}
+          </button>
+        }
+      />
+      {demo.isError && (
+        <ErrorPanel
+          error={demo.error}
+          title={demo.error instanceof ApiError && demo.error.code === 404 ? 'This server has no demo data built in' : 'Loading the demo data failed'}
+        />
+      )}
+      {demo.isSuccess && (
+        <div className="notice notice--ok" data-testid="demo-result">
+          Demo data loaded: {formatInt(demo.data.reduce((n, r) => n + r.imported, 0))} records imported into {demo.data.length} sources
+          {demo.data.some((r) => r.duplicates > 0) && ` (${formatInt(demo.data.reduce((n, r) => n + r.duplicates, 0))} were already there)`}.
+        </div>
+      )}
+
+      <section className="card">
+        <div className="card__head">
+          <h2>Import exports</h2>
+          <span className="card__note">NDJSON, JSON array, saved endpoint response, or the CSV Supabase’s log explorer downloads</span>
+        </div>
+        <div className="import-form">
+          <div
+            className={`dropzone${dragging ? ' is-dragging' : ''}`}
+            data-testid="dropzone"
+            onDragOver={(e) => {
+              e.preventDefault();
+              setDragging(true);
+            }}
+            onDragLeave={() => setDragging(false)}
+            onDrop={onDrop}
+          >
+            <div className="dropzone__icon" aria-hidden="true">
+              ⇪
+            </div>
+            <div>
+              <strong>Drop export files here</strong> or{' '}
+              <button type="button" className="link-btn" onClick={() => fileInput.current?.click()}>
+                choose files
+              </button>
+            </div>
+            <div className="muted">Several files at once; large files stream without loading into memory.</div>
+            <input
+              ref={fileInput}
+              type="file"
+              multiple
+              hidden
+              data-testid="file-input"
+              accept=".ndjson,.jsonl,.json,.csv,.txt,application/json,text/csv"
+              onChange={(e) => {
+                if (e.target.files) addFiles(e.target.files);
+                e.target.value = '';
+              }}
+            />
+          </div>
+          <div className="import-options">
+            <Field label="Source" htmlFor="import-source">
+              <select id="import-source" className="select" value={source} onChange={(e) => setSource(e.target.value)} data-testid="import-source">
+                <option value="">Recognize automatically</option>
+                {SOURCE_OPTIONS.map((s) => (
+                  <option key={s.name} value={s.name}>
+                    {s.label} — {s.name} ({s.alias})
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Project (for exports without one)" htmlFor="import-project">
+              <input
+                id="import-project"
+                className="input input--mono"
+                placeholder="project ref, e.g. abcdefghijklmnopqrst"
+                value={project}
+                onChange={(e) => setProject(e.target.value)}
+                data-testid="import-project"
+              />
+            </Field>
+            <p className="muted small">
+              Recognized from the file name (source name or alias) or from the records’ shape. Exports downloaded from one project’s log explorer usually carry no project field: name it here.
+            </p>
+          </div>
+        </div>
+        {jobs.length > 0 && (
+          <ul className="import-jobs" data-testid="import-jobs">
+            {jobs.map((job) => (
+              <ImportJobRow key={job.id} job={job} server={serverRuns.get(job.id)} onDismiss={() => setJobs((js) => js.filter((j) => j.id !== job.id))} />
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section className="card" data-testid="sources-card">
+        <div className="card__head">
+          <h2>Stored sources</h2>
+          {listed.length > 0 && (
+            <div className="card__tools">
+              <span className="card__note">
+                {formatInt(total)} records in {listed.length} {listed.length === 1 ? 'source' : 'sources'}
+              </span>
+              <ExportButtons
+                fileBase="sources"
+                rows={listed}
+                csvRows={() =>
+                  listed.map((s) => ({
+                    source: s.source,
+                    alias: s.alias,
+                    count: s.count,
+                    oldest: s.minIso,
+                    newest: s.maxIso,
+                    projects: s.projects.map((p) => `${p.ref}:${p.count}`).join(' '),
+                  }))
+                }
+              />
+            </div>
+          )}
+        </div>
+        {sources.isError ? (
+          <ErrorPanel error={sources.error} onRetry={() => void sources.refetch()} />
+        ) : !sources.data ? (
+          <div className="pad">
+            <Skeleton width="100%" height={18} />
+            <Skeleton width="100%" height={18} className="skeleton--mt" />
+            <Skeleton width="80%" height={18} className="skeleton--mt" />
+          </div>
+        ) : listed.length === 0 ? (
+          <div className="pad muted" data-testid="no-sources">
+            Nothing stored yet. Import an export above — <code>edge_logs</code> feeds Logs and API usage, <code>function_edge_logs</code> feeds Functions — or load the demo data.
+          </div>
+        ) : (
+          <div className="table-wrap">
+            <table className="table" data-testid="sources-table">
+              <thead>
+                <tr>
+                  <th>Source</th>
+                  <th className="num">Records</th>
+                  <th>Time span (local)</th>
+                  <th>Projects</th>
+                  <th aria-label="Actions" />
+                </tr>
+              </thead>
+              <tbody>
+                {listed.map((s) => (
+                  <tr key={s.source} data-testid="source-row" data-source={s.source}>
+                    <td>
+                      <div className="strong nowrap">{sourceLabel(s.source)}</div>
+                      <div className="mono muted small">
+                        {s.source} · {s.alias}
+                      </div>
+                    </td>
+                    <td className="num mono" data-testid="source-count">
+                      {formatInt(s.count)}
+                    </td>
+                    <td className="small nowrap" data-testid="source-span">
+                      {s.minTimestamp !== null && s.maxTimestamp !== null ? (
+                        <>
+                          <span className="mono">
+                            <TimeText us={s.minTimestamp} precision="minute" /> → <TimeText us={s.maxTimestamp} precision="minute" />
+                          </span>
+                          <div className="muted">{humanSpan(s.maxTimestamp - s.minTimestamp)}</div>
+                        </>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td>
+                      <div className="chips">
+                        {s.projects.slice(0, 3).map((p) => (
+                          <span key={p.ref} className="chip mono" title={`${formatInt(p.count)} records`}>
+                            {p.ref} <span className="muted">{formatInt(p.count)}</span>
+                          </span>
+                        ))}
+                        {s.projects.length > 3 && <span className="chip muted">+{s.projects.length - 3} more</span>}
+                      </div>
+                      {s.functionIds.length > 0 && <div className="muted small">{new Set(s.functionIds.map((f) => f.functionId)).size} function ids</div>}
+                    </td>
+                    <td className="actions">
+                      <button type="button" className="btn btn--small btn--ghost-danger" onClick={() => setToDelete(s)} data-testid="delete-source">
+                        Delete…
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <ConfirmDialog
+        open={toDelete !== null}
+        title={`Delete ${toDelete ? sourceLabel(toDelete.source) : ''} data?`}
+        confirmLabel={`Delete ${toDelete ? formatInt(toDelete.count) : ''} records`}
+        danger
+        busy={del.isPending}
+        onCancel={() => setToDelete(null)}
+        onConfirm={() => {
+          if (!toDelete) return;
+          del.mutate(toDelete.source, { onSettled: () => setToDelete(null) });
+        }}
+      >
+        <p>
+          All {toDelete ? formatInt(toDelete.count) : ''} records of <code>{toDelete?.source}</code> ({toDelete?.alias}) will be removed from the local store. The export files you imported
+          them from are not touched; you can import them again.
+        </p>
+      </ConfirmDialog>
+      {del.isError && <ErrorPanel error={del.error} title="Deleting failed" />}
+    </div>
+  );
+}
+
+function humanSpan(us: number): string {
+  if (us >= 2 * US.day) return `${(us / US.day).toFixed(1)} days`;
+  if (us >= 2 * US.hour) return `${(us / US.hour).toFixed(1)} h`;
+  if (us >= US.minute) return `${Math.round(us / US.minute)} min`;
+  return formatSpan(Math.max(US.second, Math.round(us / US.second) * US.second));
+}
+
+function ImportJobRow({ job, server, onDismiss }: { job: ImportJob; server: { bytes: number; records: number; state: string } | undefined; onDismiss: () => void }) {
+  const size = job.file.size;
+  const sentRatio = size > 0 ? job.sent / size : job.state === 'done' ? 1 : 0;
+  const report = job.report;
+  return (
+    <li className={`import-job import-job--${job.state}`} data-testid="import-job" data-state={job.state}>
+      <div className="import-job__head">
+        <span className="mono strong ellipsis" title={job.file.name}>
+          {job.file.name}
+        </span>
+        <span className="muted small">{formatBytes(size)}</span>
+        <span className={`state-pill state-pill--${job.state}`}>{{ queued: 'Queued', uploading: 'Importing', done: 'Done', failed: 'Failed' }[job.state]}</span>
+        {job.state !== 'uploading' && (
+          <button type="button" className="icon-btn" aria-label={`Dismiss ${job.file.name}`} onClick={onDismiss}>
+            ×
+          </button>
+        )}
+      </div>
+      {(job.state === 'uploading' || job.state === 'queued') && (
+        <div className="import-job__progress" data-testid="import-progress">
+          <ProgressBar value={job.state === 'queued' ? 0 : sentRatio} label={`Upload of ${job.file.name}`} />
+          <div className="small muted">
+            {job.state === 'queued' ? (
+              'Waiting for the previous import'
+            ) : (
+              <>
+                Sent {formatBytes(job.sent)} of {formatBytes(size)} · server read {formatBytes(server?.bytes ?? 0)} ·{' '}
+                <span data-testid="import-records">{formatInt(server?.records ?? 0)} records</span>
+              </>
+            )}
+          </div>
+        </div>
+      )}
+      {job.state === 'failed' && <ErrorPanel error={job.error} title={`Import of ${job.file.name} failed`} />}
+      {report && (
+        <div className="import-report" data-testid="import-report">
+          <ProgressBar value={1} label={`Import of ${job.file.name} done`} tone="ok" />
+          <div className="import-report__figures">
+            <span>
+              Source <strong data-testid="report-source">{report.source}</strong>
+              <span className="muted">
+                {' '}
+                ({sourceLabel(report.source)}
+                {job.source ? ', as chosen' : ', recognized'}) · {report.format}
+              </span>
+            </span>
+            <span>
+              <strong data-testid="report-imported">{formatInt(report.imported)}</strong> imported
+            </span>
+            <span>
+              <strong data-testid="report-duplicates">{formatInt(report.duplicates)}</strong> duplicates
+            </span>
+            <span className={report.rejected > 0 ? 'text-error' : undefined}>
+              <strong data-testid="report-rejected">{formatInt(report.rejected)}</strong> rejected
+            </span>
+          </div>
+          {report.errors.length > 0 && (
+            <ul className="import-report__errors" data-testid="report-errors">
+              {report.errors.slice(0, 5).map((e, i) => (
+                <li key={i}>
+                  <span className="mono">{e.line !== undefined ? `line ${e.line}` : e.index !== undefined ? `item ${e.index}` : '—'}</span> {e.reason}
+                </li>
+              ))}
+              {report.errors.length + report.errorsOmitted > 5 && <li className="muted">and {formatInt(report.errors.length + report.errorsOmitted - 5)} more</li>}
+            </ul>
+          )}
+        </div>
+      )}
+    </li>
+  );
+}

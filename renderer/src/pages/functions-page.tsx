@@ -1,0 +1,386 @@
+import { useMemo, useState } from 'react';
+import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { InvocationStatsRow } from '../../../server/api-types.ts';
+import { useClock, useInvocationStats } from '../api/hooks.ts';
+import { useView } from '../app-state.tsx';
+import { BucketTooltip } from '../components/chart-tooltip.tsx';
+import { CurlButton } from '../components/curl-button.tsx';
+import { EmptyState } from '../components/empty-state.tsx';
+import { ErrorPanel } from '../components/error-panel.tsx';
+import { ExportButtons } from '../components/export-buttons.tsx';
+import { Field } from '../components/field.tsx';
+import { PageHeader, Toolbar } from '../components/page-header.tsx';
+import { ProjectPicker } from '../components/project-picker.tsx';
+import { RefreshButton } from '../components/refresh-button.tsx';
+import { Segmented } from '../components/segmented.tsx';
+import { ChartSkeleton, StatsSkeleton } from '../components/skeleton.tsx';
+import { Stat } from '../components/stat.tsx';
+import { ClockHint } from '../components/clock-hint.tsx';
+import { bucketStarts, FUNCTION_INTERVALS, FUNCTION_SERIES, type FunctionInterval } from '../lib/buckets.ts';
+import { formatAxisMs, formatCompact, formatInt, formatMs, formatPercent } from '../lib/format.ts';
+import { chartPalette, type ChartPalette } from '../lib/theme.ts';
+import { clampForLog, logAxis } from '../lib/chart-scale.ts';
+import { localZoneName, formatRange, formatShortDate, formatTime, isoMicros, type TimePrecision } from '../lib/time.ts';
+import { functionsRequest } from '../lib/view-request.ts';
+import { summarizeInvocations } from '../lib/stats.ts';
+import { FUNCTION_SOURCE, sourceOf, useSourceProjects } from './page-data.ts';
+import { useSources } from '../api/hooks.ts';
+
+const INTERVAL_LABELS: Record<FunctionInterval, string> = {
+  '5min': '5 min',
+  '15min': '15 min',
+  '1hr': '1 hour',
+  '1day': '1 day',
+  '7day': '7 days',
+};
+
+const BUCKET_WORD: Record<FunctionInterval, string> = {
+  '5min': 'per second',
+  '15min': 'per minute',
+  '1hr': 'per minute',
+  '1day': 'per hour',
+  '7day': 'per day (UTC days)',
+};
+
+function tickFormat(interval: FunctionInterval): (us: number) => string {
+  switch (interval) {
+    case '5min':
+      return (us) => formatTime(us, 'second');
+    case '7day':
+      // Day buckets are UTC days; a local date could name the day before.
+      return (us) => formatShortDate(us, 'UTC');
+    default:
+      return (us) => formatTime(us, 'minute');
+  }
+}
+
+function precisionOf(interval: FunctionInterval): TimePrecision {
+  return interval === '5min' ? 'second' : 'minute';
+}
+
+interface Datum extends InvocationStatsRow {
+  ok: number;
+}
+
+export function FunctionsPage() {
+  const { view, update, theme } = useView();
+  const clock = useClock();
+  const sources = useSources();
+  const { projects, hasData, loading: sourcesLoading, source } = useSourceProjects(FUNCTION_SOURCE);
+  const request = functionsRequest(view);
+  const stats = useInvocationStats(request ? { project: request.params.project ?? '', function_id: request.params.function_id ?? '', interval: request.params.interval ?? '' } : null);
+  const palette = chartPalette(theme);
+  const rows = stats.data?.rows;
+  // While a new interval loads, the previous rows stay on screen with their own bucket size.
+  const interval = (FUNCTION_INTERVALS as readonly string[]).includes(stats.data?.interval ?? '') ? (stats.data!.interval as FunctionInterval) : view.functions.interval;
+  const unit = FUNCTION_SERIES[interval].unit;
+
+  const functionOptions = useMemo(
+    () => (source?.functionIds ?? []).filter((f) => f.project === view.project).sort((a, b) => b.count - a.count),
+    [source, view.project],
+  );
+
+  const data: Datum[] = useMemo(() => (rows ?? []).map((r) => ({ ...r, ok: r.count - r.error_count })), [rows]);
+  const summary = useMemo(() => summarizeInvocations(rows ?? []), [rows]);
+  const windowText = useMemo(() => {
+    if (rows && rows.length > 0) {
+      const first = rows[0]!.timestamp;
+      const last = rows[rows.length - 1]!.timestamp;
+      return `${formatRange(first, last + unit, precisionOf(interval))} · ${rows.length} buckets`;
+    }
+    if (clock.data) {
+      const starts = bucketStarts(clock.data.now, FUNCTION_SERIES[interval]);
+      return `${starts.length} buckets`;
+    }
+    return '';
+  }, [rows, clock.data, interval, unit]);
+
+  const fmtTick = tickFormat(interval);
+  const fileBase = `invocation-stats_${view.project ?? 'none'}_${view.functions.interval}${view.functions.fn ? `_${view.functions.fn}` : ''}_${clock.data ? isoMicros(clock.data.now).slice(0, 19).replace(/:/g, '') : ''}`;
+
+  const noSources = !sourcesLoading && sources.data !== undefined && !hasData;
+
+  return (
+    <div className="page" data-testid="functions-page">
+      <PageHeader
+        title="Edge Functions"
+        endpoint="functions.invocation-stats"
+        description="Invocations, errors and execution time of a project’s edge functions, per time bucket."
+        actions={
+          <>
+            <CurlButton request={request} />
+            <ExportButtons fileBase={fileBase} rows={rows} />
+            <RefreshButton />
+          </>
+        }
+      />
+      <Toolbar>
+        <ProjectPicker projects={projects} value={view.project} unit="invocations" onChange={(ref) => update((v) => ({ ...v, project: ref, functions: { ...v.functions, fn: '' } }))} />
+        <Field label="Function" htmlFor="function-picker">
+          <select
+            id="function-picker"
+            className="select select--mono"
+            value={view.functions.fn}
+            data-testid="function-picker"
+            onChange={(e) => update((v) => ({ ...v, functions: { ...v.functions, fn: e.target.value } }))}
+          >
+            <option value="">All functions ({functionOptions.length})</option>
+            {view.functions.fn && !functionOptions.some((f) => f.functionId === view.functions.fn) && <option value={view.functions.fn}>{view.functions.fn}</option>}
+            {functionOptions.map((f) => (
+              <option key={f.functionId} value={f.functionId}>
+                {f.functionId} · {formatInt(f.count)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Interval">
+          <Segmented
+            label="Interval"
+            testId="interval"
+            options={FUNCTION_INTERVALS}
+            labels={INTERVAL_LABELS}
+            value={view.functions.interval}
+            onChange={(i) => update((v) => ({ ...v, functions: { ...v.functions, interval: i } }))}
+          />
+        </Field>
+      </Toolbar>
+
+      {noSources ? (
+        <EmptyState title="No edge function logs yet">
+          <p>
+            This page reads <code>deno-relay-logs</code> (Supabase’s <code>function_edge_logs</code>). Import an export of it — NDJSON, JSON or the CSV the log explorer downloads — or
+            load the demo data.
+          </p>
+        </EmptyState>
+      ) : stats.isError ? (
+        <ErrorPanel error={stats.error} onRetry={() => void stats.refetch()} />
+      ) : !rows || !view.project ? (
+        <>
+          <StatsSkeleton count={5} />
+          <ChartSkeleton />
+          <ChartSkeleton />
+        </>
+      ) : (
+        <div className={`page-body${stats.isFetching ? ' is-refetching' : ''}`} aria-busy={stats.isFetching}>
+          <div className="stats" data-testid="headline">
+            <Stat label="Invocations" testId="stat-invocations" value={formatInt(summary.invocations)} note={`${summary.activeBuckets} of ${rows.length} buckets active`} />
+            <Stat
+              label="Errors"
+              testId="stat-errors"
+              tone={summary.errors > 0 ? 'error' : undefined}
+              value={formatInt(summary.errors)}
+              note={<span data-testid="stat-error-rate">{formatPercent(summary.errorRate)} error rate (status ≥ 400)</span>}
+            />
+            <Stat
+              label="Avg execution"
+              testId="stat-avg"
+              value={formatMs(summary.avgMs)}
+              note="bucket averages weighted by invocations"
+            />
+            <Stat
+              label="p95 · max of buckets"
+              testId="stat-p95"
+              value={formatMs(summary.maxBucketP95Ms)}
+              note="largest per-bucket p95, not the period’s p95"
+              hint="Each bucket's p95 is exact for that bucket (nearest rank). A percentile of the whole period cannot be computed from per-bucket percentiles, so this shows the largest bucket p95."
+            />
+            <Stat label="Max execution" testId="stat-max" value={formatMs(summary.maxMs)} note={`largest bucket p99: ${formatMs(summary.maxBucketP99Ms)}`} />
+          </div>
+
+          {summary.invocations === 0 && <ClockHint what="invocations" source={sourceOf(sources.data, FUNCTION_SOURCE)} />}
+
+          <section className="card" data-testid="chart-invocations">
+            <div className="card__head">
+              <h2>
+                Invocations {BUCKET_WORD[interval]}{' '}
+                <span className="card__note" data-testid="window">
+                  · {windowText}
+                </span>
+              </h2>
+              <div className="legend-inline">
+                <span>
+                  <span className="swatch" style={{ background: palette.ok }} /> OK
+                </span>
+                <span>
+                  <span className="swatch" style={{ background: palette.error }} /> Errors (≥ 400)
+                </span>
+              </div>
+            </div>
+            <div className="chart" style={{ height: 220 }}>
+              <ResponsiveContainer width="100%" height="100%">
+                <BarChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }} barCategoryGap={data.length > 100 ? 0 : '15%'}>
+                  <CartesianGrid stroke={palette.grid} vertical={false} />
+                  <XAxis dataKey="timestamp" tickFormatter={fmtTick} stroke={palette.axis} tick={{ fontSize: 11 }} minTickGap={28} tickLine={false} />
+                  <YAxis allowDecimals={false} stroke={palette.axis} tick={{ fontSize: 11 }} tickFormatter={formatCompact} width={48} axisLine={false} tickLine={false} />
+                  <Tooltip
+                    cursor={{ fill: palette.cursor }}
+                    isAnimationActive={false}
+                    content={({ active, payload }) => {
+                      const d = payload?.[0]?.payload as Datum | undefined;
+                      if (!active || !d) return null;
+                      return (
+                        <BucketTooltip
+                          start={d.timestamp}
+                          end={d.timestamp + unit}
+                          precision={precisionOf(interval)}
+                          rows={[
+                            { label: 'Invocations', value: formatInt(d.count), strong: true },
+                            { label: 'OK', value: formatInt(d.ok), color: palette.ok },
+                            { label: 'Errors', value: `${formatInt(d.error_count)}${d.count ? ` (${formatPercent(d.error_count / d.count)})` : ''}`, color: palette.error },
+                          ]}
+                        />
+                      );
+                    }}
+                  />
+                  <Bar dataKey="ok" name="OK" stackId="n" fill={palette.ok} isAnimationActive={false} />
+                  <Bar dataKey="error_count" name="Errors" stackId="n" fill={palette.error} isAnimationActive={false} />
+                </BarChart>
+              </ResponsiveContainer>
+            </div>
+          </section>
+
+          <ExecutionChart data={data} interval={interval} unit={unit} palette={palette} fmtTick={fmtTick} />
+          <p className="footnote">
+            Times are in {localZoneName()}; hover a bucket for its UTC range. Windows are computed from the server’s clock.
+          </p>
+        </div>
+      )}
+    </div>
+  );
+}
+
+const SERIES = [
+  { key: 'avg_execution_time', name: 'avg', color: 'avg', dashed: false },
+  { key: 'p95_execution_time', name: 'p95', color: 'p95', dashed: false },
+  { key: 'p99_execution_time', name: 'p99', color: 'p99', dashed: false },
+  { key: 'max_execution_time', name: 'max', color: 'max', dashed: true },
+] as const;
+
+type SeriesKey = (typeof SERIES)[number]['key'];
+
+/**
+ * avg/p95/p99/max per bucket. Log scale by default: one slow outlier would otherwise press
+ * the typical times flat against the axis. Legend entries toggle their series.
+ */
+function ExecutionChart({ data, interval, unit, palette, fmtTick }: { data: Datum[]; interval: FunctionInterval; unit: number; palette: ChartPalette; fmtTick: (us: number) => string }) {
+  const [scale, setScale] = useState<'log' | 'linear'>('log');
+  const [hidden, setHidden] = useState<ReadonlySet<SeriesKey>>(new Set());
+  const shown = SERIES.filter((s) => !hidden.has(s.key));
+  const axis = useMemo(() => logAxis(data.flatMap((d) => SERIES.filter((s) => !hidden.has(s.key)).map((s) => d[s.key]))), [data, hidden]);
+  // Plotted copies: on a log axis a 0 ms value sits on the floor; the tooltip reads the originals.
+  const plotted = useMemo(
+    () =>
+      scale === 'linear'
+        ? data
+        : data.map((d) => ({
+            ...d,
+            plot_avg_execution_time: clampForLog(d.avg_execution_time, axis.domain[0]),
+            plot_p95_execution_time: clampForLog(d.p95_execution_time, axis.domain[0]),
+            plot_p99_execution_time: clampForLog(d.p99_execution_time, axis.domain[0]),
+            plot_max_execution_time: clampForLog(d.max_execution_time, axis.domain[0]),
+          })),
+    [data, scale, axis],
+  );
+  const toggle = (k: SeriesKey) =>
+    setHidden((h) => {
+      const next = new Set(h);
+      if (next.has(k)) next.delete(k);
+      else if (next.size < SERIES.length - 1) next.add(k);
+      return next;
+    });
+  return (
+    <section className="card" data-testid="chart-execution">
+      <div className="card__head">
+        <h2>
+          Execution time {BUCKET_WORD[interval]} <span className="card__note">· ms · gaps are buckets without invocations</span>
+        </h2>
+        <div className="card__tools">
+          <div className="legend-inline" role="group" aria-label="Series">
+            {SERIES.map((s) => (
+              <button
+                key={s.key}
+                type="button"
+                className={`legend-toggle${hidden.has(s.key) ? ' is-off' : ''}`}
+                aria-pressed={!hidden.has(s.key)}
+                title={hidden.has(s.key) ? `Show ${s.name}` : `Hide ${s.name}`}
+                onClick={() => toggle(s.key)}
+              >
+                <span className={`line-swatch${s.dashed ? ' line-swatch--dashed' : ''}`} style={{ borderColor: palette[s.color] }} /> {s.name}
+              </button>
+            ))}
+          </div>
+          <Segmented label="Y axis scale" options={['log', 'linear'] as const} labels={{ log: 'Log', linear: 'Linear' }} value={scale} onChange={setScale} testId="y-scale" />
+        </div>
+      </div>
+      <div className="chart" style={{ height: 240 }}>
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart data={plotted} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+            <CartesianGrid stroke={palette.grid} vertical={false} />
+            <XAxis dataKey="timestamp" tickFormatter={fmtTick} stroke={palette.axis} tick={{ fontSize: 11 }} minTickGap={28} tickLine={false} />
+            {scale === 'log' ? (
+              <YAxis
+                scale="log"
+                domain={axis.domain}
+                ticks={axis.ticks}
+                allowDataOverflow
+                stroke={palette.axis}
+                tick={{ fontSize: 11 }}
+                tickFormatter={formatAxisMs}
+                width={52}
+                axisLine={false}
+                tickLine={false}
+              />
+            ) : (
+              <YAxis stroke={palette.axis} tick={{ fontSize: 11 }} tickFormatter={formatAxisMs} width={52} axisLine={false} tickLine={false} />
+            )}
+            <Tooltip
+              isAnimationActive={false}
+              content={({ active, payload }) => {
+                const d = payload?.[0]?.payload as Datum | undefined;
+                if (!active || !d) return null;
+                return (
+                  <BucketTooltip
+                    start={d.timestamp}
+                    end={d.timestamp + unit}
+                    precision={precisionOf(interval)}
+                    rows={[
+                      ...SERIES.map((s) => ({ label: s.name, value: formatMs(d[s.key]), color: palette[s.color] })),
+                      { label: 'min', value: formatMs(d.min_execution_time) },
+                      { label: 'invocations', value: formatInt(d.count) },
+                    ]}
+                    footer={d.count === 0 ? 'No invocations in this bucket' : undefined}
+                  />
+                );
+              }}
+            />
+            {shown.map((s) => (
+              <Line
+                key={s.key}
+                type="linear"
+                dataKey={scale === 'log' ? `plot_${s.key}` : s.key}
+                name={s.name}
+                stroke={palette[s.color]}
+                strokeWidth={s.key === 'avg_execution_time' ? 2 : 1.5}
+                strokeDasharray={s.dashed ? '4 3' : undefined}
+                dot={(props: { cx?: number; cy?: number; index?: number }) => <IsolatedDot key={`${s.key}-${props.index}`} {...props} data={data} field={s.key} color={palette[s.color]} />}
+                activeDot={{ r: 3 }}
+                connectNulls={false}
+                isAnimationActive={false}
+              />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+    </section>
+  );
+}
+
+/** A line with gaps hides a bucket whose neighbours are empty; draw a dot for it alone. */
+function IsolatedDot({ cx, cy, index, data, field, color }: { cx?: number; cy?: number; index?: number; data: Datum[]; field: keyof Datum; color: string }) {
+  if (index === undefined || cx === undefined || cy === undefined || data[index]?.[field] === null) return <g />;
+  const prev = index > 0 ? data[index - 1]?.[field] : null;
+  const next = index < data.length - 1 ? data[index + 1]?.[field] : null;
+  if (prev !== null && prev !== undefined) return <g />;
+  if (next !== null && next !== undefined) return <g />;
+  return <circle cx={cx} cy={cy} r={2.5} fill={color} />;
+}
