@@ -2,7 +2,8 @@
 -- Parameters: @project (project ref), @project_tier (FREE|PRO|PAYG|ENTERPRISE; anything else
 --             is FREE), @start (exclusive lower bound, µs, or NULL), @end (inclusive upper
 --             bound, µs, or NULL), @now (the clock, µs).
--- Columns:    id, timestamp (µs), event_message, metadata (JSON text in the query shape).
+-- Columns:    timestamp (µs), record (the full record as JSON text, metadata in the query shape),
+--             which the registry spreads into id, timestamp, event_message, metadata.
 -- Rules:      edge request logs of the project strictly newer than now - retention (FREE 1 day,
 --             PRO 7 days, PAYG/ENTERPRISE 90 days), within (start, end], newest first, ties by
 --             id ascending, cut to 100 rows. The other eight sources contribute no rows.
@@ -32,10 +33,7 @@ candidates AS (
   WHERE project = (SELECT project FROM scope)
     AND ts >= (SELECT ts FROM edge) AND ts <= (SELECT upper FROM scope)
 )
-SELECT record ->> '$.id' AS id,
-       ts AS timestamp,
-       record ->> '$.event_message' AS event_message,
-       record -> '$.metadata' AS metadata
+SELECT ts AS timestamp, record
 FROM candidates
-ORDER BY ts DESC, id ASC
+ORDER BY ts DESC, record ->> '$.id' ASC
 LIMIT 100

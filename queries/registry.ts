@@ -45,6 +45,11 @@ export interface EndpointDefinition {
   sandboxable: boolean;
   /** Result columns holding JSON text, returned as parsed values. */
   jsonColumns?: readonly string[];
+  /**
+   * A column holding a whole record as JSON text, replaced by these of its fields (in this
+   * order; `timestamp` always comes from the row).
+   */
+  recordColumn?: { column: string; fields: readonly string[] };
 }
 
 const sql = (file: string) => fs.readFileSync(new URL(`./${file}`, import.meta.url), 'utf8');
@@ -94,7 +99,7 @@ export const ENDPOINTS: readonly EndpointDefinition[] = [
     cacheSeconds: 0,
     warmSeconds: 0,
     sandboxable: false,
-    jsonColumns: ['metadata'],
+    recordColumn: { column: 'record', fields: ['id', 'timestamp', 'event_message', 'metadata'] },
   },
   {
     name: 'usage.api-counts',

@@ -16,8 +16,9 @@ WITH params AS (
          CASE @interval
            WHEN 'hourly' THEN 3600000000 WHEN 'minutely' THEN 60000000 ELSE 86400000000 END AS unit
 ),
+-- Ids of the distinct URLs the pattern matches (remembered per pattern between queries).
 matched_urls AS (
-  SELECT id FROM urls WHERE re2_contains(@project, url)
+  SELECT value AS id FROM json_each(re2_url_ids(@project))
 )
 SELECT strftime('%Y-%m-%dT%H:%M:%S', (e.ts - e.ts % p.unit) / 1000000, 'unixepoch') AS timestamp,
        sum((e.families & 1) != 0) AS total_rest_requests,

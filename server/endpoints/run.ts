@@ -8,13 +8,19 @@ export type ResultRow = Record<string, unknown>;
 export function runEndpoint(store: LogStore, def: EndpointDefinition, params: ValidParams, now: number): ResultRow[] {
   const rows = store.db.query(def.sql, { ...params.bind, now });
   const out = rows.length > def.maxRows ? rows.slice(0, def.maxRows) : rows;
-  if (!def.jsonColumns?.length) return out;
+  const { jsonColumns = [], recordColumn } = def;
+  if (!jsonColumns.length && !recordColumn) return out;
   return out.map((row) => {
     const copy: ResultRow = { ...row };
-    for (const c of def.jsonColumns ?? []) {
+    for (const c of jsonColumns) {
       const v = row[c];
       copy[c] = typeof v === 'string' ? JSON.parse(v) : v;
     }
-    return copy;
+    if (!recordColumn) return copy;
+    const text = row[recordColumn.column];
+    const record = (typeof text === 'string' ? JSON.parse(text) : {}) as Record<string, unknown>;
+    const shaped: ResultRow = {};
+    for (const f of recordColumn.fields) shaped[f] = f in row && f !== recordColumn.column ? row[f] : record[f];
+    return shaped;
   });
 }

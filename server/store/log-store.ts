@@ -100,6 +100,8 @@ export class LogStore {
   private readonly functions: Dictionary;
   /** Bumps whenever stored data changes; caches key on it. */
   dataVersion = 0;
+  /** Bumps when dictionary ids may have been reused (a rolled-back import). */
+  urlEpoch = 0;
 
   private constructor(
     readonly dataDir: string,
@@ -183,6 +185,7 @@ export class LogStore {
     });
     seg.truncate(startSize);
     this.urls.reset();
+    this.urlEpoch++;
     this.projects.reset();
     this.functions.reset();
     this.changed();
@@ -282,6 +285,7 @@ export class LogStore {
     } catch (err) {
       // Rolled-back dictionary rows may sit in the caches; forget them.
       this.urls.reset();
+      this.urlEpoch++;
       this.projects.reset();
       this.functions.reset();
       throw err;

@@ -1,0 +1,40 @@
+/**
+ * Which dictionary URLs a pattern matches, remembered per pattern: the regex runs once per
+ * distinct URL, and later queries only test URLs added since. URL ids only grow, except when a
+ * failed import rolls the dictionary back, which the store signals with `urlEpoch`.
+ */
+import type { LogStore } from '../store/log-store.ts';
+import { compileRe2 } from './re2.ts';
+
+interface Memo {
+  epoch: number;
+  checkedUpTo: number;
+  ids: number[];
+  json: string | null;
+}
+
+const MAX_PATTERNS = 32;
+
+export class UrlMatches {
+  private memo = new Map<string, Memo>();
+
+  constructor(private store: LogStore) {}
+
+  /** The ids of matching URLs as a JSON array (what SQL's json_each reads). */
+  idsJson(pattern: string): string {
+    let m = this.memo.get(pattern);
+    if (!m || m.epoch !== this.store.urlEpoch) {
+      m = { epoch: this.store.urlEpoch, checkedUpTo: 0, ids: [], json: null };
+      if (this.memo.size >= MAX_PATTERNS) this.memo.delete(this.memo.keys().next().value!);
+      this.memo.set(pattern, m);
+    }
+    const fresh = this.store.db.query<{ id: number; url: string }>('SELECT id, url FROM urls WHERE id > ? ORDER BY id', [m.checkedUpTo]);
+    if (fresh.length) {
+      const re = compileRe2(pattern);
+      for (const r of fresh) if (re.test(r.url)) m.ids.push(r.id);
+      m.checkedUpTo = fresh[fresh.length - 1]!.id;
+      m.json = null;
+    }
+    return (m.json ??= JSON.stringify(m.ids));
+  }
+}
