@@ -217,6 +217,7 @@ describe('results cache', () => {
     expect(a.headers.get('cache-status')).toBe('LogExplorer; fwd=miss; stored');
     const b = await t.request(url);
     expect(b.headers.get('cache-status')).toBe('LogExplorer; hit; ttl=900');
+    expect(b.headers.get('x-log-explorer-now')).toBe(String(NOW));
     const c = await t.request(`${url}&function_id=fn-x`);
     expect(c.headers.get('cache-status')).toMatch(/fwd=miss/);
     expect(await total(b)).toBe(1);
@@ -255,7 +256,7 @@ describe('results cache', () => {
     let runs = 0;
     const compute = () => {
       runs++;
-      return [{ n: runs }];
+      return { rows: [{ n: runs }], now: 0 };
     };
     const [a, b] = await Promise.all([cache.get(def, 'k', compute), cache.get(def, 'k', compute)]);
     expect(runs).toBe(1);
@@ -277,11 +278,13 @@ describe('results cache', () => {
     const cache = new ResultsCache(() => elapsed);
     const def = ENDPOINTS[0]!;
     let value = 1;
-    await cache.get(def, 'k', () => [{ v: value }]);
+    await cache.get(def, 'k', () => ({ rows: [{ v: value }], now: value }));
     value = 2;
     elapsed = 300_000;
     await cache.tick();
-    expect((await cache.get(def, 'k', () => [{ v: -1 }])).rows).toEqual([{ v: 2 }]);
+    const warmed = await cache.get(def, 'k', () => ({ rows: [{ v: -1 }], now: -1 }));
+    expect(warmed.rows).toEqual([{ v: 2 }]);
+    expect(warmed.now).toBe(2);
     const logs = await t.request(`/api/endpoints/logs.all?project=${P}&project_tier=FREE`);
     expect(logs.headers.get('cache-status')).toBe('LogExplorer; fwd=bypass');
     expect((await t.request(`/api/endpoints/logs.all?project=${P}&project_tier=FREE`)).headers.get('cache-status')).toBe('LogExplorer; fwd=bypass');

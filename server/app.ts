@@ -148,7 +148,12 @@ export function createApp(deps: AppDeps) {
     }
     const params = validateParams(def, raw);
     // Setting the clock clears the cache, so the key needs only the declared values.
-    const result = await cache.get(def, params.key, () => runEndpoint(deps.store, def, params, deps.clock.now()));
+    const result = await cache.get(def, params.key, () => {
+      const now = deps.clock.now();
+      return { rows: runEndpoint(deps.store, def, params, now), now };
+    });
+    // The instant the windows were computed from: a cached result can be older than the clock.
+    c.header('X-Log-Explorer-Now', String(result.now));
     c.header(
       'Cache-Status',
       def.cacheSeconds <= 0 ? 'LogExplorer; fwd=bypass' : result.hit ? `LogExplorer; hit${result.ttl !== undefined ? `; ttl=${result.ttl}` : ''}` : 'LogExplorer; fwd=miss; stored',

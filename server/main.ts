@@ -3,6 +3,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadDemoData } from './demo/load-demo.ts';
 import { ImportFailure, importFile } from './ingest/import.ts';
 import { startServer } from './server.ts';
 import { defaultDataDir } from './store/data-dir.ts';
@@ -44,6 +45,7 @@ try {
     apiKey,
     now,
     rendererDir: values.renderer ?? path.resolve(import.meta.dirname, '..', 'dist', 'renderer'),
+    loadDemo: loadDemoData,
   });
 } catch (err) {
   const code = (err as NodeJS.ErrnoException).code;

@@ -71,10 +71,10 @@ async function main(): Promise<void> {
   const started = performance.now();
   const summary = await writeDemoSet(args.out, { now: args.now, records: args.records, seed: args.seed });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const main = summary.files.filter((f) => !f.file.startsWith('variants/'));
+  const perSource = summary.files.filter((f) => !f.file.startsWith('variants/'));
   const variants = summary.files.filter((f) => f.file.startsWith('variants/'));
   console.log(`demo data in ${args.out} (now ${new Date(args.now / 1000).toISOString()}, seed ${args.seed})`);
-  for (const f of main) console.log(`  ${f.file.padEnd(28)} ${String(f.records).padStart(9)} records  ${formatBytes(f.bytes).padStart(10)}`);
+  for (const f of perSource) console.log(`  ${f.file.padEnd(28)} ${String(f.records).padStart(9)} records  ${formatBytes(f.bytes).padStart(10)}`);
   const vBytes = variants.reduce((n, f) => n + f.bytes, 0);
   console.log(`  variants/ ${String(variants.length).padStart(3)} files of ${variants[0]?.records ?? 0} edge records each  ${formatBytes(vBytes).padStart(10)}`);
   console.log(`total: ${summary.files.length} files, ${summary.records} records, ${formatBytes(summary.bytes)} in ${seconds} s`);

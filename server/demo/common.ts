@@ -9,7 +9,7 @@ export interface DemoRecord {
   /** Integer microseconds since the epoch, UTC. */
   timestamp: number;
   event_message: string;
-  /** Ingest shape (nested objects). Sub-objects may be shared between records: read-only. */
+  /** Ingest shape (nested objects). Generated records are deeply frozen and share sub-objects. */
   metadata: JsonObject;
   /** Only for sources whose project lives on the record (`{ in: 'record' }` in sources.ts). */
   project?: string;
@@ -19,20 +19,52 @@ export interface DemoRecord {
 export type RecordMaker = (timestamp: number) => DemoRecord;
 
 /**
- * Metadata that carries its own JSON text (exactly `JSON.stringify(metadata)`) in a private
- * field: invisible to JSON.stringify, spread, structuredClone and equality checks. The edge
- * builder uses it because stringifying ~1.7 KB per record would otherwise dominate exporting a
- * million records. Subclasses freeze the whole object, so the text cannot go stale; a copy is
- * a plain object without it.
+ * A record that also carries the JSON text of its event message and of its metadata (exactly
+ * what JSON.stringify gives), in private fields: invisible to JSON.stringify, spread,
+ * structuredClone and equality checks. The edge builder uses it because stringifying ~1.7 KB
+ * per record would otherwise dominate exporting a million records. The record and its
+ * metadata are frozen, so the text cannot go stale; a copy is a plain object without it.
  */
-export class MetadataWithJson {
-  readonly #json: string;
-  constructor(json: string) {
-    this.#json = json;
+export class PreSerializedRecord implements DemoRecord {
+  readonly id: string;
+  readonly timestamp: number;
+  readonly event_message: string;
+  readonly project: string;
+  readonly metadata: JsonObject;
+  readonly #eventMessageJson: string;
+  readonly #metadataJson: string;
+
+  constructor(
+    id: string,
+    timestamp: number,
+    eventMessage: string,
+    project: string,
+    metadata: JsonObject,
+    json: { eventMessage: string; metadata: string },
+  ) {
+    this.id = id;
+    this.timestamp = timestamp;
+    this.event_message = eventMessage;
+    this.project = project;
+    this.metadata = metadata;
+    this.#eventMessageJson = json.eventMessage;
+    this.#metadataJson = json.metadata;
+    Object.freeze(this);
   }
-  /** The pre-serialized text of `metadata`, if it has one. */
-  static jsonOf(metadata: object): string | undefined {
-    return #json in metadata ? (metadata as MetadataWithJson).#json : undefined;
+
+  /** The JSON text of `event_message` and `metadata`, if `record` carries it. */
+  static jsonOf(record: DemoRecord): { eventMessage: string; metadata: string } | undefined {
+    return #eventMessageJson in record ? { eventMessage: record.#eventMessageJson, metadata: record.#metadataJson } : undefined;
+  }
+
+  /** Just the metadata text (no allocation), if `record` carries it. */
+  static metadataJsonOf(record: DemoRecord): string | undefined {
+    return #metadataJson in record ? record.#metadataJson : undefined;
+  }
+
+  /** Just the event message text (no allocation), if `record` carries it. */
+  static eventMessageJsonOf(record: DemoRecord): string | undefined {
+    return #eventMessageJson in record ? record.#eventMessageJson : undefined;
   }
 }
 

@@ -53,7 +53,8 @@ export function variantRecordCount(records: number): number {
 /**
  * Writes the demo set into `outDir` (created if missing; existing files of the same names are
  * replaced). Every variant holds the same edge records, so importing several of them must
- * dedupe to one copy (except the `no-ids` variant, whose ids are derived).
+ * dedupe to one copy (except the `no-ids` variant, whose ids are derived); with records <= 500
+ * they are also exactly the records of `edge_logs.ndjson`.
  */
 export async function writeDemoSet(outDir: string, opts: DemoSetOptions): Promise<DemoSetSummary> {
   const { now, records, seed } = opts;

@@ -6,11 +6,11 @@
  *
  * Built for speed (a million records are generated in ~2 s): per-client `cf` objects are built
  * once and shared, and the metadata's JSON text is assembled alongside the objects from
- * pre-serialized pieces (see MetadataWithJson), so exporting never re-stringifies 1.7 KB a record.
+ * pre-serialized pieces (see PreSerializedRecord), so exporting never re-stringifies 1.7 KB a record.
  */
-import type { Json, JsonObject } from '../ingest/shape.ts';
+import type { JsonObject } from '../ingest/shape.ts';
 import { makeClients, type Client } from './clients.ts';
-import { anonKey, httpDateFormatter, MetadataWithJson, projectPicker, STATUS_CLASS, type RecordMaker } from './common.ts';
+import { anonKey, httpDateFormatter, PreSerializedRecord, projectPicker, STATUS_CLASS, type RecordMaker } from './common.ts';
 import type { DemoFunction, DemoProject } from './projects.ts';
 import { deepFreeze, hex8, Weighted, type Rng } from './random.ts';
 
@@ -68,6 +68,9 @@ interface EdgeClient {
   headersMid: string;
   /** From the closing quote of `cf_ray`'s value to the optional `prefer`. */
   headersTail: string;
+  /** The IP and user agent as they appear inside a JSON string. */
+  ipEscaped: string;
+  userAgentEscaped: string;
 }
 
 function edgeClient(client: Client, host: string): EdgeClient {
@@ -80,26 +83,14 @@ function edgeClient(client: Client, host: string): EdgeClient {
       `","host":${q(host)},"user_agent":${q(client.userAgent)},"x_forwarded_proto":"https","x_real_ip":${q(client.ip)}` +
       (client.clientInfo === undefined ? '' : `,"x_client_info":${q(client.clientInfo)}`) +
       (client.referer === undefined ? '' : `,"referer":${q(client.referer)}`),
+    ipEscaped: q(client.ip).slice(1, -1),
+    userAgentEscaped: q(client.userAgent).slice(1, -1),
   };
 }
 
 /** Object.freeze typed for JsonObject literals (their children are frozen before). */
 function frozen(o: JsonObject): JsonObject {
   return Object.freeze(o);
-}
-
-/** Edge metadata with its JSON text attached (see MetadataWithJson); frozen. */
-class EdgeMetadata extends MetadataWithJson {
-  readonly logflare_worker: Json;
-  readonly request: JsonObject;
-  readonly response: JsonObject;
-  constructor(worker: Json, request: JsonObject, response: JsonObject, json: string) {
-    super(json);
-    this.logflare_worker = worker;
-    this.request = request;
-    this.response = response;
-    Object.freeze(this);
-  }
 }
 
 /** Quotes a JSON string, memoized: for the small vocabularies (methods, content types...). */
@@ -472,13 +463,15 @@ export function edgeMaker(rng: Rng): RecordMaker {
       (hasBody ? `,"content_length":"${contentLength}","content_type":${q(contentType)}}` : '}') +
       `,"origin_time":${originTime},"status_code":${status}}}`;
 
-    const metadata = new EdgeMetadata(worker.value, request, response, json) as unknown as JsonObject;
-    return Object.freeze({
-      id: rng.uuid(),
-      timestamp: ts,
-      event_message: `${method} | ${status} | ${client.ip} | ${ray} | ${url} | ${client.userAgent}`,
-      project: st.project.ref,
+    const metadata = frozen({ logflare_worker: worker.value, request, response });
+    const eventMessageJson = `"${method} | ${status} | ${c.ipEscaped} | ${ray} | ${url} | ${c.userAgentEscaped}"`;
+    return new PreSerializedRecord(
+      rng.uuid(),
+      ts,
+      `${method} | ${status} | ${client.ip} | ${ray} | ${url} | ${client.userAgent}`,
+      st.project.ref,
       metadata,
-    });
+      { eventMessage: eventMessageJson, metadata: json },
+    );
   };
 }

@@ -86,8 +86,8 @@ export function functionEdgeMaker(rng: Rng, now: number): RecordMaker {
     else {
       exec = rng.logNormal(fn.medianMs, 0.85);
       const r = rng.next();
-      if (r < 0.003) exec += Math.min(150_000, rng.logNormal(9000, 0.9));
-      else if (r < 0.03) exec += rng.logNormal(700, 0.6);
+      if (r < 0.005) exec += Math.min(150_000, rng.logNormal(9000, 0.9));
+      else if (r < 0.035) exec += rng.logNormal(900, 0.7);
       exec = Math.round(exec);
     }
 

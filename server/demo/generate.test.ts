@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Json, JsonObject } from '../ingest/shape.ts';
 import { SOURCE_NAMES, SOURCES, type SourceName } from '../sources.ts';
-import { MetadataWithJson } from './common.ts';
+import { PreSerializedRecord } from './common.ts';
 import { ageAtQuantile, DEMO_PROJECTS, generateRecords, HISTORY_DAYS, type DemoRecord } from './generate.ts';
 
 // 2026-11-22T10:00:00.123456Z, with sub-millisecond digits of its own.
@@ -13,8 +13,8 @@ const REFS = new Set(DEMO_PROJECTS.map((p) => p.ref));
 const gen = (source: SourceName, count: number, seed = 1, now = NOW) => [...generateRecords(source, { now, count, seed })];
 
 // Generated once and shared by the statistical tests (kept small enough to stay fast).
-const edge = gen('cloudflare.logs.prod', 20_000);
-const fnEdge = gen('deno-relay-logs', 20_000);
+const edge = gen('cloudflare.logs.prod', 12_000);
+const fnEdge = gen('deno-relay-logs', 12_000);
 const small = new Map<SourceName, DemoRecord[]>(SOURCE_NAMES.map((s) => [s, gen(s, 2_000)]));
 
 function obj(v: Json | undefined): JsonObject {
@@ -206,7 +206,7 @@ describe('generateRecords: edge logs (cloudflare.logs.prod)', () => {
   const res = (r: DemoRecord) => obj(r.metadata['response']);
 
   it('builds url from host, path and query string, and a sample-like event message', () => {
-    // Checked in plain code and asserted once: 20 000 expect() calls would dominate the test time.
+    // Checked in plain code and asserted once: 12 000 expect() calls would dominate the test time.
     const bad = edge.filter((r) => {
       const q = req(r);
       const path = str(q['path']);
@@ -262,13 +262,17 @@ describe('generateRecords: edge logs (cloudflare.logs.prod)', () => {
     for (const c of [3, 4, 5]) expect(classes.get(c) ?? 0).toBeGreaterThan(100);
   });
 
-  it('attaches metadata JSON text equal to JSON.stringify of the metadata', () => {
-    const bad = edge.filter((r) => MetadataWithJson.jsonOf(r.metadata) !== JSON.stringify(r.metadata));
+  it('carries JSON text of event message and metadata equal to JSON.stringify of each', () => {
+    const bad = edge.filter((r) => {
+      const json = PreSerializedRecord.jsonOf(r);
+      return json?.metadata !== JSON.stringify(r.metadata) || json.eventMessage !== JSON.stringify(r.event_message);
+    });
     expect(bad.slice(0, 1)).toEqual([]);
-    // Invisible to equality and copies: a parsed copy equals the record's metadata.
+    // Invisible to equality and to copies: a parsed copy equals the record; a spread has no text.
     const r = edge[0]!;
-    expect(JSON.parse(JSON.stringify(r.metadata))).toEqual(r.metadata);
-    expect(MetadataWithJson.jsonOf({ ...r.metadata })).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(r))).toEqual(r);
+    expect(Object.keys(r)).toEqual(['id', 'timestamp', 'event_message', 'project', 'metadata']);
+    expect(PreSerializedRecord.jsonOf({ ...r })).toBeUndefined();
   });
 
   it('serializes to about 1.5-2 KB per NDJSON line', () => {

@@ -1,6 +1,7 @@
 /**
  * Deterministic, seeded demo log records for the nine sources, in the ingest shape. The same
- * (source, now, count, seed) always yields the same records, byte for byte, on any machine.
+ * (source, now, count, seed) always yields the same records, byte for byte (the draws use only
+ * integer arithmetic and V8's deterministic Math functions).
  *
  * Records come out newest first (as the log explorer lists and exports them), with timestamps
  * in (now - 90 days, now]: about half in the last 24 hours, ~90% within 7 days, a thin tail to
@@ -63,26 +64,32 @@ function streamOf(code: number, now: number, count: number): number {
   return h >>> 0;
 }
 
+/** Deep-freezes what a builder returns: records share sub-objects, so none may be changed. */
+const freezing =
+  (make: RecordMaker): RecordMaker =>
+  (ts) =>
+    deepFreeze(make(ts));
+
 function makerFor(source: SourceName, rng: Rng, now: number): RecordMaker {
   switch (source) {
     case 'cloudflare.logs.prod':
-      return edgeMaker(rng);
+      return edgeMaker(rng); // freezes its records itself, cheaper than walking them
     case 'deno-relay-logs':
-      return functionEdgeMaker(rng, now);
+      return freezing(functionEdgeMaker(rng, now));
     case 'deno-subhosting-events':
-      return functionEventMaker(rng, now);
+      return freezing(functionEventMaker(rng, now));
     case 'postgres.logs':
-      return postgresMaker(rng);
+      return freezing(postgresMaker(rng));
     case 'gotrue.logs.prod':
-      return gotrueMaker(rng);
+      return freezing(gotrueMaker(rng));
     case 'realtime.logs.prod':
-      return realtimeMaker(rng);
+      return freezing(realtimeMaker(rng));
     case 'storage.logs.prod.2':
-      return storageMaker(rng);
+      return freezing(storageMaker(rng));
     case 'postgREST.logs.prod':
-      return postgrestMaker(rng);
+      return freezing(postgrestMaker(rng));
     case 'pgbouncer.logs.prod':
-      return pgbouncerMaker(rng);
+      return freezing(pgbouncerMaker(rng));
   }
 }
 
@@ -90,6 +97,8 @@ function makerFor(source: SourceName, rng: Rng, now: number): RecordMaker {
  * Yields `count` records of `source`, newest first. Deterministic for (source, now, count, seed);
  * each source draws from its own stream, so sources are independent under one seed. Records are
  * deeply frozen (they share sub-objects such as an edge client's `cf`); copy one to change it.
+ * Edge records are PreSerializedRecord instances: they look and compare like plain objects but
+ * carry their JSON text, which writeExport uses instead of stringifying again.
  */
 export function* generateRecords(source: SourceName, opts: GenerateOptions): Generator<DemoRecord> {
   const { now, count, seed } = opts;
@@ -102,6 +111,5 @@ export function* generateRecords(source: SourceName, opts: GenerateOptions): Gen
   // Separate streams for the timeline and the content: record content never shifts the clock.
   const times = timestampsNewestFirst(new Rng(seed, stream ^ 0x5bd1e995), now, count);
   const make = makerFor(source, new Rng(seed, stream), now);
-  // Frozen, so shared sub-objects and pre-serialized metadata can never be changed under a reader.
-  for (const ts of times) yield deepFreeze(make(ts));
+  for (const ts of times) yield make(ts);
 }

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toQueryShape, type Json } from '../ingest/shape.ts';
-import type { SourceName } from '../sources.ts';
+import { SOURCE_NAMES, type SourceName } from '../sources.ts';
 import { generateRecords, type DemoRecord } from './generate.ts';
 import {
   EXPORT_FORMATS,
   EXPORT_SHAPES,
   formatTimestamp,
   TIMESTAMP_FORMS,
+  toNdjsonLine,
   writeExport,
   type ExportFormat,
   type ExportOptions,
@@ -241,12 +242,29 @@ describe('writeExport: streaming and edge cases', () => {
     expect(back.map((b) => b.event_message.length)).toEqual([back[0]!.event_message.length, 3_000_000, back[0]!.event_message.length]);
   });
 
+  it('escapes ids, messages and projects that need it in JSON forms', async () => {
+    const odd: DemoRecord = { id: 'x"y\\z\n', timestamp: NOW, event_message: 'tab\there "q"', metadata: { a: '\u2028' }, project: 'p"1' };
+    for (const format of ['ndjson', 'json-array', 'result'] as const) {
+      const { back } = await roundTrip([odd], `odd.${format}`, { source: EDGE, format });
+      expect(back[0]).toEqual({ id: odd.id, token: String(NOW), event_message: odd.event_message, metadata: odd.metadata, project: odd.project });
+    }
+  });
+
   it('serializes a copied (plain) metadata object the same as the generated one', async () => {
     const [r] = records(EDGE, 1);
     const copy: DemoRecord = { ...r!, metadata: JSON.parse(JSON.stringify(r!.metadata)) as DemoRecord['metadata'] };
     const a = await roundTrip([r!], 'orig.ndjson', { source: EDGE, format: 'ndjson' });
     const b = await roundTrip([copy], 'copy.ndjson', { source: EDGE, format: 'ndjson' });
     expect(b.text).toBe(a.text);
+  });
+});
+
+describe('toNdjsonLine', () => {
+  it('gives the same text as JSON.stringify(record) for every source', () => {
+    for (const s of SOURCE_NAMES) {
+      const recs = records(s, 200);
+      expect(recs.filter((r) => toNdjsonLine(r) !== JSON.stringify(r)).slice(0, 1)).toEqual([]);
+    }
   });
 });
 

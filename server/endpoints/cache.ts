@@ -7,17 +7,22 @@
 import type { EndpointDefinition } from '../../queries/registry.ts';
 import type { ResultRow } from './run.ts';
 
+/** Rows and the instant (µs) they were computed for. */
+export interface Computed {
+  rows: ResultRow[];
+  now: number;
+}
+
 interface Entry {
   def: EndpointDefinition;
-  compute: () => ResultRow[];
-  rows?: ResultRow[];
-  pending?: Promise<ResultRow[]>;
+  compute: () => Computed;
+  value?: Computed;
+  pending?: Promise<Computed>;
   createdAt: number;
   computedAt: number;
 }
 
-export interface CacheResult {
-  rows: ResultRow[];
+export interface CacheResult extends Computed {
   hit: boolean;
   /** Seconds the entry has left, for hits. */
   ttl?: number;
@@ -31,40 +36,39 @@ export class ResultsCache {
   /** @param monotonicMs elapsed-time source (not the "as of" clock); injectable for tests. */
   constructor(private monotonicMs: () => number = () => performance.now()) {}
 
-  async get(def: EndpointDefinition, paramsKey: string, compute: () => ResultRow[]): Promise<CacheResult> {
-    if (def.cacheSeconds <= 0) return { rows: compute(), hit: false };
+  async get(def: EndpointDefinition, paramsKey: string, compute: () => Computed): Promise<CacheResult> {
+    if (def.cacheSeconds <= 0) return { ...compute(), hit: false };
     const key = `${def.name}\u0000${paramsKey}`;
     const now = this.monotonicMs();
     const entry = this.entries.get(key);
     if (entry && now - entry.createdAt >= def.cacheSeconds * 1000) this.entries.delete(key);
-    else if (entry?.rows) {
-      return { rows: entry.rows, hit: true, ttl: Math.max(0, Math.round(def.cacheSeconds - (now - entry.createdAt) / 1000)) };
+    else if (entry?.value) {
+      return { ...entry.value, hit: true, ttl: Math.max(0, Math.round(def.cacheSeconds - (now - entry.createdAt) / 1000)) };
     } else if (entry?.pending) {
-      return { rows: await entry.pending, hit: true };
+      return { ...(await entry.pending), hit: true };
     }
     const fresh: Entry = { def, compute, createdAt: now, computedAt: now };
     this.entries.set(key, fresh);
     try {
-      const rows = await this.run(key, fresh);
-      return { rows, hit: false };
+      return { ...(await this.run(key, fresh)), hit: false };
     } catch (err) {
       if (this.entries.get(key) === fresh) this.entries.delete(key);
       throw err;
     }
   }
 
-  private run(key: string, entry: Entry): Promise<ResultRow[]> {
+  private run(key: string, entry: Entry): Promise<Computed> {
     const generation = this.generation;
     const pending = Promise.resolve().then(() => entry.compute());
     entry.pending = pending;
     return pending.then(
-      (rows) => {
+      (value) => {
         entry.pending = undefined;
         if (generation === this.generation && this.entries.get(key) === entry) {
-          entry.rows = rows;
+          entry.value = value;
           entry.computedAt = this.monotonicMs();
         }
-        return rows;
+        return value;
       },
       (err: unknown) => {
         entry.pending = undefined;
@@ -83,7 +87,7 @@ export class ResultsCache {
         continue;
       }
       const warm = entry.def.warmSeconds * 1000;
-      if (warm > 0 && !entry.pending && entry.rows && now - entry.computedAt >= warm) {
+      if (warm > 0 && !entry.pending && entry.value && now - entry.computedAt >= warm) {
         // A failed refresh drops the entry: the next request recomputes and sees the error.
         work.push(this.run(key, entry).catch(() => this.entries.delete(key)));
       }

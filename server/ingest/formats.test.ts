@@ -23,6 +23,12 @@ async function read(data: string | Buffer, size?: number): Promise<{ format: str
 const BOM = '\uFEFF';
 
 describe('format detection by content', () => {
+  it('NDJSON whose first line is broken is still NDJSON: line 1 rejected, the rest read', async () => {
+    const { format, items } = await read('{"timestamp": "x", "event_message": "broken"\n{"a":1}\n{"a":2}\n');
+    expect(format).toBe('ndjson');
+    expect(items.map((i) => (i.error ? `${i.line}:error` : `${i.line}:${JSON.stringify(i.value)}`))).toEqual(['1:error', '2:{"a":1}', '3:{"a":2}']);
+  });
+
   it('one object per line is NDJSON', async () => {
     expect((await read('{"a":1}\n{"a":2}\n')).format).toBe('ndjson');
   });

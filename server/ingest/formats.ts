@@ -82,15 +82,14 @@ export async function openRecordStream(input: AsyncIterable<Buffer>): Promise<Re
         if (isResultWrapper(obj)) return { format: 'result', items: jsonArrayItems(source, true) };
         return { format: 'ndjson', items: ndjsonItems(source) };
       } catch {
-        // A first line that is not a whole object: a pretty-printed document.
+        // Decided below.
       }
     }
-    // A first line too long to hold (a large record, or a minified response): only an
-    // endpoint response starts with its "result" key.
-    if (!sawNewline && headBytes > 65536 && !/^\{\s*"result"\s*:/.test(firstLine)) {
-      return { format: 'ndjson', items: ndjsonItems(source) };
-    }
-    return { format: 'result', items: jsonArrayItems(source, true) };
+    // A first line that is not a whole object (too long to hold, pretty-printed, or broken):
+    // only an endpoint response opens with `{` alone or with its "result" key; anything else
+    // is NDJSON whose first line is long or bad, reported like any other line.
+    if (/^\{\s*("result"\s*:[\s\S]*)?$/.test(firstLine.trim())) return { format: 'result', items: jsonArrayItems(source, true) };
+    return { format: 'ndjson', items: ndjsonItems(source) };
   }
   if (looksLikeCsvHeader(firstLine)) return { format: 'csv', items: csvItems(source) };
   throw new FormatError(
