@@ -46,20 +46,20 @@ raw AS (
          OR f.function = (SELECT id FROM functions WHERE function_id = @function_id))
   GROUP BY 1
 ),
--- Hour and day buckets: from per-minute rollups (exact count/errors/min/max/avg; p95/p99
+-- Hour and day buckets: from per-hour rollups (exact count/errors/min/max/avg; p95/p99
 -- from merged sketches, within 1% of the nearest-rank value).
 rolled AS (
-  SELECT m.minute - m.minute % b.unit AS bucket,
+  SELECT m.hour - m.hour % b.unit AS bucket,
          sum(m.count) AS count,
          sum(m.errors) AS error_count,
          min(m.exec_min) AS min_execution_time,
          max(m.exec_max) AS max_execution_time,
          sum(m.exec_sum) / nullif(sum(m.exec_n), 0) AS avg_execution_time,
          sketch_merge(m.sketch) AS sketch
-  FROM bounds b, function_edge_minutes m
+  FROM bounds b, function_edge_hours m
   WHERE b.unit >= 3600000000
     AND m.project = (SELECT id FROM projects WHERE ref = @project)
-    AND m.minute >= b.first AND m.minute < b.last + b.unit
+    AND m.hour >= b.first AND m.hour < b.last + b.unit
     AND (coalesce(@function_id, '') = ''
          OR m.function = (SELECT id FROM functions WHERE function_id = @function_id))
   GROUP BY 1

@@ -328,7 +328,7 @@ export class LogStore {
         this.db.run(`DELETE FROM ${hotTable(info)}`);
         this.db.run(`DELETE FROM ${idTable(info)}`);
         this.db.run('DELETE FROM source_summary WHERE source = @s', { s: info.code });
-        if (info.hot === 'function_edge') this.db.run('DELETE FROM function_edge_minutes');
+        if (info.hot === 'function_edge') this.db.run('DELETE FROM function_edge_hours');
       });
       this.changed();
       await this.save();

@@ -1,23 +1,23 @@
 /**
- * Per-minute rollups of function edge logs: count, errors, and the execution-time sum, min,
- * max and a quantile sketch per (project, minute, function). Hour- and day-bucketed
- * invocation stats read at most 1,440 rows per day and function instead of every record;
+ * Per-hour rollups of function edge logs: count, errors, and the execution-time sum, min,
+ * max and a quantile sketch per (project, hour, function). Hour- and day-bucketed
+ * invocation stats read at most 24 rows per day and function instead of every record;
  * counts, errors, min, max and avg stay exact, p95/p99 come from the merged sketches.
  */
 import type { Db, SqlValue } from './db.ts';
 import { QuantileSketch } from './sketch.ts';
 
-const MINUTE = 60_000_000;
+const HOUR = 3_600_000_000;
 
-export const FUNCTION_ROLLUP_DDL = `CREATE TABLE function_edge_minutes (
-  project INTEGER NOT NULL, minute INTEGER NOT NULL, function INTEGER NOT NULL,
+export const FUNCTION_ROLLUP_DDL = `CREATE TABLE function_edge_hours (
+  project INTEGER NOT NULL, hour INTEGER NOT NULL, function INTEGER NOT NULL,
   count INTEGER NOT NULL, errors INTEGER NOT NULL,
   exec_n INTEGER NOT NULL, exec_sum REAL, exec_min REAL, exec_max REAL, sketch BLOB,
-  PRIMARY KEY (project, minute, function)) WITHOUT ROWID`;
+  PRIMARY KEY (project, hour, function)) WITHOUT ROWID`;
 
 interface Cell {
   project: number;
-  minute: number;
+  hour: number;
   fn: number;
   count: number;
   errors: number;
@@ -33,12 +33,12 @@ export class FunctionRollupBatch {
   private cells = new Map<string, Cell>();
 
   add(project: number, fn: number | null, ts: number, exec: number | null | undefined, status: number | null | undefined): void {
-    const minute = ts - (ts % MINUTE);
+    const hour = ts - (ts % HOUR);
     const f = fn ?? 0;
-    const key = `${project}:${minute}:${f}`;
+    const key = `${project}:${hour}:${f}`;
     let c = this.cells.get(key);
     if (!c) {
-      c = { project, minute, fn: f, count: 0, errors: 0, n: 0, sum: 0, min: null, max: null, sketch: new QuantileSketch() };
+      c = { project, hour, fn: f, count: 0, errors: 0, n: 0, sum: 0, min: null, max: null, sketch: new QuantileSketch() };
       this.cells.set(key, c);
     }
     c.count++;
@@ -56,8 +56,8 @@ export class FunctionRollupBatch {
   flush(db: Db): void {
     for (const c of this.cells.values()) {
       const old = db.query<{ count: number; errors: number; exec_n: number; exec_sum: number | null; exec_min: number | null; exec_max: number | null; sketch: Uint8Array | null }>(
-        'SELECT count, errors, exec_n, exec_sum, exec_min, exec_max, sketch FROM function_edge_minutes WHERE project = ? AND minute = ? AND function = ?',
-        [c.project, c.minute, c.fn],
+        'SELECT count, errors, exec_n, exec_sum, exec_min, exec_max, sketch FROM function_edge_hours WHERE project = ? AND hour = ? AND function = ?',
+        [c.project, c.hour, c.fn],
       )[0];
       if (old) {
         c.count += old.count;
@@ -68,8 +68,8 @@ export class FunctionRollupBatch {
         if (old.exec_max !== null) c.max = c.max === null ? old.exec_max : Math.max(c.max, old.exec_max);
         if (old.sketch) c.sketch.merge(QuantileSketch.decode(old.sketch));
       }
-      db.run('INSERT OR REPLACE INTO function_edge_minutes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-        c.project, c.minute, c.fn, c.count, c.errors, c.n, c.n ? c.sum : null, c.min, c.max, c.n ? c.sketch.encode() : null,
+      db.run('INSERT OR REPLACE INTO function_edge_hours VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+        c.project, c.hour, c.fn, c.count, c.errors, c.n, c.n ? c.sum : null, c.min, c.max, c.n ? c.sketch.encode() : null,
       ]);
     }
     this.cells.clear();
@@ -78,7 +78,7 @@ export class FunctionRollupBatch {
 
 /** Recomputes every rollup row from the hot table (after a rollback or a migration). */
 export function rebuildFunctionRollup(db: Db): void {
-  db.run('DELETE FROM function_edge_minutes');
+  db.run('DELETE FROM function_edge_hours');
   const batch = new FunctionRollupBatch();
   const rows = db.query<{ project: number; function: number | null; ts: number; exec: number | null; status: number | null }>(
     'SELECT project, function, ts, exec, status FROM function_edge_logs',

@@ -65,7 +65,7 @@ const MIGRATIONS: Array<(db: Db) => void> = [
     `);
     for (const s of SOURCES) for (const stmt of sourceDdl(s)) db.exec(stmt);
   },
-  // v2: per-minute rollups of function edge logs, filled from what is already stored.
+  // v2: per-hour rollups of function edge logs, filled from what is already stored.
   (db) => {
     db.exec(FUNCTION_ROLLUP_DDL);
     rebuildFunctionRollup(db);

@@ -2,7 +2,7 @@
  * A mergeable quantile sketch with relative accuracy (DDSketch's idea): values fall into
  * logarithmic buckets of ratio γ = (1+α)/(1-α), so any quantile read back is within α of the
  * exact value at that rank. With α = 0.5% it meets DESIGN.md §4's "within 1%" for p95/p99,
- * and per-minute sketches merge into any coarser bucket.
+ * and per-hour sketches merge into any coarser bucket.
  */
 
 export const SKETCH_ALPHA = 0.005;
