@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiCountsRow, InvocationStatsRow, LogRow } from '../api-types.ts';
 import { DAY, HOUR, MIN, NOW, SEC, edgeRecord, fnRecord, importRecords, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 import { formatIsoMicros } from '../time.ts';
+import { ENDPOINTS } from '../../queries/registry.ts';
+import { validateParams } from './params.ts';
+import { runEndpoint } from './run.ts';
 
 function rng(seed: number) {
   let a = seed >>> 0;
@@ -158,6 +161,9 @@ describe.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i', (seed) 
         total_realtime_requests: c[3],
       }));
       expect(got, interval).toEqual(ref);
+      // The SQL definition, without the in-memory accelerator, agrees too.
+      const def = ENDPOINTS.find((e) => e.name === 'usage.api-counts')!;
+      expect(runEndpoint(t.store, def, validateParams(def, { project: pattern, interval }), NOW, true), `${interval} (SQL)`).toEqual(ref);
     }
   });
 

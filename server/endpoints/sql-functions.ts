@@ -7,7 +7,7 @@ import { findSource } from '../sources.ts';
 import type { SqlValue } from '../store/db.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import { re2Contains } from './re2.ts';
-import { UrlMatches } from './url-matches.ts';
+import { helpersOf } from './accelerators.ts';
 
 /** Nearest-rank percentile: the value at 1-based rank ceil(p/100 * n) of the sorted values. */
 export function nearestRank(sorted: readonly number[], p: number): number | null {
@@ -26,7 +26,7 @@ export function registerSqlFunctions(store: LogStore): void {
     },
     finalize: (state) => nearestRank(state.values.sort((a, b) => a - b), state.p),
   });
-  const urlMatches = new UrlMatches(store);
+  const { urlMatches } = helpersOf(store);
   store.db.defineFunction('re2_url_ids', (pattern: SqlValue) => (typeof pattern === 'string' ? urlMatches.idsJson(pattern) : '[]'));
   store.db.defineFunction('re2_contains', (pattern: SqlValue, text: SqlValue) =>
     typeof pattern === 'string' && typeof text === 'string' && re2Contains(pattern, text) ? 1 : 0,

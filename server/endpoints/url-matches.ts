@@ -11,6 +11,7 @@ interface Memo {
   checkedUpTo: number;
   ids: number[];
   json: string | null;
+  bitmap: Uint8Array | null;
 }
 
 const MAX_PATTERNS = 32;
@@ -22,9 +23,24 @@ export class UrlMatches {
 
   /** The ids of matching URLs as a JSON array (what SQL's json_each reads). */
   idsJson(pattern: string): string {
+    const m = this.update(pattern);
+    return (m.json ??= JSON.stringify(m.ids));
+  }
+
+  /** Matching URL ids as a bitmap indexed by id (1 = matches). */
+  bitmap(pattern: string): Uint8Array {
+    const m = this.update(pattern);
+    if (!m.bitmap) {
+      m.bitmap = new Uint8Array(m.checkedUpTo + 1);
+      for (const id of m.ids) m.bitmap[id] = 1;
+    }
+    return m.bitmap;
+  }
+
+  private update(pattern: string): Memo {
     let m = this.memo.get(pattern);
     if (!m || m.epoch !== this.store.urlEpoch) {
-      m = { epoch: this.store.urlEpoch, checkedUpTo: 0, ids: [], json: null };
+      m = { epoch: this.store.urlEpoch, checkedUpTo: 0, ids: [], json: null, bitmap: null };
       if (this.memo.size >= MAX_PATTERNS) this.memo.delete(this.memo.keys().next().value!);
       this.memo.set(pattern, m);
     }
@@ -34,7 +50,8 @@ export class UrlMatches {
       for (const r of fresh) if (re.test(r.url)) m.ids.push(r.id);
       m.checkedUpTo = fresh[fresh.length - 1]!.id;
       m.json = null;
+      m.bitmap = null;
     }
-    return (m.json ??= JSON.stringify(m.ids));
+    return m;
   }
 }

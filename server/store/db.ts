@@ -23,6 +23,8 @@ export interface Db {
   run(sql: string, params?: SqlParams): number;
   /** Runs one statement and returns every row as an object keyed by column name. */
   query<T extends Row = Row>(sql: string, params?: SqlParams): T[];
+  /** Like query, but each row as an array in column order (no per-row objects: for bulk reads). */
+  rows(sql: string, params?: SqlParams): SqlValue[][];
   /** Runs fn inside BEGIN/COMMIT; rolls back and rethrows on error. Not reentrant. */
   transaction<T>(fn: () => T): T;
   /** A scalar function callable from SQL; kept across exports. */
@@ -108,6 +110,19 @@ class SqlJsDb implements Db {
       stmt.reset();
     }
     return rows;
+  }
+
+  rows(sql: string, params?: SqlParams): SqlValue[][] {
+    const stmt = this.prepared(sql);
+    const out: SqlValue[][] = [];
+    try {
+      const b = bindable(params);
+      if (b) stmt.bind(b);
+      while (stmt.step()) out.push(stmt.get() as SqlValue[]);
+    } finally {
+      stmt.reset();
+    }
+    return out;
   }
 
   transaction<T>(fn: () => T): T {
