@@ -8,7 +8,7 @@ import { SOURCES, type HotKind, type SourceInfo } from '../sources.ts';
 import type { Db } from './db.ts';
 import { FUNCTION_ROLLUP_DDL, rebuildFunctionRollup } from './rollups.ts';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Bits of `edge_logs.families`: which API family strings the request path contains. */
 export const FAMILY = { rest: 1, storage: 2, auth: 4, realtime: 8 } as const;
@@ -21,11 +21,9 @@ const EXTRA_COLUMNS: Record<HotKind, string> = {
 };
 
 const EXTRA_INDEXES: Record<HotKind, (t: string) => string[]> = {
-  // logs.all reads (project, ts) + rowid; usage.api-counts scans by time over url and families.
-  edge: (t) => [
-    `CREATE INDEX ${t}_project_ts ON ${t}(project, ts)`,
-    `CREATE INDEX ${t}_ts_url ON ${t}(ts, url, families)`,
-  ],
+  // logs.all reads (project, ts) + rowid. usage.api-counts reads in-memory columns instead
+  // (server/endpoints/edge-columns.ts), so a (ts, url, families) index would only cost inserts.
+  edge: (t) => [`CREATE INDEX ${t}_project_ts ON ${t}(project, ts)`],
   // invocation-stats is answered from this index alone.
   function_edge: (t) => [`CREATE INDEX ${t}_project_ts ON ${t}(project, ts, function, exec, status)`],
   function_event: (t) => [`CREATE INDEX ${t}_project_ts ON ${t}(project, ts, function)`],
@@ -70,6 +68,8 @@ const MIGRATIONS: Array<(db: Db) => void> = [
     db.exec(FUNCTION_ROLLUP_DDL);
     rebuildFunctionRollup(db);
   },
+  // v3: usage.api-counts moved to in-memory columns; its time index only slowed imports.
+  (db) => db.exec('DROP INDEX IF EXISTS edge_logs_ts_url'),
 ];
 
 /** Brings a database at any earlier version up to SCHEMA_VERSION. */
