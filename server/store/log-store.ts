@@ -54,39 +54,53 @@ class Queue {
   }
 }
 
+/**
+ * String -> id for a dictionary table. While the table is small enough, the whole mapping is
+ * held in memory, so a miss means a new string and costs one insert, no lookup; past
+ * `maxCached` entries it falls back to a bounded cache in front of the table's unique index.
+ */
 class Dictionary {
   private cache = new Map<string, number>();
-  private nextId: number;
+  private complete = false;
+  private nextId = 1;
   constructor(
     private db: Db,
     private table: string,
     private column: string,
     private maxCached: number,
   ) {
-    this.nextId = (db.query<{ m: number | null }>(`SELECT max(id) AS m FROM ${table}`)[0]?.m ?? 0) + 1;
+    this.reset();
   }
 
   /** The id of a string, adding it; must run inside the import transaction. */
   idOf(value: string): number {
     const hit = this.cache.get(value);
     if (hit !== undefined) return hit;
-    const row = this.db.query<{ id: number }>(`SELECT id FROM ${this.table} WHERE ${this.column} = @v`, { v: value })[0];
+    const row = this.complete
+      ? undefined
+      : this.db.query<{ id: number }>(`SELECT id FROM ${this.table} WHERE ${this.column} = ?`, [value])[0];
     let id: number;
     if (row) id = row.id;
     else {
       id = this.nextId++;
-      this.db.run(`INSERT INTO ${this.table} (id, ${this.column}) VALUES (@id, @v)`, { id, v: value });
+      this.db.run(`INSERT INTO ${this.table} (id, ${this.column}) VALUES (?, ?)`, [id, value]);
     }
-    // Unbounded maps of distinct URLs would grow with the data; a reset keeps memory flat.
-    if (this.cache.size >= this.maxCached) this.cache.clear();
+    if (this.cache.size >= this.maxCached) {
+      // Past the bound, memory stays flat and lookups go to the table.
+      this.cache.clear();
+      this.complete = false;
+    }
     this.cache.set(value, id);
     return id;
   }
 
-  /** Forgets cached ids (after a rollback may have removed rows they pointed to). */
+  /** Reloads from the table (at open, and after a rollback may have removed rows). */
   reset(): void {
     this.cache.clear();
-    this.nextId = (this.db.query<{ m: number | null }>(`SELECT max(id) AS m FROM ${this.table}`)[0]?.m ?? 0) + 1;
+    const count = this.db.rows(`SELECT count(*) FROM ${this.table}`)[0]?.[0] as number;
+    this.complete = count < this.maxCached;
+    if (this.complete) for (const [id, v] of this.db.rows(`SELECT id, ${this.column} FROM ${this.table}`)) this.cache.set(v as string, id as number);
+    this.nextId = ((this.db.rows(`SELECT max(id) FROM ${this.table}`)[0]?.[0] as number | null) ?? 0) + 1;
   }
 }
 
@@ -108,7 +122,7 @@ export class LogStore {
     readonly db: Db,
   ) {
     this.projects = new Dictionary(db, 'projects', 'ref', 10_000);
-    this.urls = new Dictionary(db, 'urls', 'url', 200_000);
+    this.urls = new Dictionary(db, 'urls', 'url', 1_000_000);
     this.functions = new Dictionary(db, 'functions', 'function_id', 10_000);
   }
 
