@@ -47,7 +47,9 @@ function time(fn: () => unknown): { p50: number; p95: number } {
 }
 
 async function timeHttp(url: string): Promise<{ p50: number; p95: number }> {
-  const get = () => fetch(url, { headers: { 'X-API-KEY': 'bench' } }).then((r) => r.arrayBuffer());
+  // One retry: an idle keep-alive socket can be closed by the server just as it is reused.
+  const once = () => fetch(url, { headers: { 'X-API-KEY': 'bench' } }).then((r) => r.arrayBuffer());
+  const get = () => once().catch(once);
   await get();
   const samples: number[] = [];
   for (let i = 0; i < runs * 4; i++) {
