@@ -110,6 +110,17 @@ describe('routes', () => {
     expect(after).toEqual([]);
   });
 
+  it('logs.all never serves a remembered record after its offsets were reused (delete, then a new import)', async () => {
+    t = await makeTestApp();
+    const logsIds = async () =>
+      ((await (await t!.request(`/api/endpoints/logs.all?project=${P}&project_tier=FREE`)).json()) as { result: Array<{ id: string }> }).result.map((r) => r.id);
+    await t.request('/api/imports?source=edge_logs', { method: 'POST', body: JSON.stringify(edgeRecord(NOW - 10, { id: 'first' })) });
+    expect(await logsIds()).toEqual(['first']);
+    await t.request('/api/sources/edge_logs', { method: 'DELETE' });
+    await t.request('/api/imports?source=edge_logs', { method: 'POST', body: JSON.stringify(edgeRecord(NOW - 10, { id: 'other' })) });
+    expect(await logsIds()).toEqual(['other']);
+  });
+
   it('an import whose source cannot be told is a 400 and stores nothing', async () => {
     t = await makeTestApp();
     const res = await t.request('/api/imports?filename=x.ndjson', { method: 'POST', body: '{"timestamp": 1700000000000000, "event_message": "hi", "project": "p"}\n' });

@@ -7,12 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { ENDPOINTS, findEndpoint, type EndpointDefinition } from '../queries/registry.ts';
 import type { ImportRun, SourceListing, EndpointListing } from './api-types.ts';
 import type { AppClock } from './clock.ts';
 import { ResultsCache } from './endpoints/cache.ts';
 import { validateParams, type RawParams } from './endpoints/params.ts';
-import { runEndpoint } from './endpoints/run.ts';
+import { DEFAULT_QUERY_TIMEOUT_MS, runEndpointWithin } from './endpoints/run.ts';
 import { registerSqlFunctions } from './endpoints/sql-functions.ts';
 import { AppError, badParam, errorBody } from './errors.ts';
 import { ImportFailure, importStream, type ImportReport } from './ingest/import.ts';
@@ -32,11 +33,15 @@ export interface AppDeps {
   rendererDir?: string;
   /** Largest accepted import upload, bytes. */
   maxUploadBytes?: number;
+  /** Longest an endpoint computation may run before it is stopped with a 503, ms. */
+  queryTimeoutMs?: number;
   /** Loads the embedded demo data (the UI's "load demo data"). */
   loadDemo?: () => Promise<ImportReport[]>;
 }
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 8 * 1024 ** 3;
+/** Largest JSON body of parameters (endpoints, clock); read whole, so kept small. */
+export const MAX_PARAMS_BODY_BYTES = 1024 ** 2;
 const KEEP_FINISHED_IMPORTS = 50;
 
 function sha256(text: string): Buffer {
@@ -101,6 +106,14 @@ export function createApp(deps: AppDeps) {
     }
     await next();
   });
+  const paramsBodyLimit = bodyLimit({
+    maxSize: MAX_PARAMS_BODY_BYTES,
+    onError: () => {
+      throw new AppError('payload_too_large', `a request body of parameters is limited to ${MAX_PARAMS_BODY_BYTES} bytes`);
+    },
+  });
+  app.use('/api/endpoints/*', paramsBodyLimit);
+  app.use('/api/clock', paramsBodyLimit);
 
   // ---- the three endpoints (DESIGN.md §4) ----
   app.get('/api/endpoints', (c) => {
@@ -143,14 +156,15 @@ export function createApp(deps: AppDeps) {
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {
           throw badParam('body', 'the request body must be a JSON object of parameters');
         }
-        Object.assign(raw, body);
+        // A parameter in both the query string and the body is a repeat (a 400), not an override.
+        for (const [k, v] of Object.entries(body)) raw[k] = Object.hasOwn(raw, k) ? [raw[k], v].flat() : v;
       }
     }
     const params = validateParams(def, raw);
     // Setting the clock clears the cache, so the key needs only the declared values.
-    const result = await cache.get(def, params.key, () => {
+    const result = await cache.get(def, params.key, async () => {
       const now = deps.clock.now();
-      return { rows: runEndpoint(deps.store, def, params, now), now };
+      return { rows: await runEndpointWithin(deps.store, def, params, now, deps.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS), now };
     });
     // The instant the windows were computed from: a cached result can be older than the clock.
     c.header('X-Log-Explorer-Now', String(result.now));

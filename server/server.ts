@@ -3,10 +3,12 @@
  * (`npm run serve`), by `npm start` and by the Electron shell's server process.
  */
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { STATUS_CODES } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { AppClock } from './clock.ts';
+import { AppError, errorBody, type ErrorKind } from './errors.ts';
 import type { ImportReport } from './ingest/import.ts';
 import { LogStore } from './store/log-store.ts';
 
@@ -19,9 +21,17 @@ export interface ServerOptions {
   now?: number;
   rendererDir?: string;
   loadDemo?: (store: LogStore, now: number) => Promise<ImportReport[]>;
-  /** Largest accepted request header block, bytes (Node answers 431 beyond it). */
+  /** Largest accepted request header block, bytes (431 beyond it). */
   maxHeaderBytes?: number;
+  /** A client must send its whole header block within this time, ms (408 after it). */
+  headersTimeoutMs?: number;
+  /** Longest an endpoint query may run, ms (503 after it). */
+  queryTimeoutMs?: number;
+  /** Largest accepted import upload, bytes (413 beyond it). */
+  maxUploadBytes?: number;
 }
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 
 export interface RunningServer {
   url: string;
@@ -53,19 +63,30 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     port: () => port,
     rendererDir: opts.rendererDir,
     loadDemo: opts.loadDemo ? () => opts.loadDemo!(store, clock.now()) : undefined,
+    queryTimeoutMs: opts.queryTimeoutMs,
+    maxUploadBytes: opts.maxUploadBytes,
   });
+  const headersTimeout = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve(
       {
         fetch: app.fetch,
         hostname: '127.0.0.1',
         port: opts.port,
-        serverOptions: { maxHeaderSize: opts.maxHeaderBytes ?? 16 * 1024, headersTimeout: 10_000, requestTimeout: 0 },
+        serverOptions: {
+          maxHeaderSize: opts.maxHeaderBytes ?? 16 * 1024,
+          headersTimeout,
+          // Node checks the timeouts on this period (30 s by default): a slow client would get
+          // up to headersTimeout + 30 s. Uploads of several GB may take long: no whole-request limit.
+          connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+          requestTimeout: 0,
+        },
       },
       () => resolve(s),
     );
     s.once('error', reject);
   });
+  server.on('clientError', answerClientError);
   port = (server.address() as AddressInfo).port;
   const warm = setInterval(() => void cache.tick(), 5_000);
   warm.unref();
@@ -82,4 +103,28 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       await store.close();
     },
   };
+}
+
+/** What Node's parser refused (before the app sees a request), in the one error envelope. */
+const CLIENT_ERRORS: Record<string, [ErrorKind, string]> = {
+  HPE_HEADER_OVERFLOW: ['headers_too_large', 'the request headers are larger than the limit'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['timeout', 'the request headers did not arrive in time'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: ['payload_too_large', 'the chunk extensions are larger than the limit'],
+};
+
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  // Node's own handler answers with a bare status line; ours renders the JSON envelope.
+  const sent = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (err.code === 'ECONNRESET' || !socket.writable || sent) {
+    socket.destroy();
+    return;
+  }
+  const [kind, message] = CLIENT_ERRORS[err.code ?? ''] ?? ['bad_request', 'the request could not be parsed as HTTP/1.1'];
+  const e = new AppError(kind, message);
+  const body = JSON.stringify(errorBody(e));
+  socket.end(
+    `HTTP/1.1 ${e.httpStatus} ${STATUS_CODES[e.httpStatus]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  socket.destroySoon();
 }

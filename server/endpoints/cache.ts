@@ -15,7 +15,7 @@ export interface Computed {
 
 interface Entry {
   def: EndpointDefinition;
-  compute: () => Computed;
+  compute: () => Computed | Promise<Computed>;
   value?: Computed;
   pending?: Promise<Computed>;
   createdAt: number;
@@ -36,8 +36,8 @@ export class ResultsCache {
   /** @param monotonicMs elapsed-time source (not the "as of" clock); injectable for tests. */
   constructor(private monotonicMs: () => number = () => performance.now()) {}
 
-  async get(def: EndpointDefinition, paramsKey: string, compute: () => Computed): Promise<CacheResult> {
-    if (def.cacheSeconds <= 0) return { ...compute(), hit: false };
+  async get(def: EndpointDefinition, paramsKey: string, compute: () => Computed | Promise<Computed>): Promise<CacheResult> {
+    if (def.cacheSeconds <= 0) return { ...(await compute()), hit: false };
     const key = `${def.name}\u0000${paramsKey}`;
     const now = this.monotonicMs();
     const entry = this.entries.get(key);

@@ -1,7 +1,9 @@
 /** Runs one registry entry against the store with validated parameters and the clock. */
 import type { EndpointDefinition } from '../../queries/registry.ts';
+import { AppError } from '../errors.ts';
+import { QueryTimeout } from '../store/db.ts';
 import type { LogStore } from '../store/log-store.ts';
-import { ACCELERATORS } from './accelerators.ts';
+import { ACCELERATORS, helpersOf } from './accelerators.ts';
 import type { ValidParams } from './params.ts';
 
 export type ResultRow = Record<string, unknown>;
@@ -27,4 +29,26 @@ export function runEndpoint(store: LogStore, def: EndpointDefinition, params: Va
     for (const f of recordColumn.fields) shaped[f] = f in row && f !== recordColumn.column ? row[f] : record[f];
     return shaped;
   });
+}
+
+/** Default longest run of one endpoint computation, ms. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+
+/**
+ * Runs the endpoint as a request does: RE2 patterns are first matched against the URL
+ * dictionary in slices that yield (other requests go on meanwhile), then the query runs with a
+ * deadline; past `timeoutMs` it is stopped and the answer is a 503.
+ */
+export async function runEndpointWithin(store: LogStore, def: EndpointDefinition, params: ValidParams, now: number, timeoutMs: number): Promise<ResultRow[]> {
+  const deadline = performance.now() + timeoutMs;
+  try {
+    for (const p of def.params) {
+      const pattern = params.bind[p.bindAs ?? p.name];
+      if (p.kind === 're2' && typeof pattern === 'string') await helpersOf(store).urlMatches.prepare(pattern, deadline);
+    }
+    return store.db.withDeadline(deadline, () => runEndpoint(store, def, params, now));
+  } catch (err) {
+    if (!(err instanceof QueryTimeout)) throw err;
+    throw new AppError('unavailable', `${def.name} ran longer than the ${timeoutMs / 1000} s limit and was stopped; try a shorter interval or a narrower pattern`);
+  }
 }

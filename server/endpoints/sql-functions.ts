@@ -16,6 +16,9 @@ export function nearestRank(sorted: readonly number[], p: number): number | null
   return sorted[Math.min(rank, sorted.length) - 1] ?? null;
 }
 
+/** Canonical records kept for logs.all (about 2 KB each). */
+const RECENT_RECORDS = 2000;
+
 export function registerSqlFunctions(store: LogStore): void {
   store.db.defineAggregate<{ values: number[]; p: number }>('nearest_rank', {
     init: () => ({ values: [], p: 0 }),
@@ -31,10 +34,19 @@ export function registerSqlFunctions(store: LogStore): void {
   store.db.defineFunction('re2_contains', (pattern: SqlValue, text: SqlValue) =>
     typeof pattern === 'string' && typeof text === 'string' && re2Contains(pattern, text) ? 1 : 0,
   );
-  // The full record in the query shape, rebuilt from its stored text for the rows returned.
+  // The full record in the query shape, rebuilt from its stored text for the rows returned;
+  // the newest rows are asked for again and again (paging, refreshes), so keep the last few.
+  const recent = new Map<string, string>();
   store.db.defineFunction('log_record', (table: SqlValue, off: SqlValue, len: SqlValue, project: SqlValue) => {
     const source = typeof table === 'string' ? findSource(table) : undefined;
     if (!source || typeof off !== 'number' || typeof len !== 'number' || typeof project !== 'string') return null;
-    return canonicalRecord(store.readRecord(source.name, off, len), source, project);
+    const key = `${source.code}:${store.recordGeneration(source.name)}:${off}:${project}`;
+    let json = recent.get(key);
+    if (json === undefined) {
+      json = canonicalRecord(store.readRecord(source.name, off, len), source, project);
+      if (recent.size >= RECENT_RECORDS) recent.delete(recent.keys().next().value!);
+      recent.set(key, json);
+    }
+    return json;
   });
 }

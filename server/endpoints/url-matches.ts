@@ -3,6 +3,7 @@
  * distinct URL, and later queries only test URLs added since. URL ids only grow, except when a
  * failed import rolls the dictionary back, which the store signals with `urlEpoch`.
  */
+import { QueryTimeout } from '../store/db.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { compileRe2 } from './re2.ts';
 
@@ -15,6 +16,8 @@ interface Memo {
 }
 
 const MAX_PATTERNS = 32;
+/** URLs tested between two yields of `prepare` (a few ms of work). */
+const PREPARE_SLICE = 2000;
 
 export class UrlMatches {
   private memo = new Map<string, Memo>();
@@ -37,14 +40,40 @@ export class UrlMatches {
     return m.bitmap;
   }
 
-  private update(pattern: string): Memo {
+  /**
+   * Tests the URLs this pattern has not seen, a slice at a time with a yield between slices,
+   * so a costly pattern over many distinct URLs never holds the event loop; the query that
+   * follows finds the work done. Throws QueryTimeout once `deadline` (performance.now()) passes.
+   */
+  async prepare(pattern: string, deadline = Infinity): Promise<void> {
+    for (;;) {
+      const m = this.memoOf(pattern);
+      const fresh = this.store.db.query<{ id: number; url: string }>('SELECT id, url FROM urls WHERE id > ? ORDER BY id LIMIT ?', [m.checkedUpTo, PREPARE_SLICE]);
+      this.test(m, pattern, fresh);
+      if (fresh.length < PREPARE_SLICE) return;
+      if (performance.now() > deadline) throw new QueryTimeout();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private memoOf(pattern: string): Memo {
     let m = this.memo.get(pattern);
     if (!m || m.epoch !== this.store.urlEpoch) {
       m = { epoch: this.store.urlEpoch, checkedUpTo: 0, ids: [], json: null, bitmap: null };
       if (this.memo.size >= MAX_PATTERNS) this.memo.delete(this.memo.keys().next().value!);
       this.memo.set(pattern, m);
     }
+    return m;
+  }
+
+  private update(pattern: string): Memo {
+    const m = this.memoOf(pattern);
     const fresh = this.store.db.query<{ id: number; url: string }>('SELECT id, url FROM urls WHERE id > ? ORDER BY id', [m.checkedUpTo]);
+    this.test(m, pattern, fresh);
+    return m;
+  }
+
+  private test(m: Memo, pattern: string, fresh: Array<{ id: number; url: string }>): void {
     if (fresh.length) {
       const re = compileRe2(pattern);
       for (const r of fresh) if (re.test(r.url)) m.ids.push(r.id);
@@ -52,6 +81,5 @@ export class UrlMatches {
       m.json = null;
       m.bitmap = null;
     }
-    return m;
   }
 }

@@ -10,6 +10,13 @@ export type SqlValue = number | string | Uint8Array | null;
 export type SqlParams = Record<string, SqlValue | bigint | boolean | undefined> | SqlValue[];
 export type Row = Record<string, SqlValue>;
 
+/** A query stopped at its deadline (see Db.withDeadline). */
+export class QueryTimeout extends Error {
+  constructor() {
+    super('the query ran past its time limit');
+  }
+}
+
 export interface AggregateSpec<S> {
   init: () => S;
   step: (state: S, ...args: SqlValue[]) => S;
@@ -27,6 +34,13 @@ export interface Db {
   rows(sql: string, params?: SqlParams): SqlValue[][];
   /** Runs fn inside BEGIN/COMMIT; rolls back and rethrows on error. Not reentrant. */
   transaction<T>(fn: () => T): T;
+  /**
+   * Runs fn with every query in it stopped by a QueryTimeout once `performance.now()` passes
+   * `deadline`. sql.js exposes no interrupt or progress handler, so the check runs wherever
+   * control returns to JS: at every call of a user-defined function or aggregate step, and
+   * between result rows; SQL that calls no function is cut only at its next row.
+   */
+  withDeadline<T>(deadline: number, fn: () => T): T;
   /** A scalar function callable from SQL; kept across exports. */
   defineFunction(name: string, fn: (...args: SqlValue[]) => SqlValue, deterministic?: boolean): void;
   /** An aggregate callable from SQL; kept across exports. */
@@ -71,8 +85,19 @@ class SqlJsDb implements Db {
   private statements = new Map<string, Statement>();
   private functions: Array<(db: Database) => void> = [];
   private inTransaction = false;
+  /** The deadline of the running withDeadline scope. */
+  private deadline = Infinity;
+  /** Set when a deadline check threw inside SQL, where sql.js turns the error into text. */
+  private timedOut = false;
 
   constructor(private db: Database) {}
+
+  private checkDeadline(): void {
+    if (this.deadline !== Infinity && performance.now() > this.deadline) {
+      this.timedOut = true;
+      throw new QueryTimeout();
+    }
+  }
 
   private prepared(sql: string): Statement {
     let stmt = this.statements.get(sql);
@@ -105,7 +130,14 @@ class SqlJsDb implements Db {
     try {
       const b = bindable(params);
       if (b) stmt.bind(b);
-      while (stmt.step()) rows.push(stmt.getAsObject() as T);
+      while (stmt.step()) {
+        rows.push(stmt.getAsObject() as T);
+        this.checkDeadline();
+      }
+    } catch (err) {
+      // A deadline hit inside SQL reaches here as sql.js's text error: give it its class back.
+      if (this.timedOut) throw new QueryTimeout();
+      throw err;
     } finally {
       stmt.reset();
     }
@@ -118,11 +150,28 @@ class SqlJsDb implements Db {
     try {
       const b = bindable(params);
       if (b) stmt.bind(b);
-      while (stmt.step()) out.push(stmt.get() as SqlValue[]);
+      while (stmt.step()) {
+        out.push(stmt.get() as SqlValue[]);
+        this.checkDeadline();
+      }
+    } catch (err) {
+      if (this.timedOut) throw new QueryTimeout();
+      throw err;
     } finally {
       stmt.reset();
     }
     return out;
+  }
+
+  withDeadline<T>(deadline: number, fn: () => T): T {
+    const outer = this.deadline;
+    this.deadline = Math.min(outer, deadline);
+    try {
+      return fn();
+    } finally {
+      this.deadline = outer;
+      if (outer === Infinity) this.timedOut = false;
+    }
   }
 
   transaction<T>(fn: () => T): T {
@@ -142,13 +191,22 @@ class SqlJsDb implements Db {
   }
 
   defineFunction(name: string, fn: (...args: SqlValue[]) => SqlValue): void {
-    const register = (db: Database) => db.create_function(name, fn);
+    const guarded = (...args: SqlValue[]) => {
+      this.checkDeadline();
+      return fn(...args);
+    };
+    // sql.js takes the SQL arity from the function's length.
+    Object.defineProperty(guarded, 'length', { value: fn.length });
+    const register = (db: Database) => db.create_function(name, guarded);
     register(this.db);
     this.functions.push(register);
   }
 
   defineAggregate<S>(name: string, spec: AggregateSpec<S>): void {
-    const step = (s: unknown, ...a: SqlValue[]) => spec.step(s as S, ...a);
+    const step = (s: unknown, ...a: SqlValue[]) => {
+      this.checkDeadline();
+      return spec.step(s as S, ...a);
+    };
     // sql.js takes the SQL arity from step.length - 1; the wrapper must keep the original's.
     Object.defineProperty(step, 'length', { value: spec.step.length });
     const register = (db: Database) =>

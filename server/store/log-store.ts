@@ -306,6 +306,11 @@ export class LogStore {
     }
   }
 
+  /** Changes whenever a source's record offsets may have been reused (caches key on it). */
+  recordGeneration(source: SourceName): number {
+    return this.segment(source).generation;
+  }
+
   /** Reads one full record back from its segment. */
   readRecord(source: SourceName, off: number, len: number): string {
     return this.segment(source).read(off, len);

@@ -10,9 +10,12 @@ export class Segment {
   private fd: number;
   /** Bytes that belong to committed or pending records; writes go here. */
   size: number;
+  /** Bumps when the file is cut back: offsets past the cut may later hold other records. */
+  generation = 0;
 
   constructor(readonly file: string) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // Owner-only, like the data folder: the records are the user's logs.
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     this.fd = fs.openSync(file, fs.existsSync(file) ? 'r+' : 'w+', 0o600);
     this.size = fs.fstatSync(this.fd).size;
   }
@@ -41,6 +44,7 @@ export class Segment {
   truncate(size: number): void {
     fs.ftruncateSync(this.fd, size);
     this.size = size;
+    this.generation++;
   }
 
   sync(): void {

@@ -1,0 +1,166 @@
+/**
+ * Helpers for the hardening suites: a real server on a real socket, raw HTTP/1.1 exchanges
+ * (custom Host headers, slow or oversized header blocks, which fetch cannot send), the real
+ * CLI as a child process, and synthetic export data.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { startServer, type RunningServer, type ServerOptions } from '../server.ts';
+import { NOW, edgeRecord, fnRecord, tempDir } from '../testing/fixtures.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+export const P = 'projaaaaaaaaaaaaaaaa';
+
+export interface RealServer extends RunningServer {
+  dir: string;
+  /** Stops the server (saving) and removes its data folder. */
+  stop(): Promise<void>;
+}
+
+/** A real server on 127.0.0.1 with a fixed clock and key, in a fresh data folder. */
+export async function realServer(opts: Partial<ServerOptions> = {}): Promise<RealServer> {
+  const dir = tempDir('le-hard-');
+  const s = await startServer({ dataDir: path.join(dir, 'data'), port: 0, apiKey: 'hard-key-0123456789abcdef', now: NOW, ...opts });
+  return {
+    ...s,
+    dir,
+    stop: async () => {
+      await s.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** One request through node:http, which (unlike fetch) lets the caller set Host. */
+export function httpRequest(
+  port: number,
+  pathAndQuery: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: pathAndQuery, method: opts.method ?? 'GET', headers: opts.headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+export interface RawExchange {
+  /** Everything the server wrote before it closed the connection. */
+  text: string;
+  status: number | undefined;
+  /** ms from connect to the server closing the connection. */
+  closedAfterMs: number;
+}
+
+/**
+ * Writes `parts` to a bare TCP socket, waiting `gapMs` between them, and collects the reply
+ * until the server closes. A part of `null` stops writing (the socket stays open).
+ */
+export function rawExchange(port: number, parts: Array<string | Buffer>, gapMs = 0, timeoutMs = 30_000): Promise<RawExchange> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket = net.connect({ host: '127.0.0.1', port });
+    let text = '';
+    let timer: NodeJS.Timeout | undefined;
+    const guard = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no close within ${timeoutMs} ms; got ${JSON.stringify(text.slice(0, 200))}`));
+    }, timeoutMs);
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (text += d));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(guard);
+      if (timer) clearTimeout(timer);
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      resolve({ text, status: m ? Number(m[1]) : undefined, closedAfterMs: performance.now() - started });
+    });
+    socket.on('connect', () => {
+      let i = 0;
+      const next = () => {
+        if (i >= parts.length || socket.destroyed) return;
+        socket.write(parts[i++]!);
+        timer = setTimeout(next, gapMs);
+      };
+      next();
+    });
+  });
+}
+
+/** The JSON body of a raw reply (after the blank line). */
+export function rawJson(text: string): unknown {
+  const at = text.indexOf('\r\n\r\n');
+  return JSON.parse(text.slice(at + 4));
+}
+
+export interface Cli {
+  child: ChildProcess;
+  listening: Promise<string>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+}
+
+/** The real CLI (`server/main.ts`) as a child process, stdout and stderr captured together. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Cli {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      const m = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+  listening.catch(() => undefined);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return { child, listening, exited, output: () => out };
+}
+
+/** NDJSON text of edge records, one per line. */
+export function edgeNdjson(count: number, opts: { from?: number; prefix?: string; url?: (i: number) => string } = {}): string {
+  const lines: string[] = [];
+  const from = opts.from ?? 0;
+  for (let i = from; i < from + count; i++) {
+    lines.push(JSON.stringify(edgeRecord(NOW - (i + 1) * 1000, { id: `${opts.prefix ?? 'e'}${i}`, ...(opts.url ? { url: opts.url(i) } : {}) })));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** NDJSON text of function edge records within the last minute of NOW. */
+export function fnNdjson(count: number, prefix = 'f'): string {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) lines.push(JSON.stringify(fnRecord(NOW - (i % 50_000) * 1000 - 1, { id: `${prefix}${i}`, exec: (i % 97) + 1, status: i % 10 === 0 ? 500 : 200 })));
+  return lines.join('\n') + '\n';
+}
+
+/** Splits a buffer into chunks, as a file stream would deliver it. */
+export function chunked(buf: Buffer, size = 1 << 16): Buffer[] {
+  const out: Buffer[] = [];
+  for (let o = 0; o < buf.length; o += size) out.push(buf.subarray(o, o + size));
+  return out;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,209 @@
+/**
+ * Issue 7, parameters: unknown endpoints, dotted names, bad enum values, dates and repeats,
+ * oversized values and bodies, wrong methods, and an internal SQL error that must not leak.
+ */
+import fs from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ENDPOINTS, type EndpointDefinition } from '../../queries/registry.ts';
+import { createApp } from '../app.ts';
+import { AppClock } from '../clock.ts';
+import { LogStore } from '../store/log-store.ts';
+import { HOST, NOW, TEST_KEY, TEST_PORT, edgeRecord, fnRecord, makeTestApp, tempDir, type TestApp } from '../testing/fixtures.ts';
+import { P } from './helpers.ts';
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+  vi.restoreAllMocks();
+});
+
+interface Envelope {
+  error: { code: number; status: string; message: string; errors: Array<{ reason: string; location?: string; message: string }> };
+}
+
+async function errorOf(res: Response, code: number) {
+  expect(res.status).toBe(code);
+  expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  const body = (await res.json()) as Envelope;
+  expect(body.error.code).toBe(code);
+  return body.error;
+}
+
+const byName = (name: string) => ENDPOINTS.find((e) => e.name === name)!;
+
+describe('which endpoint', () => {
+  it('an unknown name or UUID is a 404 on every route form', async () => {
+    t = await makeTestApp();
+    for (const p of [
+      '/api/endpoints/nope',
+      '/api/endpoints/query/nope',
+      '/api/endpoints/query/00000000-0000-0000-0000-000000000000',
+      `/api/endpoints/query/${crypto.randomUUID()}`,
+      '/api/endpoints/logs',
+      '/api/endpoints/logs.all.extra',
+      '/api/endpoints/LOGS.ALL',
+      '/api/endpoints/%2e%2e',
+      '/api/endpoints/..%2fsources',
+    ]) {
+      const e = await errorOf(await t.request(`${p}?project=${P}&project_tier=FREE`), 404);
+      expect(e.status, p).toBe('NOT_FOUND');
+    }
+  });
+
+  it('dotted names and UUIDs (any case) resolve on each route form', async () => {
+    t = await makeTestApp({ fn: [fnRecord(NOW - 1000)], edge: [edgeRecord(NOW - 1000)] });
+    for (const def of ENDPOINTS) {
+      const q = def.name === 'logs.all' ? `project=${P}&project_tier=FREE` : `project=${P}&interval=${def.name === 'usage.api-counts' ? 'daily' : '1hr'}`;
+      for (const p of [`/api/endpoints/${def.name}`, `/api/endpoints/query/${def.name}`, `/api/endpoints/query/${def.id}`, `/api/endpoints/query/${def.id.toUpperCase()}`]) {
+        const res = await t.request(`${p}?${q}`);
+        expect(res.status, p).toBe(200);
+      }
+    }
+  });
+});
+
+describe('parameter values', () => {
+  it('an invalid choice is a 400 naming the parameter and the allowed values; a lenient choice falls back', async () => {
+    t = await makeTestApp();
+    for (const v of ['weekly', 'DAILY', ' daily', 'daily;drop table edge_logs']) {
+      const e = await errorOf(await t.request(`/api/endpoints/usage.api-counts?project=${P}&interval=${encodeURIComponent(v)}`), 400);
+      expect(e.errors).toEqual([{ reason: 'invalid', location: 'interval', message: 'interval must be one of hourly, daily, minutely' }]);
+    }
+    // DESIGN §4: any other interval behaves as 1day, any other tier as FREE.
+    expect((await t.request(`/api/endpoints/functions.invocation-stats?project=${P}&interval=fortnight`)).status).toBe(200);
+    expect((await t.request(`/api/endpoints/logs.all?project=${P}&project_tier=GOLD`)).status).toBe(200);
+  });
+
+  it('an unparseable date is a 400 naming the parameter', async () => {
+    t = await makeTestApp();
+    for (const [name, v] of [
+      ['iso_timestamp_start', 'yesterday'],
+      ['iso_timestamp_end', '2026-13-01T00:00:00Z'],
+      ['iso_timestamp_start', '2026-02-30T00:00:00Z'],
+      ['iso_timestamp_end', '1700000000'],
+      ['iso_timestamp_start', "2026-01-01' OR 1=1 --"],
+    ] as const) {
+      const e = await errorOf(await t.request(`/api/endpoints/logs.all?project=${P}&project_tier=FREE&${name}=${encodeURIComponent(v)}`), 400);
+      expect(e.errors.map((d) => d.location)).toEqual([name]);
+      expect(e.errors[0]!.message).toMatch(new RegExp(`^${name} is not an ISO 8601 timestamp`));
+    }
+  });
+
+  it('a repeated parameter is a 400 naming it: twice in the query string, or in both the query string and the body', async () => {
+    t = await makeTestApp();
+    const twice = await errorOf(await t.request(`/api/endpoints/usage.api-counts?project=${P}&interval=daily&interval=hourly`), 400);
+    expect(twice.errors).toEqual([{ reason: 'duplicate', location: 'interval', message: 'interval is given more than once' }]);
+    const both = await errorOf(
+      await t.request(`/api/endpoints/logs.all?project=${P}`, { method: 'POST', body: JSON.stringify({ project: 'projbbbbbbbbbbbbbbbb', project_tier: 'FREE' }) }),
+      400,
+    );
+    expect(both.errors).toEqual([{ reason: 'duplicate', location: 'project', message: 'project is given more than once' }]);
+    // Every bad parameter is named, not just the first.
+    const many = await errorOf(await t.request(`/api/endpoints/logs.all?project=a&project=b&project_tier=FREE&iso_timestamp_end=soon`), 400);
+    expect(many.errors.map((d) => d.location)).toEqual(['project', 'iso_timestamp_end']);
+  });
+
+  it('an over-long project is a 400 (text: 256 characters; a pattern: 2048), not a query', async () => {
+    t = await makeTestApp();
+    const query = vi.spyOn(t.store.db, 'query');
+    const e = await errorOf(await t.request(`/api/endpoints/logs.all?project=${'p'.repeat(257)}&project_tier=FREE`), 400);
+    expect(e.errors).toEqual([{ reason: 'invalid', location: 'project', message: 'project is longer than 256 characters' }]);
+    const e2 = await errorOf(await t.request(`/api/endpoints/functions.invocation-stats?project=${'p'.repeat(10_000)}&interval=1hr`), 400);
+    expect(e2.errors[0]!.location).toBe('project');
+    const e3 = await errorOf(await t.request(`/api/endpoints/usage.api-counts?project=${'a'.repeat(2049)}&interval=daily`), 400);
+    expect(e3.errors[0]).toMatchObject({ location: 'project', message: 'project is a pattern longer than 2048 characters' });
+    expect(query).not.toHaveBeenCalled();
+    // 256 exactly is fine.
+    expect((await t.request(`/api/endpoints/logs.all?project=${'p'.repeat(256)}&project_tier=FREE`)).status).toBe(200);
+  });
+
+  it('values are bound, never spliced: SQL in a parameter is just text that matches nothing', async () => {
+    t = await makeTestApp({ edge: [edgeRecord(NOW - 1000, { id: 'only' })] });
+    for (const v of ["' OR 1=1 --", `${P}' --`, '"); DROP TABLE edge_logs; --', `${P}\u0000`]) {
+      const res = await t.request(`/api/endpoints/logs.all?project=${encodeURIComponent(v)}&project_tier=FREE`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { result: unknown[] }).result).toEqual([]);
+    }
+    const ok = (await (await t.request(`/api/endpoints/logs.all?project=${P}&project_tier=FREE`)).json()) as { result: Array<{ id: string }> };
+    expect(ok.result.map((r) => r.id)).toEqual(['only']);
+  });
+
+  it('a parameter that is not a string or number in a POST body is a 400 naming it', async () => {
+    t = await makeTestApp();
+    for (const v of [{ a: 1 }, [P, P], true]) {
+      const res = await t.request('/api/endpoints/logs.all', { method: 'POST', body: JSON.stringify({ project: v, project_tier: 'FREE' }) });
+      const e = await errorOf(res, 400);
+      expect(e.errors[0]!.location).toBe('project');
+    }
+  });
+});
+
+describe('methods and bodies', () => {
+  it('PUT, DELETE and PATCH on every endpoint route are 405 JSON, and run nothing', async () => {
+    t = await makeTestApp();
+    const query = vi.spyOn(t.store.db, 'query');
+    for (const def of ENDPOINTS) {
+      for (const p of [`/api/endpoints/${def.name}`, `/api/endpoints/query/${def.id}`, `/api/endpoints/query/${def.name}`]) {
+        for (const method of ['PUT', 'DELETE', 'PATCH']) {
+          const e = await errorOf(await t.request(`${p}?project=${P}&project_tier=FREE&interval=daily`, { method, body: method === 'DELETE' ? undefined : '{}' }), 405);
+          expect(e).toMatchObject({ status: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed on endpoints; use GET or POST` });
+        }
+      }
+    }
+    expect(query).not.toHaveBeenCalled();
+  });
+
+  it('an endpoint POST body larger than 1 MiB is a 413 without being read whole', async () => {
+    t = await makeTestApp();
+    const big = JSON.stringify({ project: P, project_tier: 'FREE', filler: 'x'.repeat(2 * 1024 * 1024) });
+    const e = await errorOf(await t.request('/api/endpoints/logs.all', { method: 'POST', body: big }), 413);
+    expect(e.status).toBe('PAYLOAD_TOO_LARGE');
+    const clock = await errorOf(await t.request('/api/clock', { method: 'PUT', body: JSON.stringify({ mode: 'system', filler: 'x'.repeat(2 * 1024 * 1024) }) }), 413);
+    expect(clock.status).toBe('PAYLOAD_TOO_LARGE');
+    // A normal body still works.
+    expect((await t.request('/api/endpoints/logs.all', { method: 'POST', body: JSON.stringify({ project: P, project_tier: 'FREE' }) })).status).toBe(200);
+  });
+});
+
+describe('an internal error', () => {
+  it('is a 500 with a clean message: no SQL, no table names, no stack; details go to the server log only', async () => {
+    const dir = tempDir();
+    const store = await LogStore.open(dir);
+    const broken: EndpointDefinition = {
+      ...byName('logs.all'),
+      name: 'broken.sql',
+      id: '11111111-2222-4333-8444-555555555555',
+      sql: 'SELECT secret_column FROM no_such_table_xyz WHERE project = @project',
+      cacheSeconds: 0,
+    };
+    const crashing: EndpointDefinition = { ...broken, name: 'broken.cached', id: '11111111-2222-4333-8444-666666666666', cacheSeconds: 900, sql: 'SELECT json_extract(@project, "$[") AS x' };
+    const clock = new AppClock(() => null);
+    clock.set('fixed', NOW);
+    const { app } = createApp({ store, clock, apiKey: TEST_KEY, port: () => TEST_PORT, registry: [...ENDPOINTS, broken, crashing] });
+    const logged: unknown[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void logged.push(a));
+    try {
+      for (const name of ['broken.sql', 'broken.cached']) {
+        for (let i = 0; i < 2; i++) {
+          const res = await app.request(`http://${HOST}/api/endpoints/${name}?project=${P}&project_tier=FREE`, { headers: { host: HOST, 'x-api-key': TEST_KEY } });
+          const text = await res.text();
+          expect(res.status).toBe(500);
+          expect(JSON.parse(text)).toEqual({
+            error: { code: 500, status: 'INTERNAL', message: 'internal error while answering the request', errors: [{ reason: 'internal', message: 'internal error while answering the request' }] },
+          });
+          for (const leak of ['SELECT', 'no_such_table', 'secret_column', 'no such', 'json_extract', 'sqlite', 'at ', '.ts']) expect(text).not.toContain(leak);
+        }
+      }
+      // The error (never cached) reached the server's own log.
+      expect(logged.length).toBe(4);
+      expect(String(logged[0])).toMatch(/no such table: no_such_table_xyz/);
+      // The app keeps answering.
+      const ok = await app.request(`http://${HOST}/api/endpoints/logs.all?project=${P}&project_tier=FREE`, { headers: { host: HOST, 'x-api-key': TEST_KEY } });
+      expect(ok.status).toBe(200);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
