@@ -68,6 +68,7 @@ export function createApp(deps: AppDeps) {
   const keyDigest = sha256(deps.apiKey);
   const maxUpload = deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   const imports = new Map<string, ImportRun>();
+  const serialized = new WeakMap<object, string>();
   registerSqlFunctions(deps.store);
   deps.store.onChange(() => cache.clear());
 
@@ -172,7 +173,10 @@ export function createApp(deps: AppDeps) {
       'Cache-Status',
       def.cacheSeconds <= 0 ? 'LogExplorer; fwd=bypass' : result.hit ? `LogExplorer; hit${result.ttl !== undefined ? `; ttl=${result.ttl}` : ''}` : 'LogExplorer; fwd=miss; stored',
     );
-    return json(c, { result: result.rows });
+    // A cache hit hands back the same rows array: serialize it once, not on every hit.
+    let body = serialized.get(result.rows);
+    if (body === undefined) serialized.set(result.rows, (body = JSON.stringify({ result: result.rows })));
+    return c.body(body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   };
   app.all('/api/endpoints/query/:key', (c) => runRoute(c, c.req.param('key')));
   app.all('/api/endpoints/:name', (c) => runRoute(c, c.req.param('name')));
