@@ -18,7 +18,7 @@ import { registerSqlFunctions } from './endpoints/sql-functions.ts';
 import { AppError, badParam, errorBody } from './errors.ts';
 import { ImportFailure, importStream, type ImportReport } from './ingest/import.ts';
 import { findSource, SOURCE_NAMES } from './sources.ts';
-import type { LogStore } from './store/log-store.ts';
+import { isDiskFull, type LogStore } from './store/log-store.ts';
 import { formatIsoMicros, parseIsoMicros } from './time.ts';
 
 export interface AppDeps {
@@ -78,6 +78,9 @@ export function createApp(deps: AppDeps) {
     if (err instanceof AppError) return renderError(c, err);
     // Internal details (SQL text, stack) stay in the server log, never in the answer.
     console.error(err);
+    if (isDiskFull(err)) {
+      return renderError(c, new AppError('insufficient_storage', 'the disk is full: nothing from this request was kept, and the data saved before is intact; free some space and try again'));
+    }
     return renderError(c, new AppError('internal', 'internal error while answering the request'));
   });
   app.notFound((c) => renderError(c, new AppError('not_found', `no route ${c.req.method} ${c.req.path}`)));

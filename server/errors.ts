@@ -13,7 +13,8 @@ export type ErrorKind =
   | 'payload_too_large'
   | 'headers_too_large'
   | 'internal'
-  | 'unavailable';
+  | 'unavailable'
+  | 'insufficient_storage';
 
 const STATUS: Record<ErrorKind, { code: number; status: string }> = {
   bad_request: { code: 400, status: 'INVALID_ARGUMENT' },
@@ -26,6 +27,7 @@ const STATUS: Record<ErrorKind, { code: number; status: string }> = {
   headers_too_large: { code: 431, status: 'REQUEST_HEADER_FIELDS_TOO_LARGE' },
   internal: { code: 500, status: 'INTERNAL' },
   unavailable: { code: 503, status: 'UNAVAILABLE' },
+  insufficient_storage: { code: 507, status: 'INSUFFICIENT_STORAGE' },
 };
 
 export interface ErrorDetail {

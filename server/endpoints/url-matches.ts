@@ -46,13 +46,20 @@ export class UrlMatches {
    * follows finds the work done. Throws QueryTimeout once `deadline` (performance.now()) passes.
    */
   async prepare(pattern: string, deadline = Infinity): Promise<void> {
+    // Work on this memo even if other patterns push it out of the map meanwhile (many new
+    // patterns at once would otherwise evict each other and start over forever).
+    let m = this.memoOf(pattern);
     for (;;) {
-      const m = this.memoOf(pattern);
+      if (m.epoch !== this.store.urlEpoch) m = this.memoOf(pattern);
       const fresh = this.store.db.query<{ id: number; url: string }>('SELECT id, url FROM urls WHERE id > ? ORDER BY id LIMIT ?', [m.checkedUpTo, PREPARE_SLICE]);
       this.test(m, pattern, fresh);
-      if (fresh.length < PREPARE_SLICE) return;
+      if (fresh.length < PREPARE_SLICE) break;
       if (performance.now() > deadline) throw new QueryTimeout();
       await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    if (this.memo.get(pattern) !== m) {
+      if (this.memo.size >= MAX_PATTERNS) this.memo.delete(this.memo.keys().next().value!);
+      this.memo.set(pattern, m);
     }
   }
 

@@ -36,6 +36,14 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 export interface RecordStream {
   format: ExportFormat;
   items: AsyncGenerator<RawItem[]>;
+  /** CSV: lines that were not UTF-8 and were read as Windows-1252; filled while items are read. */
+  recoded?: Recoded;
+}
+
+export interface Recoded {
+  lines: number;
+  /** 1-based; 0 while no line was recoded. */
+  firstLine: number;
 }
 
 /** Peeks at the start of the input, decides the format and returns the item stream. */
@@ -91,7 +99,10 @@ export async function openRecordStream(input: AsyncIterable<Buffer>): Promise<Re
     if (/^\{\s*("result"\s*:[\s\S]*)?$/.test(firstLine.trim())) return { format: 'result', items: jsonArrayItems(source, true) };
     return { format: 'ndjson', items: ndjsonItems(source) };
   }
-  if (looksLikeCsvHeader(firstLine)) return { format: 'csv', items: csvItems(source) };
+  if (looksLikeCsvHeader(firstLine)) {
+    const recoded: Recoded = { lines: 0, firstLine: 0 };
+    return { format: 'csv', items: csvItems(recodeToUtf8(source, recoded)), recoded };
+  }
   throw new FormatError(
     'unknown format: expected NDJSON, a JSON array, a {"result": [...]} object or CSV with a header row',
   );
@@ -258,4 +269,83 @@ async function* csvItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawItem[
   }
   if (skipped.length) out.push(...skipped.splice(0));
   if (out.length) yield out;
+}
+
+/** Windows-1252 code points of bytes 0x80-0x9F; from 0xA0 on it is Latin-1 (the byte is the code point). */
+// Spelled out: Node 20's TextDecoder('windows-1252') decodes 0x80-0x9F as Latin-1 C1 controls.
+const CP1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+/** UTF-8 of the character each byte 0x80-0xFF stands for in Windows-1252 (WHATWG's "latin1"). */
+const CP1252_UTF8 = Array.from({ length: 128 }, (_, i) => Buffer.from(String.fromCodePoint(CP1252_HIGH[i] ?? 0x80 + i), 'utf8'));
+
+/** Bytes a UTF-8 sequence takes, from its lead byte (0 for a byte that cannot lead one). */
+function sequenceLength(b: number): number {
+  if (b < 0x80) return 1;
+  if (b >= 0xc2 && b <= 0xdf) return 2;
+  if (b >= 0xe0 && b <= 0xef) return 3;
+  if (b >= 0xf0 && b <= 0xf4) return 4;
+  return 0;
+}
+
+/**
+ * CSV saved by spreadsheet tools is often Windows-1252 (Latin-1), not UTF-8. Valid UTF-8 passes
+ * through untouched; each byte of an invalid sequence becomes the Windows-1252 character it
+ * stands for, and the lines where that happened are counted (text in Latin-1 is almost never
+ * valid UTF-8, so a UTF-8 file is never misread). A sequence split across chunks is held back.
+ */
+async function* recodeToUtf8(source: AsyncIterable<Buffer>, recoded: Recoded): AsyncGenerator<Buffer> {
+  let carry: Buffer = Buffer.alloc(0);
+  let line = 1;
+  let lastRecodedLine = 0;
+  const convert = (buf: Buffer, final: boolean): Buffer => {
+    // Hold back an incomplete sequence at the end, unless the input is over.
+    let end = buf.length;
+    if (!final) {
+      for (let i = Math.max(0, buf.length - 3); i < buf.length; i++) {
+        const n = sequenceLength(buf[i]!);
+        if (n > 1 && i + n > buf.length) {
+          end = i;
+          break;
+        }
+      }
+    }
+    carry = Buffer.from(buf.subarray(end));
+    const body = buf.subarray(0, end);
+    if (isUtf8(body)) {
+      for (let nl = body.indexOf(0x0a); nl >= 0; nl = body.indexOf(0x0a, nl + 1)) line++;
+      return body;
+    }
+    const out: Buffer[] = [];
+    let from = 0;
+    for (let i = 0; i < body.length; ) {
+      const b = body[i]!;
+      if (b === 0x0a) line++;
+      if (b < 0x80) {
+        i++;
+        continue;
+      }
+      const n = sequenceLength(b);
+      if (n > 1 && i + n <= body.length && isUtf8(body.subarray(i, i + n))) {
+        i += n;
+        continue;
+      }
+      out.push(body.subarray(from, i), CP1252_UTF8[b - 0x80]!);
+      if (line !== lastRecodedLine) {
+        lastRecodedLine = line;
+        recoded.lines++;
+        if (recoded.firstLine === 0) recoded.firstLine = line;
+      }
+      from = ++i;
+    }
+    out.push(body.subarray(from));
+    return Buffer.concat(out);
+  };
+  for await (const chunk of source) {
+    const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+    const out = convert(buf, false);
+    if (out.length) yield out;
+  }
+  if (carry.length) yield convert(carry, true);
 }

@@ -43,13 +43,23 @@ export interface ImportReport {
   errors: ImportErrorEntry[];
   /** Rejections beyond the listed errors (the list is capped to keep memory bounded). */
   errorsOmitted: number;
+  /**
+   * CSV only, present when some lines were not valid UTF-8: they were read as Windows-1252
+   * (Latin-1, what spreadsheet tools save) instead of being rejected.
+   */
+  recoded?: { encoding: 'windows-1252'; lines: number; firstLine: number };
 }
 
 /** An import that could not run at all; nothing was written. */
 export class ImportFailure extends Error {}
 
 export const MAX_LISTED_ERRORS = 1000;
-const BATCH_RECORDS = 2000;
+const BATCH_RECORDS = 1000;
+/**
+ * A batch is also written once this much time went into reading it: inserting takes about as
+ * long again, so no stretch of import work holds the event loop for much more than twice this.
+ */
+const BATCH_MS = 20;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -117,6 +127,7 @@ export async function importStream(store: LogStore, input: Readable | AsyncItera
 
   await store.withWriter(info.name, async (writer) => {
     let batch: StoredRecord[] = [];
+    let batchStarted = performance.now();
     const flush = async () => {
       if (batch.length === 0) return;
       const r = writer.write(batch);
@@ -126,6 +137,7 @@ export async function importStream(store: LogStore, input: Readable | AsyncItera
       opts.onProgress?.({ ...progress });
       // Let endpoint requests run between batches.
       await yieldToEventLoop();
+      batchStarted = performance.now();
     };
     const take = async (items: RawItem[]) => {
       for (const item of items) {
@@ -140,7 +152,7 @@ export async function importStream(store: LogStore, input: Readable | AsyncItera
         }
         progress.records++;
         batch.push(n.record);
-        if (batch.length >= BATCH_RECORDS) await flush();
+        if (batch.length >= BATCH_RECORDS || performance.now() - batchStarted > BATCH_MS) await flush();
       }
     };
     try {
@@ -159,6 +171,7 @@ export async function importStream(store: LogStore, input: Readable | AsyncItera
     await store.save();
   });
   opts.onProgress?.({ ...progress });
+  if (stream.recoded && stream.recoded.lines > 0) report.recoded = { encoding: 'windows-1252', ...stream.recoded };
   return report;
 }
 

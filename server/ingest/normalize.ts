@@ -83,6 +83,8 @@ interface Core {
 /** The steps shared by import and read-back: timestamp, metadata, project, message, id. */
 function core(raw: unknown, source: SourceInfo, projectOption: string | undefined, fromCsv: boolean): Core | { error: string } {
   if (!isObject(raw)) return { error: 'not a JSON object' };
+  // As in NDJSON: a raw NUL byte in a text file means binary or UTF-16 data, not a log line.
+  if (fromCsv && Object.values(raw).some((v) => typeof v === 'string' && v.includes('\u0000'))) return { error: 'contains a NUL byte' };
   const rec = fromCsv ? fromCsvRow(raw as Record<string, string>) : raw;
 
   if (rec.timestamp === undefined || rec.timestamp === null || rec.timestamp === '') return { error: 'missing timestamp' };
@@ -153,6 +155,11 @@ export function normalizeRecord(
       break;
     case 'plain':
       break;
+  }
+  // SQLite keeps a NUL inside a string, but sql.js reads text back only up to it: a project
+  // "ref\0x" would be listed as "ref". Dictionary strings with a NUL are refused instead.
+  for (const [field, v] of [['id', id], ['project', project], ['url', record.url], ['function_id', record.functionId]] as const) {
+    if (typeof v === 'string' && v.includes('\u0000')) return { error: `${field} contains a NUL character` };
   }
   return { record };
 }

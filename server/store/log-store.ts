@@ -182,22 +182,29 @@ export class LogStore {
       try {
         return await work(writer);
       } catch (err) {
-        this.rollbackTo(info, startRid, seg, startSize);
-        // A save may have run meanwhile (shutdown): the saved image must not point past the cut.
-        await this.save();
+        this.rollbackTo(info, startRid);
+        // A save may have run meanwhile (shutdown) and put rows of this import on disk: the
+        // segment may be cut only once a saved image no longer points past the cut, or a crash
+        // in between would leave a store that cannot be opened. If that save fails (disk full),
+        // the bytes stay, unreferenced, and the import's own error is the one to report.
+        try {
+          await this.save();
+          seg.truncate(startSize);
+        } catch {
+          // Reported through `err`.
+        }
         throw err;
       }
     });
   }
 
-  private rollbackTo(info: SourceInfo, startRid: number, seg: Segment, startSize: number): void {
+  private rollbackTo(info: SourceInfo, startRid: number): void {
     this.db.transaction(() => {
       this.db.run(`DELETE FROM ${hotTable(info)} WHERE rid > @r`, { r: startRid });
       this.db.run(`DELETE FROM ${idTable(info)} WHERE rid > @r`, { r: startRid });
       this.rebuildSummary(info);
       if (info.hot === 'function_edge') rebuildFunctionRollup(this.db);
     });
-    seg.truncate(startSize);
     this.urls.reset();
     this.urlEpoch++;
     this.projects.reset();
@@ -322,19 +329,31 @@ export class LogStore {
    */
   save(): Promise<void> {
     return this.saves.run(async () => {
-      for (const seg of this.segments.values()) seg.sync();
       const image = this.db.exportImage();
+      // Every row in the image points at bytes appended before it was taken: make those durable
+      // first (off the event loop; flushing a large import can take hundreds of ms).
+      await Promise.all([...this.segments.values()].map((seg) => seg.sync()));
       const file = path.join(this.dataDir, STORE_FILE);
       const tmp = `${file}.tmp`;
-      const handle = await fs.promises.open(tmp, 'w', 0o600);
       try {
-        await handle.writeFile(image);
-        await handle.sync();
-      } finally {
-        await handle.close();
+        const handle = await fs.promises.open(tmp, 'w', 0o600);
+        try {
+          await handle.writeFile(image);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await fs.promises.rename(tmp, file);
+      } catch (err) {
+        // A partial temp file would hold on to the very space the next save needs.
+        await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+        throw isDiskFull(err)
+          ? Object.assign(new Error(`cannot save the store: the disk is full (${(err as NodeJS.ErrnoException).code}); the last saved store is intact`, { cause: err }), {
+              code: (err as NodeJS.ErrnoException).code,
+            })
+          : err;
       }
-      await fs.promises.rename(tmp, file);
-      syncDir(this.dataDir);
+      await syncDir(this.dataDir);
     });
   }
 
@@ -398,14 +417,20 @@ export class LogStore {
   }
 }
 
-function syncDir(dir: string): void {
+/** True for the errors of a full disk or an exhausted quota. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+async function syncDir(dir: string): Promise<void> {
   // Directory fsync makes the rename durable; Windows cannot open directories, and needs none.
   if (process.platform === 'win32') return;
-  const fd = fs.openSync(dir, 'r');
+  const handle = await fs.promises.open(dir, 'r');
   try {
-    fs.fsyncSync(fd);
+    await handle.sync();
   } finally {
-    fs.closeSync(fd);
+    await handle.close();
   }
 }
 

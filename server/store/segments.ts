@@ -47,8 +47,9 @@ export class Segment {
     this.generation++;
   }
 
-  sync(): void {
-    fs.fsyncSync(this.fd);
+  /** Flushes the file to disk on the thread pool: an fsync of a large append can take a while. */
+  sync(): Promise<void> {
+    return new Promise((resolve, reject) => fs.fsync(this.fd, (err) => (err ? reject(err) : resolve())));
   }
 
   close(): void {
