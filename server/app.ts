@@ -303,7 +303,7 @@ export function createApp(deps: AppDeps) {
     const indexHtml = fs.readFileSync(path.join(deps.rendererDir, 'index.html'), 'utf8');
     app.use('*', async (c, next) => {
       await next();
-      c.header('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'");
+      c.header('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'");
     });
     app.get('*', serveStatic({ root }));
     // Client-side routes fall back to the app shell.

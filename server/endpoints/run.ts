@@ -42,8 +42,8 @@ let turnStarted = -Infinity;
 /**
  * Resolves when this caller may compute: computations queue here in arrival order and share an
  * event-loop turn only until it has lasted TURN_MS. A burst of requests would otherwise all
- * compute in the turn their bytes arrived, and Node (libuv >= 1.45) accepts one new connection
- * per turn: with 100 busy connections, a new client waited seconds to be accepted at all.
+ * compute in the turn their bytes arrived, and Node 20 (libuv 1.46, seen with strace) accepts
+ * one new connection per turn: with 100 busy connections, a new client waited up to 10 s.
  */
 function nextTurn(): Promise<void> {
   const mine = turns.then(() => {

@@ -38,7 +38,7 @@ describe('under concurrent load', () => {
         case 0:
           return `/api/endpoints/logs.all?project=${P}&project_tier=FREE`;
         case 1:
-          return `/api/endpoints/functions.invocation-stats?project=${P}&interval=${['5min', '15min', '1hr', '1day', '7day'][i % 5 === 1 ? (i / 5) % 5 | 0 : 0]}`;
+          return `/api/endpoints/functions.invocation-stats?project=${P}&interval=${['5min', '15min', '1hr', '1day', '7day'][Math.floor(i / 5) % 5]}`;
         case 2:
           return `/api/endpoints/usage.api-counts?project=${encodeURIComponent(`rest|v${i}`)}&interval=daily`;
         case 3:
@@ -140,7 +140,7 @@ describe('new connections under load', () => {
     stop = true;
     await Promise.all(busy);
     for (const f of fresh) expect(f.status).toBe(200);
-    // Node (libuv >= 1.45) accepts one connection per event-loop turn: if every waiting request
+    // Node 20 (libuv 1.46) accepts one connection per event-loop turn: if every waiting request
     // computed in the turn its bytes arrived, each new client would wait a turn per client ahead.
     const median = busyMs.sort((a, b) => a - b)[busyMs.length >> 1]!;
     const worst = Math.max(...fresh.map((f) => f.ms));
