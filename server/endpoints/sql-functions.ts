@@ -1,12 +1,11 @@
 /**
- * Functions the endpoint SQL calls: nearest-rank percentiles, RE2 containment and reading a
+ * Functions the endpoint SQL calls: nearest-rank percentiles, the URL ids an RE2 pattern matches
  * full record back from its segment. Registered once per store.
  */
 import type { LogStore } from '../store/log-store.ts';
 import { findSource } from '../sources.ts';
 import type { SqlValue } from '../store/db.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
-import { re2Contains } from './re2.ts';
 import { helpersOf } from './accelerators.ts';
 
 /** Nearest-rank percentile: the value at 1-based rank ceil(p/100 * n) of the sorted values. */
@@ -31,9 +30,6 @@ export function registerSqlFunctions(store: LogStore): void {
   });
   const { urlMatches } = helpersOf(store);
   store.db.defineFunction('re2_url_ids', (pattern: SqlValue) => (typeof pattern === 'string' ? urlMatches.idsJson(pattern) : '[]'));
-  store.db.defineFunction('re2_contains', (pattern: SqlValue, text: SqlValue) =>
-    typeof pattern === 'string' && typeof text === 'string' && re2Contains(pattern, text) ? 1 : 0,
-  );
   // The full record in the query shape, rebuilt from its stored text for the rows returned;
   // the newest rows are asked for again and again (paging, refreshes), so keep the last few.
   const recent = new Map<string, string>();
