@@ -1,6 +1,6 @@
 /**
  * Functions the endpoint SQL calls: nearest-rank percentiles, the URL ids an RE2 pattern matches
- * full record back from its segment. Registered once per store.
+ * and reading a full record back from its segment. Registered once per store.
  */
 import type { LogStore } from '../store/log-store.ts';
 import { findSource } from '../sources.ts';
