@@ -57,3 +57,21 @@ export async function runChild(script: string, args: string[]): Promise<Record<s
     });
   });
 }
+
+/** p50, p95 and p99 of latency samples. */
+export function percentiles(samples: number[]): { p50: number; p95: number; p99: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  return { p50: s[Math.floor((s.length - 1) * 0.5)]!, p95: s[Math.ceil(s.length * 0.95) - 1]!, p99: s[Math.max(0, Math.ceil(s.length * 0.99) - 1)]! };
+}
+
+/** Runs fn once to warm up, then `runs` times, and returns the latency percentiles (ms). */
+export function timeRuns(fn: () => unknown, runs: number): { p50: number; p95: number; p99: number } {
+  fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    fn();
+    samples.push(performance.now() - t);
+  }
+  return percentiles(samples);
+}

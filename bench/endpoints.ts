@@ -14,7 +14,7 @@ import { runEndpoint } from '../server/endpoints/run.ts';
 import { importFile } from '../server/ingest/import.ts';
 import { startServer } from '../server/server.ts';
 import { MICROS } from '../server/time.ts';
-import { BENCH_DIR, BENCH_NOW, benchFiles, fmt, mb, peakRss } from './data.ts';
+import { BENCH_DIR, BENCH_NOW, benchFiles, fmt, mb, peakRss, percentiles, timeRuns } from './data.ts';
 import { NAIVE_SQL, naiveImport, openNative } from './naive.ts';
 
 const { values } = parseArgs({ options: { records: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '15' } } });
@@ -30,21 +30,7 @@ if (fresh) for (const f of files) await importFile(server.store, f.path, { sourc
 const project = server.store.summary().find((s) => s.source === 'deno-relay-logs')!.projects[0]!.ref;
 const edgeProject = server.store.summary().find((s) => s.source === 'cloudflare.logs.prod')!.projects[0]!.ref;
 
-function percentiles(samples: number[]): { p50: number; p95: number } {
-  const s = [...samples].sort((a, b) => a - b);
-  return { p50: s[Math.floor((s.length - 1) * 0.5)]!, p95: s[Math.ceil(s.length * 0.95) - 1]! };
-}
-
-function time(fn: () => unknown): { p50: number; p95: number } {
-  fn(); // warm-up
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    fn();
-    samples.push(performance.now() - t);
-  }
-  return percentiles(samples);
-}
+const time = (fn: () => unknown) => timeRuns(fn, runs);
 
 async function timeHttp(url: string): Promise<{ p50: number; p95: number }> {
   // One retry: an idle keep-alive socket can be closed by the server just as it is reused.

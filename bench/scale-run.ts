@@ -12,7 +12,7 @@ import { runEndpoint } from '../server/endpoints/run.ts';
 import { importFile } from '../server/ingest/import.ts';
 import { startServer } from '../server/server.ts';
 import { MICROS } from '../server/time.ts';
-import { BENCH_DIR, BENCH_NOW, benchFiles, peakRss } from './data.ts';
+import { BENCH_DIR, BENCH_NOW, benchFiles, peakRss, percentiles, timeRuns } from './data.ts';
 import { NAIVE_SQL, naiveImport, openNative } from './naive.ts';
 
 const [engine = 'ours', nArg = '100000'] = process.argv.slice(2);
@@ -21,18 +21,9 @@ const files = await benchFiles(n);
 const RUNS = 11;
 const out: Record<string, unknown> = { engine, records: n };
 
-const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * 0.99) - 1)]!;
-function timeIt(fn: () => unknown): number {
-  fn();
-  const xs: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    fn();
-    xs.push(performance.now() - t);
-  }
-  return p50(xs);
-}
+const p50 = (xs: number[]) => percentiles(xs).p50;
+const p99 = (xs: number[]) => percentiles(xs).p99;
+const timeIt = (fn: () => unknown) => timeRuns(fn, RUNS).p50;
 
 const INTERVALS = ['5min', '15min', '1hr', '1day', '7day'];
 const API = ['minutely', 'hourly', 'daily'];

@@ -7,19 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiCountsRow, InvocationStatsRow, LogRow } from '../api-types.ts';
 import { DAY, HOUR, MIN, NOW, SEC, edgeRecord, fnRecord, importRecords, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 import { formatIsoMicros } from '../time.ts';
+import { Rng } from '../demo/random.ts';
 import { ENDPOINTS } from '../../queries/registry.ts';
 import { validateParams } from './params.ts';
 import { runEndpoint } from './run.ts';
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** The demo generator's seeded PRNG, as a () => [0, 1) source. */
+function rng(seed: number): () => number {
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 const PROJECTS = ['projaaaaaaaaaaaaaaaa', 'projbbbbbbbbbbbbbbbb'];
