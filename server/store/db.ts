@@ -124,14 +124,15 @@ class SqlJsDb implements Db {
     return this.db.getRowsModified();
   }
 
-  query<T extends Row = Row>(sql: string, params?: SqlParams): T[] {
+  /** Steps one statement to the end, collecting each row as `read` shapes it. */
+  private collect<R>(sql: string, params: SqlParams | undefined, read: (stmt: Statement) => R): R[] {
     const stmt = this.prepared(sql);
-    const rows: T[] = [];
+    const out: R[] = [];
     try {
       const b = bindable(params);
       if (b) stmt.bind(b);
       while (stmt.step()) {
-        rows.push(stmt.getAsObject() as T);
+        out.push(read(stmt));
         this.checkDeadline();
       }
     } catch (err) {
@@ -141,26 +142,15 @@ class SqlJsDb implements Db {
     } finally {
       stmt.reset();
     }
-    return rows;
+    return out;
+  }
+
+  query<T extends Row = Row>(sql: string, params?: SqlParams): T[] {
+    return this.collect(sql, params, (stmt) => stmt.getAsObject() as T);
   }
 
   rows(sql: string, params?: SqlParams): SqlValue[][] {
-    const stmt = this.prepared(sql);
-    const out: SqlValue[][] = [];
-    try {
-      const b = bindable(params);
-      if (b) stmt.bind(b);
-      while (stmt.step()) {
-        out.push(stmt.get() as SqlValue[]);
-        this.checkDeadline();
-      }
-    } catch (err) {
-      if (this.timedOut) throw new QueryTimeout();
-      throw err;
-    } finally {
-      stmt.reset();
-    }
-    return out;
+    return this.collect(sql, params, (stmt) => stmt.get() as SqlValue[]);
   }
 
   withDeadline<T>(deadline: number, fn: () => T): T {
