@@ -61,6 +61,8 @@ class Queue {
  */
 class Dictionary {
   private cache = new Map<string, number>();
+  /** Loaded on first use: opening a store to read it should not pay for the import caches. */
+  private loaded = false;
   private complete = false;
   private nextId = 1;
   constructor(
@@ -68,12 +70,11 @@ class Dictionary {
     private table: string,
     private column: string,
     private maxCached: number,
-  ) {
-    this.reset();
-  }
+  ) {}
 
   /** The id of a string, adding it; must run inside the import transaction. */
   idOf(value: string): number {
+    if (!this.loaded) this.reset();
     const hit = this.cache.get(value);
     if (hit !== undefined) return hit;
     const row = this.complete
@@ -96,6 +97,7 @@ class Dictionary {
 
   /** Reloads from the table (at open, and after a rollback may have removed rows). */
   reset(): void {
+    this.loaded = true;
     this.cache.clear();
     const count = this.db.rows(`SELECT count(*) FROM ${this.table}`)[0]?.[0] as number;
     this.complete = count < this.maxCached;
