@@ -9,7 +9,7 @@
 --             by hour, 7day: 8 by day); a record belongs to trunc(ts, unit); records outside the
 --             series are not counted; error_count counts status_code >= 400; records without an
 --             execution time count but stay out of the aggregates; p95/p99 are nearest-rank
---             (exact for second/minute buckets, within 1% for hour/day buckets).
+--             (exact for second buckets, within 1% for minute, hour and day buckets).
 WITH params AS (
   SELECT
     CAST(@now AS INTEGER) AS now,
@@ -28,7 +28,7 @@ buckets(ts) AS (
   UNION ALL
   SELECT ts + (SELECT unit FROM bounds) FROM buckets WHERE ts < (SELECT last FROM bounds)
 ),
--- Second and minute buckets: exact, from the records themselves.
+-- Second buckets: exact, from the records themselves.
 raw AS (
   SELECT f.ts - f.ts % b.unit AS bucket,
          count(*) AS count,
@@ -39,15 +39,31 @@ raw AS (
          nearest_rank(f.exec, 95) AS p95_execution_time,
          nearest_rank(f.exec, 99) AS p99_execution_time
   FROM bounds b, function_edge_logs f
-  WHERE b.unit < 3600000000
+  WHERE b.unit < 60000000
     AND f.project = (SELECT id FROM projects WHERE ref = @project)
     AND f.ts >= b.first AND f.ts < b.last + b.unit
     AND (coalesce(@function_id, '') = ''
          OR f.function = (SELECT id FROM functions WHERE function_id = @function_id))
   GROUP BY 1
 ),
--- Hour and day buckets: from per-hour rollups (exact count/errors/min/max/avg; p95/p99
--- from merged sketches, within 1% of the nearest-rank value).
+-- Minute buckets: from per-minute rollups; hour and day buckets: from per-hour rollups
+-- (exact count/errors/min/max/avg; p95/p99 from merged sketches, within 1% of nearest rank).
+minutes AS (
+  SELECT m.minute - m.minute % b.unit AS bucket,
+         sum(m.count) AS count,
+         sum(m.errors) AS error_count,
+         min(m.exec_min) AS min_execution_time,
+         max(m.exec_max) AS max_execution_time,
+         sum(m.exec_sum) / nullif(sum(m.exec_n), 0) AS avg_execution_time,
+         sketch_merge(m.sketch) AS sketch
+  FROM bounds b, function_edge_minutes m
+  WHERE b.unit >= 60000000 AND b.unit < 3600000000
+    AND m.project = (SELECT id FROM projects WHERE ref = @project)
+    AND m.minute >= b.first AND m.minute < b.last + b.unit
+    AND (coalesce(@function_id, '') = ''
+         OR m.function = (SELECT id FROM functions WHERE function_id = @function_id))
+  GROUP BY 1
+),
 rolled AS (
   SELECT m.hour - m.hour % b.unit AS bucket,
          sum(m.count) AS count,
@@ -71,6 +87,11 @@ agg AS (
          sketch_quantile(sketch, 95, min_execution_time, max_execution_time),
          sketch_quantile(sketch, 99, min_execution_time, max_execution_time)
   FROM rolled
+  UNION ALL
+  SELECT bucket, count, error_count, min_execution_time, max_execution_time, avg_execution_time,
+         sketch_quantile(sketch, 95, min_execution_time, max_execution_time),
+         sketch_quantile(sketch, 99, min_execution_time, max_execution_time)
+  FROM minutes
 )
 SELECT buckets.ts AS timestamp,
        agg.min_execution_time, agg.max_execution_time, agg.avg_execution_time,

@@ -28,7 +28,7 @@ edge AS (
     ORDER BY ts DESC LIMIT 100)
 ),
 candidates AS (
-  SELECT ts, log_record('edge_logs', off, len, @project) AS record
+  SELECT ts, log_record('edge_logs', rid, @project) AS record
   FROM edge_logs
   WHERE project = (SELECT project FROM scope)
     AND ts >= (SELECT ts FROM edge) AND ts <= (SELECT upper FROM scope)

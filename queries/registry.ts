@@ -31,6 +31,12 @@ export interface ParamSpec {
   bindAs?: string;
 }
 
+/**
+ * A way to answer an endpoint over the partitioned store without running its SQL; the server
+ * holds one implementation per name, and the property tests hold it to the SQL's reference.
+ */
+export type SpeedPathName = 'partitioned-invocation-stats' | 'partitioned-logs-all' | 'partitioned-api-counts';
+
 export interface EndpointDefinition {
   name: string;
   id: string;
@@ -50,6 +56,8 @@ export interface EndpointDefinition {
    * order; `timestamp` always comes from the row).
    */
   recordColumn?: { column: string; fields: readonly string[] };
+  /** How requests are answered; the SQL stays the definition either way. */
+  speedPath?: SpeedPathName;
 }
 
 const sql = (file: string) => fs.readFileSync(new URL(`./${file}`, import.meta.url), 'utf8');
@@ -76,6 +84,7 @@ export const ENDPOINTS: readonly EndpointDefinition[] = [
     cacheSeconds: 900,
     warmSeconds: 300,
     sandboxable: false,
+    speedPath: 'partitioned-invocation-stats',
   },
   {
     name: 'logs.all',
@@ -100,6 +109,7 @@ export const ENDPOINTS: readonly EndpointDefinition[] = [
     warmSeconds: 0,
     sandboxable: false,
     recordColumn: { column: 'record', fields: ['id', 'timestamp', 'event_message', 'metadata'] },
+    speedPath: 'partitioned-logs-all',
   },
   {
     name: 'usage.api-counts',
@@ -120,6 +130,7 @@ export const ENDPOINTS: readonly EndpointDefinition[] = [
     cacheSeconds: 900,
     warmSeconds: 300,
     sandboxable: false,
+    speedPath: 'partitioned-api-counts',
   },
 ];
 

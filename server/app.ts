@@ -14,7 +14,6 @@ import type { AppClock } from './clock.ts';
 import { ResultsCache } from './endpoints/cache.ts';
 import { validateParams, type RawParams } from './endpoints/params.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS, runEndpointWithin } from './endpoints/run.ts';
-import { registerSqlFunctions } from './endpoints/sql-functions.ts';
 import { AppError, badParam, errorBody } from './errors.ts';
 import { ImportFailure, importStream, type ImportReport } from './ingest/import.ts';
 import { findSource, SOURCE_NAMES } from './sources.ts';
@@ -69,7 +68,6 @@ export function createApp(deps: AppDeps) {
   const maxUpload = deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   const imports = new Map<string, ImportRun>();
   const serialized = new WeakMap<object, string>();
-  registerSqlFunctions(deps.store);
   deps.store.onChange(() => cache.clear());
 
   const app = new Hono();

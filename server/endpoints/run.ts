@@ -1,33 +1,40 @@
 /** Runs one registry entry against the store with validated parameters and the clock. */
 import type { EndpointDefinition } from '../../queries/registry.ts';
 import { AppError } from '../errors.ts';
-import { QueryTimeout } from '../store/db.ts';
+import { QueryTimeout, withDeadline } from '../store/db.ts';
 import type { LogStore } from '../store/log-store.ts';
-import { ACCELERATORS, helpersOf } from './accelerators.ts';
+import { withFlatView } from './flat-view.ts';
 import type { ValidParams } from './params.ts';
+import { helpersOf, SPEED_PATHS } from './speed-paths.ts';
 
 export type ResultRow = Record<string, unknown>;
 
-/** Runs the endpoint; `sqlOnly` skips its accelerator (tests compare the two). */
-export function runEndpoint(store: LogStore, def: EndpointDefinition, params: ValidParams, now: number, sqlOnly = false): ResultRow[] {
-  const accelerator = sqlOnly ? undefined : ACCELERATORS[def.name];
-  if (accelerator) return accelerator(store, params, now).slice(0, def.maxRows);
-  const rows = store.db.query(def.sql, { ...params.bind, now });
-  const out = rows.length > def.maxRows ? rows.slice(0, def.maxRows) : rows;
-  const { jsonColumns = [], recordColumn } = def;
-  if (!jsonColumns.length && !recordColumn) return out;
-  return out.map((row) => {
-    const copy: ResultRow = { ...row };
-    for (const c of jsonColumns) {
-      const v = row[c];
-      copy[c] = typeof v === 'string' ? JSON.parse(v) : v;
-    }
-    if (!recordColumn) return copy;
-    const text = row[recordColumn.column];
-    const record = (typeof text === 'string' ? JSON.parse(text) : {}) as Record<string, unknown>;
-    const shaped: ResultRow = {};
-    for (const f of recordColumn.fields) shaped[f] = f in row && f !== recordColumn.column ? row[f] : record[f];
-    return shaped;
+/** Answers the endpoint the way requests are answered: by the speed path its entry names. */
+export function runEndpoint(store: LogStore, def: EndpointDefinition, params: ValidParams, now: number): ResultRow[] {
+  if (!def.speedPath) throw new Error(`${def.name} names no speed path; only its SQL can answer it (runEndpointSql)`);
+  return SPEED_PATHS[def.speedPath](store, params, now).slice(0, def.maxRows);
+}
+
+/** Runs the endpoint's SQL, its definition, over the flat view of the store (tests compare). */
+export function runEndpointSql(store: LogStore, def: EndpointDefinition, params: ValidParams, now: number): Promise<ResultRow[]> {
+  return withFlatView(store, (db) => {
+    const rows = db.query(def.sql, { ...params.bind, now });
+    const out = rows.length > def.maxRows ? rows.slice(0, def.maxRows) : rows;
+    const { jsonColumns = [], recordColumn } = def;
+    if (!jsonColumns.length && !recordColumn) return out;
+    return out.map((row) => {
+      const copy: ResultRow = { ...row };
+      for (const c of jsonColumns) {
+        const v = row[c];
+        copy[c] = typeof v === 'string' ? JSON.parse(v) : v;
+      }
+      if (!recordColumn) return copy;
+      const text = row[recordColumn.column];
+      const record = (typeof text === 'string' ? JSON.parse(text) : {}) as Record<string, unknown>;
+      const shaped: ResultRow = {};
+      for (const f of recordColumn.fields) shaped[f] = f in row && f !== recordColumn.column ? row[f] : record[f];
+      return shaped;
+    });
   });
 }
 
@@ -72,7 +79,7 @@ export async function runEndpointWithin(store: LogStore, def: EndpointDefinition
       const pattern = params.bind[p.bindAs ?? p.name];
       if (p.kind === 're2' && typeof pattern === 'string') await helpersOf(store).urlMatches.prepare(pattern, deadline);
     }
-    return store.db.withDeadline(deadline, () => runEndpoint(store, def, params, now));
+    return withDeadline(deadline, () => runEndpoint(store, def, params, now));
   } catch (err) {
     if (!(err instanceof QueryTimeout)) throw err;
     throw new AppError('unavailable', `${def.name} ran longer than the ${timeoutMs / 1000} s limit and was stopped; try a shorter interval or a narrower pattern`);

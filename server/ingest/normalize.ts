@@ -3,7 +3,7 @@
  * project resolved per the source's rule, id kept or derived from content, hot fields picked.
  */
 import { createHash } from 'node:crypto';
-import { FAMILY } from '../store/schema.ts';
+import { FAMILY, HOT_COLUMNS } from '../store/hot-columns.ts';
 import type { StoredRecord } from '../store/log-store.ts';
 import { findSource, type SourceInfo } from '../sources.ts';
 import { parseRecordTimestamp } from '../time.ts';
@@ -136,25 +136,15 @@ export function normalizeRecord(
   const id = c.givenId ?? deriveId(ts, project, c.eventMessage, JSON.stringify(toQueryShape(metadata)));
   const stored = line ?? JSON.stringify(rec);
   const record: StoredRecord = { id, ts, project, raw: stored };
-  switch (source.hot) {
-    case 'edge': {
-      const url = stringOrNull(pick(metadata, ['request', 'url'])) ?? '';
-      const path = stringOrNull(pick(metadata, ['request', 'path'])) ?? pathOfUrl(url);
-      record.url = url;
-      record.families = familiesOf(path);
-      record.status = numberOrNull(pick(metadata, ['response', 'status_code']));
-      break;
-    }
-    case 'function_edge':
-      record.functionId = stringOrNull(pick(metadata, ['function_id']));
-      record.exec = numberOrNull(pick(metadata, ['execution_time_ms']));
-      record.status = numberOrNull(pick(metadata, ['response', 'status_code']));
-      break;
-    case 'function_event':
-      record.functionId = stringOrNull(pick(metadata, ['function_id']));
-      break;
-    case 'plain':
-      break;
+  // Hot fields, as HOT_COLUMNS declares them per source (families last: they read the URL).
+  for (const col of HOT_COLUMNS[source.hot]) {
+    const v = pick(metadata, col.from);
+    if (col.read === 'number') record[col.field as 'status' | 'exec'] = numberOrNull(v);
+    else if (col.read === 'text') {
+      const text = stringOrNull(v);
+      if (col.field === 'url') record.url = text ?? '';
+      else record.functionId = text;
+    } else record.families = familiesOf(stringOrNull(v) ?? pathOfUrl(record.url ?? ''));
   }
   // SQLite keeps a NUL inside a string, but sql.js reads text back only up to it: a project
   // "ref\0x" would be listed as "ref". Dictionary strings with a NUL are refused instead.

@@ -50,6 +50,31 @@ export interface Db {
   close(): void;
 }
 
+/** The deadline of the running withDeadline scope: one for all databases (one thread). */
+const deadlineState = { deadline: Infinity, timedOut: false };
+
+function checkDeadline(): void {
+  if (deadlineState.deadline !== Infinity && performance.now() > deadlineState.deadline) {
+    deadlineState.timedOut = true;
+    throw new QueryTimeout();
+  }
+}
+
+/**
+ * Runs fn with every query of every database stopped by a QueryTimeout once
+ * `performance.now()` passes `deadline` (see Db.withDeadline for where it is checked).
+ */
+export function withDeadline<T>(deadline: number, fn: () => T): T {
+  const outer = deadlineState.deadline;
+  deadlineState.deadline = Math.min(outer, deadline);
+  try {
+    return fn();
+  } finally {
+    deadlineState.deadline = outer;
+    if (outer === Infinity) deadlineState.timedOut = false;
+  }
+}
+
 let sqlJs: Promise<SqlJsStatic> | undefined;
 
 function engine(): Promise<SqlJsStatic> {
@@ -85,18 +110,11 @@ class SqlJsDb implements Db {
   private statements = new Map<string, Statement>();
   private functions: Array<(db: Database) => void> = [];
   private inTransaction = false;
-  /** The deadline of the running withDeadline scope. */
-  private deadline = Infinity;
-  /** Set when a deadline check threw inside SQL, where sql.js turns the error into text. */
-  private timedOut = false;
 
   constructor(private db: Database) {}
 
   private checkDeadline(): void {
-    if (this.deadline !== Infinity && performance.now() > this.deadline) {
-      this.timedOut = true;
-      throw new QueryTimeout();
-    }
+    checkDeadline();
   }
 
   private prepared(sql: string): Statement {
@@ -137,7 +155,7 @@ class SqlJsDb implements Db {
       }
     } catch (err) {
       // A deadline hit inside SQL reaches here as sql.js's text error: give it its class back.
-      if (this.timedOut) throw new QueryTimeout();
+      if (deadlineState.timedOut) throw new QueryTimeout();
       throw err;
     } finally {
       stmt.reset();
@@ -154,14 +172,7 @@ class SqlJsDb implements Db {
   }
 
   withDeadline<T>(deadline: number, fn: () => T): T {
-    const outer = this.deadline;
-    this.deadline = Math.min(outer, deadline);
-    try {
-      return fn();
-    } finally {
-      this.deadline = outer;
-      if (outer === Infinity) this.timedOut = false;
-    }
+    return withDeadline(deadline, fn);
   }
 
   transaction<T>(fn: () => T): T {
@@ -226,12 +237,31 @@ class SqlJsDb implements Db {
   }
 }
 
+export interface OpenOptions {
+  /** SQLite's page cache, KiB. The file itself is in memory already, so a small cache suffices. */
+  cacheKiB?: number;
+}
+
+let loaded: SqlJsStatic | undefined;
+
+/** Loads the engine once; afterwards openDbSync works. */
+export async function loadEngine(): Promise<void> {
+  loaded ??= await engine();
+}
+
 /** Opens a database from a saved image, or an empty one. */
-export async function openDb(image?: Uint8Array): Promise<Db> {
-  const SQL = await engine();
-  const db = new SQL.Database(image);
+export async function openDb(image?: Uint8Array, opts: OpenOptions = {}): Promise<Db> {
+  await loadEngine();
+  return openDbSync(image, opts);
+}
+
+/** Like openDb, once loadEngine has run (partitions load in the middle of synchronous work). */
+export function openDbSync(image?: Uint8Array, opts: OpenOptions = {}): Db {
+  if (!loaded) throw new Error('the sql.js engine is not loaded yet');
+  const db = new loaded.Database(image);
   // The database lives in memory: a rollback journal in memory is enough, and there is no
   // disk to sync; durability comes from the atomic save of the whole image.
   db.exec('PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;');
+  if (opts.cacheKiB) db.exec(`PRAGMA cache_size = -${opts.cacheKiB}`);
   return new SqlJsDb(db);
 }

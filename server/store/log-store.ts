@@ -1,18 +1,22 @@
 /**
- * The log store: sql.js hot tables + segment files in a data folder, saved atomically.
- * Imports write through an ImportWriter (batches inside transactions); endpoints read
- * through `db` and `readRecord`.
+ * The log store: a small catalog that is always loaded, and per source one partition per hour
+ * (a sql.js database file plus a file of compressed record blocks), loaded on demand under a
+ * memory budget. Imports append to the partitions their records fall in; a save writes only
+ * the partitions that changed, then the catalog, whose atomic rename commits. The layout and
+ * the commit protocol are described in docs/ARCHITECTURE.md.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { SOURCES, type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
-import { openDb, type Db } from './db.ts';
-import { hotTable, idTable, migrate } from './schema.ts';
-import { Segment } from './segments.ts';
-import { FunctionRollupBatch, rebuildFunctionRollup, registerSketchFunctions } from './rollups.ts';
-
-export const STORE_FILE = 'store.sqlite';
-const NEWLINE = Buffer.from('\n');
+import { ApiHours, addToApiBatch, type ApiHourBatch } from './api-hours.ts';
+import { CATALOG_FILE, partitionRows, prepareCatalog, putPartitionRow, type PartitionRow } from './catalog.ts';
+import { loadEngine, openDbSync, type Db } from './db.ts';
+import { HOT_COLUMNS } from './hot-columns.ts';
+import { convertLegacyStore, LEGACY_STORE_FILE } from './legacy-store.ts';
+import { hotInsertSql, idKey, Partition, partitionLabel, partitionStart } from './partition.ts';
+import type { RecordAddress } from './record-blocks.ts';
+import { FunctionRollupBatch, HOUR_GRAIN, MINUTE_GRAIN } from './rollups.ts';
+import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
 export interface StoredRecord {
@@ -44,6 +48,16 @@ export interface SourceSummary {
   functionIds: Array<{ functionId: string; project: string; count: number }>;
 }
 
+export interface StoreOptions {
+  /** Bytes of partition databases kept in memory (least recently used ones are dropped). */
+  memoryBudgetBytes?: number;
+  /** Who holds the data folder's lock; `false` skips the lock (tests of the lock itself). */
+  lockKind?: DataLockKind | false;
+}
+
+export const DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024;
+const PARTS_DIR = 'parts';
+
 /** Runs async work one piece at a time, in call order. */
 class Queue {
   private tail: Promise<unknown> = Promise.resolve();
@@ -55,39 +69,35 @@ class Queue {
 }
 
 /**
- * String -> id for a dictionary table. While the table is small enough, the whole mapping is
+ * String -> id for a catalog dictionary. While the table is small enough the whole mapping is
  * held in memory, so a miss means a new string and costs one insert, no lookup; past
  * `maxCached` entries it falls back to a bounded cache in front of the table's unique index.
  */
 class Dictionary {
   private cache = new Map<string, number>();
-  /** Loaded on first use: opening a store to read it should not pay for the import caches. */
   private loaded = false;
   private complete = false;
   private nextId = 1;
   constructor(
-    private db: Db,
+    private db: () => Db,
     private table: string,
     private column: string,
     private maxCached: number,
   ) {}
 
-  /** The id of a string, adding it; must run inside the import transaction. */
+  /** The id of a string, adding it; runs inside the catalog transaction. */
   idOf(value: string): number {
-    if (!this.loaded) this.reset();
+    if (!this.loaded) this.reload();
     const hit = this.cache.get(value);
     if (hit !== undefined) return hit;
-    const row = this.complete
-      ? undefined
-      : this.db.query<{ id: number }>(`SELECT id FROM ${this.table} WHERE ${this.column} = ?`, [value])[0];
+    const row = this.complete ? undefined : this.db().query<{ id: number }>(`SELECT id FROM ${this.table} WHERE ${this.column} = ?`, [value])[0];
     let id: number;
     if (row) id = row.id;
     else {
       id = this.nextId++;
-      this.db.run(`INSERT INTO ${this.table} (id, ${this.column}) VALUES (?, ?)`, [id, value]);
+      this.db().run(`INSERT INTO ${this.table} (id, ${this.column}) VALUES (?, ?)`, [id, value]);
     }
     if (this.cache.size >= this.maxCached) {
-      // Past the bound, memory stays flat and lookups go to the table.
       this.cache.clear();
       this.complete = false;
     }
@@ -95,62 +105,148 @@ class Dictionary {
     return id;
   }
 
-  /** Reloads from the table (at open, and after a rollback may have removed rows). */
+  /** The id of a string if known, without adding it. */
+  find(value: string): number | undefined {
+    if (!this.loaded) this.reload();
+    const hit = this.cache.get(value);
+    if (hit !== undefined || this.complete) return hit;
+    return this.db().query<{ id: number }>(`SELECT id FROM ${this.table} WHERE ${this.column} = ?`, [value])[0]?.id;
+  }
+
+  /** Forgets the cache; the next use reloads from the table. */
   reset(): void {
+    this.loaded = false;
+    this.cache.clear();
+  }
+
+  private reload(): void {
     this.loaded = true;
     this.cache.clear();
-    const count = this.db.rows(`SELECT count(*) FROM ${this.table}`)[0]?.[0] as number;
+    const count = this.db().rows(`SELECT count(*) FROM ${this.table}`)[0]?.[0] as number;
     this.complete = count < this.maxCached;
-    if (this.complete) for (const [id, v] of this.db.rows(`SELECT id, ${this.column} FROM ${this.table}`)) this.cache.set(v as string, id as number);
-    this.nextId = ((this.db.rows(`SELECT max(id) FROM ${this.table}`)[0]?.[0] as number | null) ?? 0) + 1;
+    if (this.complete) for (const [id, v] of this.db().rows(`SELECT id, ${this.column} FROM ${this.table}`)) this.cache.set(v as string, id as number);
+    this.nextId = ((this.db().rows(`SELECT max(id) FROM ${this.table}`)[0]?.[0] as number | null) ?? 0) + 1;
   }
 }
 
+/** What an import changed, so that a failure can put everything back. */
+interface ImportState {
+  catalogImage: Uint8Array;
+  /** Partitions the import wrote, with their committed row when it began (null: new). */
+  touched: Map<Partition, PartitionRow | null>;
+}
+
+const partKey = (code: number, start: number) => `${code}:${start}`;
+
 export class LogStore {
-  private readonly segments = new Map<SourceName, Segment>();
+  private catalogDb: Db;
+  private readonly parts = new Map<string, Partition>();
+  /** Per source code, its partitions by start, ascending (kept sorted). */
+  private readonly bySource = new Map<number, Partition[]>();
   private readonly writes = new Queue();
   private readonly saves = new Queue();
   private readonly listeners = new Set<() => void>();
-  private readonly projects: Dictionary;
-  private readonly urls: Dictionary;
-  private readonly functions: Dictionary;
+  readonly projects: Dictionary;
+  readonly urls: Dictionary;
+  readonly functions: Dictionary;
+  readonly apiHours: ApiHours;
+  private importState: ImportState | null = null;
+  /** The in-memory catalog has changes no saved catalog holds. */
+  private catalogDirty = false;
+  /** Files no committed catalog refers to any more, deleted once no rollback may need them. */
+  private obsolete: string[] = [];
+  private useClock = 0;
   /** Bumps whenever stored data changes; caches key on it. */
   dataVersion = 0;
   /** Bumps when dictionary ids may have been reused (a rolled-back import). */
   urlEpoch = 0;
+  readonly memoryBudgetBytes: number;
+  lock: DataLock | undefined;
 
   private constructor(
     readonly dataDir: string,
-    readonly db: Db,
+    catalog: Db,
+    opts: StoreOptions,
   ) {
+    this.catalogDb = catalog;
+    this.memoryBudgetBytes = opts.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET;
+    const db = () => this.catalogDb;
     this.projects = new Dictionary(db, 'projects', 'ref', 10_000);
     this.urls = new Dictionary(db, 'urls', 'url', 1_000_000);
     this.functions = new Dictionary(db, 'functions', 'function_id', 10_000);
+    this.apiHours = new ApiHours(db);
+  }
+
+  /** The catalog database (dictionaries, partitions, summary, rollups). */
+  get catalog(): Db {
+    return this.catalogDb;
   }
 
   /** Opens (or creates) the store in a data folder, repairing what a crash could leave. */
-  static async open(dataDir: string): Promise<LogStore> {
+  static async open(dataDir: string, opts: StoreOptions = {}): Promise<LogStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const file = path.join(dataDir, STORE_FILE);
-    fs.rmSync(`${file}.tmp`, { force: true });
-    const image = fs.existsSync(file) ? new Uint8Array(fs.readFileSync(file)) : undefined;
-    const db = await openDb(image);
-    migrate(db);
-    registerSketchFunctions(db);
-    const store = new LogStore(dataDir, db);
-    for (const s of SOURCES) {
-      const seg = new Segment(path.join(dataDir, 'records', `${s.alias}.ndjson`));
-      // Each record is followed by its newline, which `len` does not count.
-      const end = db.query<{ e: number | null }>(`SELECT max(off + len + 1) AS e FROM ${hotTable(s)}`)[0]?.e ?? 0;
-      if (seg.size < end) {
-        throw new Error(`records/${s.alias}.ndjson holds ${seg.size} bytes but the store points to byte ${end}`);
+    const lock = opts.lockKind === false ? undefined : acquireDataLock(dataDir, { kind: opts.lockKind ?? 'store' });
+    try {
+      await loadEngine();
+      const file = path.join(dataDir, CATALOG_FILE);
+      fs.rmSync(`${file}.tmp`, { force: true });
+      const exists = fs.existsSync(file);
+      const catalog = openDbSync(exists ? new Uint8Array(fs.readFileSync(file)) : undefined);
+      prepareCatalog(catalog);
+      const store = new LogStore(dataDir, catalog, opts);
+      store.lock = lock;
+      for (const row of partitionRows(catalog)) store.addPartition(new Partition(store.sourceByCode(row.source), store.partsDir(row.source), row));
+      store.collectGarbage();
+      if (!exists) {
+        // A folder of the single-file store: convert it, then commit the first catalog.
+        if (fs.existsSync(path.join(dataDir, LEGACY_STORE_FILE))) await convertLegacyStore(store, dataDir);
+        store.catalogDirty = true;
+        await store.save();
       }
-      // Bytes past the last committed record come from an import that never finished.
-      if (seg.size > end) seg.truncate(end);
-      store.segments.set(s.name, seg);
+      return store;
+    } catch (err) {
+      lock?.release();
+      throw err;
     }
-    if (!image) await store.save();
-    return store;
+  }
+
+  private sourceByCode(code: number): SourceInfo {
+    const s = SOURCES.find((x) => x.code === code);
+    if (!s) throw new Error(`the catalog names an unknown source code ${code}`);
+    return s;
+  }
+
+  private partsDir(code: number): string {
+    return path.join(this.dataDir, PARTS_DIR, this.sourceByCode(code).alias);
+  }
+
+  private addPartition(p: Partition): void {
+    this.parts.set(partKey(p.source.code, p.start), p);
+    let list = this.bySource.get(p.source.code);
+    if (!list) this.bySource.set(p.source.code, (list = []));
+    list.push(p);
+    if (list.length > 1 && list[list.length - 2]!.start > p.start) list.sort((a, b) => a.start - b.start);
+  }
+
+  private removePartition(p: Partition): void {
+    this.parts.delete(partKey(p.source.code, p.start));
+    const list = this.bySource.get(p.source.code);
+    if (list) list.splice(list.indexOf(p), 1);
+    p.close();
+  }
+
+  /** Deletes partition files that no committed catalog row refers to (left by a crash). */
+  private collectGarbage(): void {
+    for (const s of SOURCES) {
+      const dir = this.partsDir(s.code);
+      if (!fs.existsSync(dir)) continue;
+      const keep = new Set<string>();
+      for (const p of this.bySource.get(s.code) ?? []) {
+        if (p.row.version > 0) keep.add(path.basename(p.dbFile(p.row.version)));
+        keep.add(path.basename(p.blocks.file));
+      }
+      for (const f of fs.readdirSync(dir)) if (!keep.has(f)) fs.rmSync(path.join(dir, f), { force: true });
+    }
   }
 
   /** Called after every change of stored data. */
@@ -164,223 +260,390 @@ export class LogStore {
     for (const l of this.listeners) l();
   }
 
-  private segment(source: SourceName): Segment {
-    const seg = this.segments.get(source);
-    if (!seg) throw new Error(`no segment for ${source}`);
-    return seg;
+  /** Partitions of a source, ascending by start. */
+  partitions(source: SourceName): readonly Partition[] {
+    return this.bySource.get(sourceInfo(source).code) ?? [];
   }
 
   /**
-   * Runs one import exclusively (imports and deletes never interleave), handing it a writer.
-   * If `work` throws, every row it added is removed again and the error is rethrown.
+   * Starts of the partitions of a source that hold records of a project within [lower, upper],
+   * newest first (from the catalog: no partition is loaded to find them).
    */
-  withWriter<T>(source: SourceName, work: (writer: ImportWriter) => Promise<T>): Promise<T> {
-    return this.writes.run(async () => {
-      const info = sourceInfo(source);
-      const seg = this.segment(source);
-      const startRid = this.db.query<{ m: number | null }>(`SELECT max(rid) AS m FROM ${hotTable(info)}`)[0]?.m ?? 0;
-      const startSize = seg.size;
-      const writer = new ImportWriter(this, info, seg, startRid + 1);
-      try {
-        return await work(writer);
-      } catch (err) {
-        this.rollbackTo(info, startRid);
-        // A save may have run meanwhile (shutdown) and put rows of this import on disk: the
-        // segment may be cut only once a saved image no longer points past the cut, or a crash
-        // in between would leave a store that cannot be opened. If that save fails (disk full),
-        // the bytes stay, unreferenced, and the import's own error is the one to report.
-        try {
-          await this.save();
-          seg.truncate(startSize);
-        } catch {
-          // Reported through `err`.
-        }
-        throw err;
-      }
-    });
-  }
-
-  private rollbackTo(info: SourceInfo, startRid: number): void {
-    this.db.transaction(() => {
-      this.db.run(`DELETE FROM ${hotTable(info)} WHERE rid > @r`, { r: startRid });
-      this.db.run(`DELETE FROM ${idTable(info)} WHERE rid > @r`, { r: startRid });
-      this.rebuildSummary(info);
-      if (info.hot === 'function_edge') rebuildFunctionRollup(this.db);
-    });
-    this.urls.reset();
-    this.urlEpoch++;
-    this.projects.reset();
-    this.functions.reset();
-    this.changed();
-  }
-
-  private rebuildSummary(info: SourceInfo): void {
-    const hasFunction = info.hot === 'function_edge' || info.hot === 'function_event';
-    this.db.run('DELETE FROM source_summary WHERE source = @s', { s: info.code });
-    this.db.run(
-      `INSERT INTO source_summary (source, project, function, count, min_ts, max_ts)
-       SELECT @s, project, ${hasFunction ? 'coalesce(function, 0)' : '0'}, count(*), min(ts), max(ts)
-       FROM ${hotTable(info)} GROUP BY 2, 3`,
-      { s: info.code },
+  partitionsWithProject(source: SourceName, project: number, lower: number, upper: number): Partition[] {
+    const code = sourceInfo(source).code;
+    const rows = this.catalogDb.rows(
+      'SELECT start FROM partition_projects WHERE source = ? AND project = ? AND max_ts >= ? AND min_ts <= ? ORDER BY start DESC',
+      [code, project, lower, upper],
     );
+    return rows.map(([start]) => this.parts.get(partKey(code, start as number))!).filter(Boolean);
   }
 
-  /** @internal used by ImportWriter */
-  insertBatch(info: SourceInfo, seg: Segment, records: StoredRecord[], nextRid: number): BatchResult & { nextRid: number } {
-    const table = hotTable(info);
-    const ids = idTable(info);
-    let rid = nextRid;
-    let duplicates = 0;
-    const chunks: Buffer[] = [];
-    let pending = 0;
-    const summary = new Map<string, { project: number; fn: number; count: number; min: number; max: number }>();
-    const sizeBefore = seg.size;
-    const rollup = info.hot === 'function_edge' ? new FunctionRollupBatch() : undefined;
-    const result = this.inBatchTransaction(() => {
-      for (const r of records) {
-        // The id row goes first: when it already exists the record is a duplicate.
-        if (this.db.run(`INSERT OR IGNORE INTO ${ids} (id, rid) VALUES (?, ?)`, [r.id, rid]) === 0) {
-          duplicates++;
-          continue;
-        }
-        const bytes = typeof r.raw === 'string' ? Buffer.from(r.raw, 'utf8') : r.raw;
-        const off = seg.size + pending;
-        const len = bytes.length;
-        chunks.push(bytes, NEWLINE);
-        pending += len + 1;
-        const project = this.projects.idOf(r.project);
-        const fn = r.functionId ? this.functions.idOf(r.functionId) : null;
-        // Positional binding: sql.js resolves named parameters by name on every bind.
-        switch (info.hot) {
-          case 'edge':
-            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len, url, families, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-              rid, project, r.ts, off, len, this.urls.idOf(r.url ?? ''), r.families ?? 0, r.status ?? null,
-            ]);
-            break;
-          case 'function_edge':
-            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len, function, exec, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-              rid, project, r.ts, off, len, fn, r.exec ?? null, r.status ?? null,
-            ]);
-            rollup?.add(project, fn, r.ts, r.exec, r.status);
-            break;
-          case 'function_event':
-            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len, function) VALUES (?, ?, ?, ?, ?, ?)`, [rid, project, r.ts, off, len, fn]);
-            break;
-          default:
-            this.db.run(`INSERT INTO ${table} (rid, project, ts, off, len) VALUES (?, ?, ?, ?, ?)`, [rid, project, r.ts, off, len]);
-        }
-        const key = `${project}:${fn ?? 0}`;
-        const s = summary.get(key);
-        if (s) {
-          s.count++;
-          if (r.ts < s.min) s.min = r.ts;
-          if (r.ts > s.max) s.max = r.ts;
-        } else summary.set(key, { project, fn: fn ?? 0, count: 1, min: r.ts, max: r.ts });
-        rid++;
-      }
-      for (const s of summary.values()) {
-        this.db.run(
-          `INSERT INTO source_summary (source, project, function, count, min_ts, max_ts) VALUES (@src, @p, @f, @c, @mn, @mx)
-           ON CONFLICT (source, project, function) DO UPDATE SET count = count + excluded.count,
-             min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`,
-          { src: info.code, p: s.project, f: s.fn, c: s.count, mn: s.min, mx: s.max },
-        );
-      }
-      rollup?.flush(this.db);
-      // Records reach their segment before the rows that point at them commit.
-      if (pending > 0) {
-        try {
-          seg.append(Buffer.concat(chunks, pending));
-        } catch (err) {
-          seg.truncate(sizeBefore);
-          throw err;
-        }
-      }
-      return { imported: rid - nextRid, duplicates, nextRid: rid };
-    });
-    if (result.imported > 0) this.changed();
-    return result;
+  /** The partition's database, loaded if needed; clean partitions past the budget are dropped. */
+  use(p: Partition): Db {
+    p.lastUsed = ++this.useClock;
+    const db = p.load();
+    this.enforceBudget(p);
+    return db;
   }
 
-  private inBatchTransaction<T>(fn: () => T): T {
-    try {
-      return this.db.transaction(fn);
-    } catch (err) {
-      // Rolled-back dictionary rows may sit in the caches; forget them.
-      this.urls.reset();
-      this.urlEpoch++;
-      this.projects.reset();
-      this.functions.reset();
-      throw err;
+  /** One record's bytes back from its partition's blocks. */
+  readRecord(p: Partition, addr: RecordAddress): Buffer {
+    return p.blocks.read(addr);
+  }
+
+  /** Bytes of partition databases held in memory now. */
+  loadedBytes(): number {
+    let total = 0;
+    for (const p of this.parts.values()) if (p.db) total += p.loadedBytes;
+    return total;
+  }
+
+  private enforceBudget(keep: Partition): void {
+    keep.loadedBytes = keep.imageBytes();
+    let total = this.loadedBytes();
+    if (total <= this.memoryBudgetBytes) return;
+    const loaded = [...this.parts.values()].filter((p) => p.db && p !== keep).sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const p of loaded) {
+      if (total <= this.memoryBudgetBytes) break;
+      if (p.dirty) {
+        // Only an import's own partitions can be dirty here: park their rows in a staged
+        // version file that the import's commit (or its rollback) settles.
+        if (!this.importState) continue;
+        p.blocks.flush();
+        const { version } = p.writeVersion(this.nextVersion(p));
+        if (p.staged !== null) fs.rmSync(p.dbFile(p.staged), { force: true });
+        p.staged = version;
+        p.dirty = false;
+      }
+      total -= p.loadedBytes;
+      p.unload();
     }
   }
 
-  /** Changes whenever a source's record offsets may have been reused (caches key on it). */
-  recordGeneration(source: SourceName): number {
-    return this.segment(source).generation;
-  }
-
-  /** Reads one full record back from its segment. */
-  readRecord(source: SourceName, off: number, len: number): string {
-    return this.segment(source).read(off, len);
+  private nextVersion(p: Partition): number {
+    p.maxVersion = Math.max(p.maxVersion, p.row.version, p.staged ?? 0) + 1;
+    return p.maxVersion;
   }
 
   /**
-   * Writes the whole store atomically: segments are synced first, then the database image
-   * goes to a temp file that is synced and renamed over the old one. Saves never overlap.
+   * Runs one import exclusively (imports and deletes never interleave), handing it a writer;
+   * commits when `work` returns. If `work` throws, the store goes back to what it was before
+   * the import, in memory and on disk, and the error is rethrown.
+   */
+  withWriter<T>(source: SourceName, work: (writer: ImportWriter) => Promise<T>): Promise<T> {
+    return this.writes.run(async () => {
+      // Changes a failed save left unsaved would be undone by a rollback of this import.
+      if (this.hasUnsaved()) await this.save();
+      this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map() };
+      try {
+        const result = await work(new ImportWriter(this, sourceInfo(source)));
+        await this.save();
+        this.importState = null;
+        return result;
+      } catch (err) {
+        await this.rollbackImport();
+        throw err;
+      } finally {
+        this.importState = null;
+        this.deleteObsolete();
+      }
+    });
+  }
+
+  /**
+   * Loads many sources in one transaction of the store (a conversion): nothing is committed
+   * until `work` has finished, then everything is, at once.
+   */
+  bulkLoad(work: (insert: (info: SourceInfo, records: StoredRecord[]) => BatchResult) => Promise<void>): Promise<void> {
+    return this.writes.run(async () => {
+      this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map() };
+      try {
+        await work((info, records) => this.insertBatch(info, records));
+        await this.save();
+      } catch (err) {
+        await this.rollbackImport();
+        throw err;
+      } finally {
+        this.importState = null;
+        this.deleteObsolete();
+      }
+    });
+  }
+
+  private hasUnsaved(): boolean {
+    if (this.catalogDirty) return true;
+    for (const p of this.parts.values()) if (p.dirty || p.staged !== null) return true;
+    return false;
+  }
+
+  private partitionFor(info: SourceInfo, start: number): Partition {
+    let p = this.parts.get(partKey(info.code, start));
+    if (!p) {
+      const row: PartitionRow = { source: info.code, start, version: 0, rows: 0, next_rid: 1, record_bytes: 0, image_bytes: 0, min_ts: null, max_ts: null };
+      p = new Partition(info, this.partsDir(info.code), row);
+      this.addPartition(p);
+    }
+    const state = this.importState;
+    if (state && !state.touched.has(p)) state.touched.set(p, p.row.version === 0 && p.row.rows === 0 && !p.db ? null : { ...p.row });
+    return p;
+  }
+
+  /** @internal used by ImportWriter: stores one batch, routed to the partitions of its hours. */
+  insertBatch(info: SourceInfo, records: StoredRecord[]): BatchResult {
+    const groups = new Map<number, StoredRecord[]>();
+    for (const r of records) {
+      const start = partitionStart(r.ts);
+      let g = groups.get(start);
+      if (!g) groups.set(start, (g = []));
+      g.push(r);
+    }
+    const columns = HOT_COLUMNS[info.hot];
+    const insertSql = hotInsertSql(info);
+    const summary = new Map<string, { project: number; fn: number; count: number; min: number; max: number }>();
+    const hours = info.hot === 'function_edge' ? new FunctionRollupBatch(HOUR_GRAIN) : undefined;
+    const api: ApiHourBatch | undefined = info.hot === 'edge' ? new Map() : undefined;
+    let imported = 0;
+    let duplicates = 0;
+    const catalog = this.catalogDb;
+    catalog.transaction(() => {
+      for (const [start, group] of groups) {
+        const p = this.partitionFor(info, start);
+        const db = this.use(p);
+        const minutes = info.hot === 'function_edge' ? new FunctionRollupBatch(MINUTE_GRAIN) : undefined;
+        const perProject = new Map<number, { count: number; min: number; max: number }>();
+        const before = imported;
+        db.transaction(() => {
+          for (const r of group) {
+            const rid = p.row.next_rid;
+            // The id row goes first: when it already exists the record is a duplicate.
+            if (db.run('INSERT OR IGNORE INTO ids (id, rid) VALUES (?, ?)', [idKey(r.id), rid]) === 0) {
+              duplicates++;
+              continue;
+            }
+            const addr = p.blocks.add(typeof r.raw === 'string' ? Buffer.from(r.raw, 'utf8') : r.raw);
+            const project = this.projects.idOf(r.project);
+            const fn = r.functionId ? this.functions.idOf(r.functionId) : null;
+            const values: Array<number | null> = [rid, project, r.ts, addr.blk, addr.boff, addr.len];
+            let url = 0;
+            for (const c of columns) {
+              if (c.field === 'url') values.push((url = this.urls.idOf(r.url ?? '')));
+              else if (c.field === 'functionId') values.push(fn);
+              else if (c.field === 'families') values.push(r.families ?? 0);
+              else values.push(r[c.field] ?? null);
+            }
+            db.run(insertSql, values);
+            p.row.next_rid++;
+            p.row.rows++;
+            if (p.row.min_ts === null || r.ts < p.row.min_ts) p.row.min_ts = r.ts;
+            if (p.row.max_ts === null || r.ts > p.row.max_ts) p.row.max_ts = r.ts;
+            minutes?.add(project, fn, r.ts, r.exec, r.status);
+            hours?.add(project, fn, r.ts, r.exec, r.status);
+            if (api) addToApiBatch(api, r.ts - (((r.ts % HOUR_GRAIN.unit) + HOUR_GRAIN.unit) % HOUR_GRAIN.unit), url, r.families ?? 0);
+            const pp = perProject.get(project);
+            if (pp) {
+              pp.count++;
+              pp.min = Math.min(pp.min, r.ts);
+              pp.max = Math.max(pp.max, r.ts);
+            } else perProject.set(project, { count: 1, min: r.ts, max: r.ts });
+            const key = `${project}:${fn ?? 0}`;
+            const s = summary.get(key);
+            if (s) {
+              s.count++;
+              s.min = Math.min(s.min, r.ts);
+              s.max = Math.max(s.max, r.ts);
+            } else summary.set(key, { project, fn: fn ?? 0, count: 1, min: r.ts, max: r.ts });
+            imported++;
+          }
+          minutes?.flush(db);
+        });
+        if (imported === before) continue;
+        p.dirty = true;
+        p.generation++;
+        for (const [project, s] of perProject) {
+          catalog.run(
+            `INSERT INTO partition_projects (source, start, project, count, min_ts, max_ts) VALUES (?, ?, ?, ?, ?, ?)
+             ON CONFLICT (source, project, start) DO UPDATE SET count = count + excluded.count,
+               min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`,
+            [info.code, start, project, s.count, s.min, s.max],
+          );
+        }
+        putPartitionRow(catalog, p.row);
+      }
+      for (const s of summary.values()) {
+        catalog.run(
+          `INSERT INTO source_summary (source, project, function, count, min_ts, max_ts) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (source, project, function) DO UPDATE SET count = count + excluded.count,
+             min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`,
+          [info.code, s.project, s.fn, s.count, s.min, s.max],
+        );
+      }
+      hours?.flush(catalog);
+      if (api?.size) this.apiHours.merge(api);
+    });
+    if (imported > 0) {
+      this.catalogDirty = true;
+      this.changed();
+    }
+    return { imported, duplicates };
+  }
+
+  /** Puts the store back to the state before the running import, and commits that. */
+  private async rollbackImport(): Promise<void> {
+    const state = this.importState;
+    if (!state) return;
+    this.catalogDb.close();
+    this.catalogDb = openDbSync(state.catalogImage);
+    this.resetCaches();
+    const cuts: Array<{ p: Partition; size: number }> = [];
+    const drop: string[] = [];
+    for (const [p, before] of state.touched) {
+      p.dirty = false;
+      p.db?.close();
+      p.db = null;
+      for (let v = (before?.version ?? 0) + 1; v <= Math.max(p.maxVersion, p.row.version, p.staged ?? 0); v++) drop.push(p.dbFile(v));
+      p.staged = null;
+      p.generation++;
+      if (before === null) {
+        drop.push(p.blocks.file);
+        this.removePartition(p);
+      } else {
+        p.row = { ...before };
+        cuts.push({ p, size: before.record_bytes });
+      }
+    }
+    this.catalogDirty = true;
+    this.changed();
+    try {
+      // A save may have committed part of this import meanwhile: only once the restored
+      // catalog is committed may the files it no longer refers to be cut or deleted.
+      await this.save();
+    } catch {
+      // The import's own error is the one to report; the extra bytes stay, unreferenced.
+      for (const { p } of cuts) p.blocks.dropPending();
+      return;
+    }
+    for (const { p, size } of cuts) p.blocks.truncate(size);
+    this.obsolete.push(...drop);
+  }
+
+  private resetCaches(): void {
+    this.projects.reset();
+    this.urls.reset();
+    this.functions.reset();
+    this.apiHours.reset();
+    this.urlEpoch++;
+  }
+
+  /**
+   * Commits what changed: each changed partition to a new version file (synced), the record
+   * blocks synced, then the catalog to a temp file, synced and renamed over the old one: the
+   * commit point. Saves never overlap; files of replaced versions are deleted afterwards.
    */
   save(): Promise<void> {
     return this.saves.run(async () => {
-      const image = this.db.exportImage();
-      // Every row in the image points at bytes appended before it was taken: make those durable
-      // first (off the event loop; flushing a large import can take hundreds of ms).
-      await Promise.all([...this.segments.values()].map((seg) => seg.sync()));
-      const file = path.join(this.dataDir, STORE_FILE);
+      const changed = [...this.parts.values()].filter((p) => p.dirty || p.staged !== null);
+      if (!changed.length && !this.catalogDirty) return;
+      // One synchronous step takes every image, so the catalog matches the partitions even if
+      // an import batch runs while the files are written.
+      const undo: Array<{ p: Partition; row: PartitionRow; staged: number | null; dirty: boolean }> = [];
+      const images: Array<{ file: string; image: Uint8Array }> = [];
+      const replaced: string[] = [];
+      for (const p of changed) {
+        undo.push({ p, row: { ...p.row }, staged: p.staged, dirty: p.dirty });
+        p.blocks.flush();
+        let version: number;
+        if (p.dirty) {
+          version = this.nextVersion(p);
+          const image = p.db!.exportImage();
+          images.push({ file: p.dbFile(version), image });
+          p.row.image_bytes = image.length;
+          if (p.staged !== null) replaced.push(p.dbFile(p.staged));
+        } else version = p.staged!;
+        if (p.row.version > 0) replaced.push(p.dbFile(p.row.version));
+        p.row.version = version;
+        p.row.record_bytes = p.blocks.size;
+        p.staged = null;
+        p.dirty = false;
+        putPartitionRow(this.catalogDb, p.row);
+      }
+      const catalogImage = this.catalogDb.exportImage();
+      this.catalogDirty = false;
+      const file = path.join(this.dataDir, CATALOG_FILE);
       const tmp = `${file}.tmp`;
       try {
-        const handle = await fs.promises.open(tmp, 'w', 0o600);
-        try {
-          await handle.writeFile(image);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
+        const dirs = new Set(changed.map((p) => p.dir));
+        for (const d of dirs) await fs.promises.mkdir(d, { recursive: true, mode: 0o700 });
+        for (const { file: f, image } of images) await writeSynced(f, image);
+        await Promise.all(changed.map((p) => p.blocks.sync()));
+        // New partition files must be durable before the catalog that names them.
+        for (const d of dirs) await syncDir(d);
+        await writeSynced(tmp, catalogImage);
         await fs.promises.rename(tmp, file);
+        await syncDir(this.dataDir);
       } catch (err) {
-        // A partial temp file would hold on to the very space the next save needs.
+        // Nothing was committed: the partitions keep their rows in memory, unsaved.
         await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+        for (const { file: f } of images) await fs.promises.rm(f, { force: true }).catch(() => undefined);
+        for (const u of undo) {
+          u.p.row = { ...u.p.row, version: u.row.version, record_bytes: u.row.record_bytes, image_bytes: u.row.image_bytes };
+          u.p.staged = u.staged;
+          u.p.dirty = u.dirty || u.p.db !== null;
+          putPartitionRow(this.catalogDb, u.p.row);
+        }
+        this.catalogDirty = true;
         throw isDiskFull(err)
           ? Object.assign(new Error(`cannot save the store: the disk is full (${(err as NodeJS.ErrnoException).code}); the last saved store is intact`, { cause: err }), {
               code: (err as NodeJS.ErrnoException).code,
             })
           : err;
       }
-      await syncDir(this.dataDir);
+      this.obsolete.push(...replaced);
+      if (!this.importState) this.deleteObsolete();
     });
+  }
+
+  private deleteObsolete(): void {
+    for (const f of this.obsolete.splice(0)) fs.rmSync(f, { force: true });
   }
 
   /** Deletes every record of a source; returns how many there were. Saved before it returns. */
   deleteSource(source: SourceName): Promise<number> {
     return this.writes.run(async () => {
+      if (this.hasUnsaved()) await this.save();
       const info = sourceInfo(source);
-      const count = this.db.query<{ c: number }>(`SELECT count(*) AS c FROM ${hotTable(info)}`)[0]?.c ?? 0;
-      this.db.transaction(() => {
-        this.db.run(`DELETE FROM ${hotTable(info)}`);
-        this.db.run(`DELETE FROM ${idTable(info)}`);
-        this.db.run('DELETE FROM source_summary WHERE source = @s', { s: info.code });
-        if (info.hot === 'function_edge') this.db.run('DELETE FROM function_edge_hours');
+      const count = (this.catalogDb.rows('SELECT sum(count) FROM source_summary WHERE source = ?', [info.code])[0]?.[0] as number | null) ?? 0;
+      const image = this.catalogDb.exportImage();
+      const victims = [...(this.bySource.get(info.code) ?? [])];
+      this.catalogDb.transaction(() => {
+        for (const t of ['partitions', 'partition_projects', 'source_summary']) this.catalogDb.run(`DELETE FROM ${t} WHERE source = ?`, [info.code]);
+        if (info.hot === 'function_edge') this.catalogDb.run('DELETE FROM function_edge_hours');
+        if (info.hot === 'edge') this.catalogDb.run('DELETE FROM api_hours');
       });
+      this.apiHours.reset();
+      this.catalogDirty = true;
+      try {
+        await this.save();
+      } catch (err) {
+        // Not committed: the source stays, in memory as on disk.
+        this.catalogDb.close();
+        this.catalogDb = openDbSync(image);
+        this.resetCaches();
+        this.catalogDirty = false;
+        throw err;
+      }
+      for (const p of victims) {
+        this.removePartition(p);
+        for (let v = 1; v <= Math.max(p.maxVersion, p.row.version); v++) fs.rmSync(p.dbFile(v), { force: true });
+        fs.rmSync(p.blocks.file, { force: true });
+      }
       this.changed();
-      await this.save();
-      // Only once no saved row points into it may the segment be emptied.
-      this.segment(source).truncate(0);
       return count;
     });
   }
 
-  /** Counts, time span, projects and function ids per source, from the summary table. */
+  /** Counts, time span, projects and function ids per source, from the catalog. */
   summary(): SourceSummary[] {
-    const rows = this.db.query<{ source: number; ref: string; function_id: string | null; count: number; min_ts: number; max_ts: number }>(
+    const rows = this.catalogDb.query<{ source: number; ref: string; function_id: string | null; count: number; min_ts: number; max_ts: number }>(
       `SELECT s.source, p.ref, f.function_id, s.count, s.min_ts, s.max_ts FROM source_summary s
        JOIN projects p ON p.id = s.project LEFT JOIN functions f ON f.id = s.function
        ORDER BY s.source, s.count DESC`,
@@ -411,11 +674,17 @@ export class LogStore {
     });
   }
 
+  /** A short description of a partition, for messages. */
+  describe(p: Partition): string {
+    return `${p.source.alias}/${partitionLabel(p.start)}`;
+  }
+
   async close(): Promise<void> {
     await this.writes.run(async () => undefined);
     await this.saves.run(async () => undefined);
-    for (const seg of this.segments.values()) seg.close();
-    this.db.close();
+    for (const p of this.parts.values()) p.close();
+    this.catalogDb.close();
+    this.lock?.release();
   }
 }
 
@@ -423,6 +692,16 @@ export class LogStore {
 export function isDiskFull(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+async function writeSynced(file: string, data: Uint8Array): Promise<void> {
+  const handle = await fs.promises.open(file, 'w', 0o600);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 async function syncDir(dir: string): Promise<void> {
@@ -436,18 +715,14 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** Hands batches of one import to the store; rids continue from the last stored row. */
+/** Hands batches of one import to the store. */
 export class ImportWriter {
   constructor(
     private store: LogStore,
     readonly source: SourceInfo,
-    private seg: Segment,
-    private nextRid: number,
   ) {}
 
   write(records: StoredRecord[]): BatchResult {
-    const r = this.store.insertBatch(this.source, this.seg, records, this.nextRid);
-    this.nextRid = r.nextRid;
-    return { imported: r.imported, duplicates: r.duplicates };
+    return this.store.insertBatch(this.source, records);
   }
 }

@@ -1,0 +1,291 @@
+/**
+ * The endpoints answered over the partitioned store without their SQL: each reads only the
+ * partitions (or catalog rollups) its window overlaps and computes exactly what its .sql file
+ * defines (p95/p99 of minute, hour and day buckets within the 1% the endpoint rules allow).
+ * A registry entry names its speed path; the property tests hold both forms to one reference.
+ */
+import type { SpeedPathName } from '../../queries/registry.ts';
+import { canonicalRecord } from '../ingest/normalize.ts';
+import type { SqlValue } from '../store/db.ts';
+import type { LogStore } from '../store/log-store.ts';
+import type { Partition } from '../store/partition.ts';
+import { QuantileSketch } from '../store/sketch.ts';
+import { formatDatetime, MICROS } from '../time.ts';
+import type { ValidParams } from './params.ts';
+import type { ResultRow } from './run.ts';
+import { nearestRank } from './sql-functions.ts';
+import { UrlMatches } from './url-matches.ts';
+import { API_INTERVALS, LOGS_ALL_ROWS, STATS_INTERVALS, TIER_RETENTION } from './windows.ts';
+
+export type SpeedPath = (store: LogStore, params: ValidParams, now: number) => ResultRow[];
+
+const trunc = (ts: number, unit: number) => ts - (ts % unit);
+
+/** Per-store helpers the speed paths share. */
+export interface StoreHelpers {
+  urlMatches: UrlMatches;
+  /** Canonical records recently returned by logs.all, by partition and row. */
+  recent: Map<string, { id: string; record: Record<string, unknown> }>;
+  edgeColumns: WeakMap<Partition, EdgeColumns>;
+}
+
+const helpers = new WeakMap<LogStore, StoreHelpers>();
+
+export function helpersOf(store: LogStore): StoreHelpers {
+  let h = helpers.get(store);
+  if (!h) helpers.set(store, (h = { urlMatches: new UrlMatches(store), recent: new Map(), edgeColumns: new WeakMap() }));
+  return h;
+}
+
+// ---- functions.invocation-stats ----
+
+interface Bucket {
+  count: number;
+  errors: number;
+  n: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+  execs?: number[];
+  sketch?: QuantileSketch;
+}
+
+const emptyBucket = (): Bucket => ({ count: 0, errors: 0, n: 0, sum: 0, min: null, max: null });
+
+function addRollup(b: Bucket, [count, errors, n, sum, min, max, sketch]: SqlValue[]): void {
+  b.count += count as number;
+  b.errors += errors as number;
+  b.n += n as number;
+  b.sum += (sum as number | null) ?? 0;
+  if (min !== null) b.min = b.min === null ? (min as number) : Math.min(b.min, min as number);
+  if (max !== null) b.max = b.max === null ? (max as number) : Math.max(b.max, max as number);
+  if (sketch instanceof Uint8Array) {
+    const s = QuantileSketch.decode(sketch);
+    if (b.sketch) b.sketch.merge(s);
+    else b.sketch = s;
+  }
+}
+
+function invocationStats(store: LogStore, params: ValidParams, now: number): ResultRow[] {
+  const { span, unit } = STATS_INTERVALS[String(params.bind.interval)] ?? STATS_INTERVALS['1day']!;
+  const first = trunc(now - span, unit);
+  const last = trunc(now, unit);
+  const buckets = new Map<number, Bucket>();
+  const bucket = (b: number) => {
+    let x = buckets.get(b);
+    if (!x) buckets.set(b, (x = emptyBucket()));
+    return x;
+  };
+  const project = store.projects.find(String(params.bind.project));
+  const fnText = params.bind.function_id ? String(params.bind.function_id) : '';
+  const fn = fnText ? store.functions.find(fnText) : undefined;
+  if (project !== undefined && (!fnText || fn !== undefined)) {
+    const fnClause = fnText ? ' AND function = ?' : '';
+    const args = (lo: number, hi: number) => (fnText ? [project, lo, hi, fn!] : [project, lo, hi]);
+    const rollupCols = 'count, errors, exec_n, exec_sum, exec_min, exec_max, sketch';
+    if (unit < MICROS.minute) {
+      // Second buckets: exact, from the records (covering index of each partition).
+      for (const p of store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1)) {
+        const rows = store.use(p).rows(`SELECT ts, exec, status FROM function_edge_logs WHERE project = ? AND ts >= ? AND ts < ?${fnClause}`, args(first, last + unit));
+        for (const [ts, exec, status] of rows) {
+          const b = bucket(trunc(ts as number, unit));
+          b.count++;
+          if (status !== null && (status as number) >= 400) b.errors++;
+          if (exec !== null) {
+            const e = exec as number;
+            b.n++;
+            b.sum += e;
+            b.min = b.min === null || e < b.min ? e : b.min;
+            b.max = b.max === null || e > b.max ? e : b.max;
+            (b.execs ??= []).push(e);
+          }
+        }
+      }
+    } else if (unit < MICROS.hour) {
+      // Minute buckets: each partition's per-minute rollups.
+      for (const p of store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1)) {
+        const rows = store.use(p).rows(`SELECT minute, ${rollupCols} FROM function_edge_minutes WHERE project = ? AND minute >= ? AND minute < ?${fnClause}`, args(first, last + unit));
+        for (const [minute, ...rest] of rows) addRollup(bucket(trunc(minute as number, unit)), rest);
+      }
+    } else {
+      // Hour and day buckets: the catalog's per-hour rollups.
+      const rows = store.catalog.rows(`SELECT hour, ${rollupCols} FROM function_edge_hours WHERE project = ? AND hour >= ? AND hour < ?${fnClause}`, args(first, last + unit));
+      for (const [hour, ...rest] of rows) addRollup(bucket(trunc(hour as number, unit)), rest);
+    }
+  }
+  const out: ResultRow[] = [];
+  for (let ts = first; ts <= last; ts += unit) {
+    const b = buckets.get(ts) ?? emptyBucket();
+    let p95: number | null = null;
+    let p99: number | null = null;
+    if (b.execs) {
+      b.execs.sort((x, y) => x - y);
+      p95 = nearestRank(b.execs, 95);
+      p99 = nearestRank(b.execs, 99);
+    } else if (b.sketch) {
+      p95 = b.sketch.quantile(95, b.min, b.max);
+      p99 = b.sketch.quantile(99, b.min, b.max);
+    }
+    out.push({
+      timestamp: ts,
+      min_execution_time: b.min,
+      max_execution_time: b.max,
+      avg_execution_time: b.n ? b.sum / b.n : null,
+      p95_execution_time: p95,
+      p99_execution_time: p99,
+      count: b.count,
+      error_count: b.errors,
+    });
+  }
+  return out;
+}
+
+// ---- logs.all ----
+
+/** Canonical records kept for logs.all (about 2 KB each): paging and refreshes ask again. */
+const RECENT_RECORDS = 2000;
+
+function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[] {
+  const retention = TIER_RETENTION[String(params.bind.project_tier)] ?? TIER_RETENTION.FREE!;
+  const start = typeof params.bind.start === 'number' ? params.bind.start : -Infinity;
+  // (lower, upper]: the later of the retention cutoff and the start, and the end.
+  const lower = Math.max(now - retention, start);
+  const upper = typeof params.bind.end === 'number' ? params.bind.end : Number.MAX_SAFE_INTEGER;
+  const projectRef = String(params.bind.project);
+  const project = store.projects.find(projectRef);
+  if (project === undefined || lower >= upper) return [];
+  const { recent } = helpersOf(store);
+  const picked: Array<{ ts: number; id: string; record: Record<string, unknown> }> = [];
+  const cols = 'rid, ts, blk, boff, len';
+  // Partitions are disjoint hours, newest first: once 100 rows are in hand, older ones cannot
+  // displace them (ties at one instant never span two partitions).
+  for (const p of store.partitionsWithProject('cloudflare.logs.prod', project, lower + 1, upper)) {
+    const db = store.use(p);
+    const need = LOGS_ALL_ROWS - picked.length;
+    let rows = db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts > ? AND ts <= ? ORDER BY ts DESC LIMIT ?`, [project, lower, upper, need]);
+    if (rows.length === need) {
+      // Every row at the cut instant is a candidate: ties there are decided by id.
+      const cut = rows[rows.length - 1]![1] as number;
+      rows = [...rows.filter((r) => (r[1] as number) > cut), ...db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts = ?`, [project, cut])];
+    }
+    for (const [rid, ts, blk, boff, len] of rows) {
+      const key = `${p.source.code}:${p.start}:${store.urlEpoch}:${rid as number}`;
+      let hit = recent.get(key);
+      if (!hit) {
+        const text = canonicalRecord(store.readRecord(p, { blk: blk as number, boff: boff as number, len: len as number }).toString('utf8'), p.source, projectRef);
+        const record = JSON.parse(text) as Record<string, unknown>;
+        hit = { id: String(record.id), record };
+        if (recent.size >= RECENT_RECORDS) recent.delete(recent.keys().next().value!);
+        recent.set(key, hit);
+      }
+      picked.push({ ts: ts as number, ...hit });
+    }
+    if (picked.length >= LOGS_ALL_ROWS) break;
+  }
+  picked.sort((a, b) => b.ts - a.ts || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return picked.slice(0, LOGS_ALL_ROWS).map(({ ts, record }) => ({ id: record.id, timestamp: ts, event_message: record.event_message, metadata: record.metadata }));
+}
+
+// ---- usage.api-counts ----
+
+/** Timestamp, URL id and family bits of one edge partition's records, in row order. */
+export class EdgeColumns {
+  ts = new Float64Array(0);
+  url = new Int32Array(0);
+  fam = new Uint8Array(0);
+  length = 0;
+  private lastRid = 0;
+  private epoch = -1;
+
+  /** Reads the rows added since the last call (or all, after a rollback). */
+  sync(store: LogStore, p: Partition): this {
+    if (this.epoch !== store.urlEpoch) {
+      this.length = 0;
+      this.lastRid = 0;
+      this.epoch = store.urlEpoch;
+    }
+    if (this.length === p.row.rows) return this;
+    const fresh = store.use(p).rows('SELECT rid, ts, url, families FROM edge_logs WHERE rid > ? ORDER BY rid', [this.lastRid]);
+    if (this.length + fresh.length > this.ts.length) {
+      const cap = Math.max(this.length + fresh.length, this.ts.length * 2);
+      const grow = <T extends Float64Array | Int32Array | Uint8Array>(old: T, next: T): T => {
+        next.set(old.subarray(0, this.length));
+        return next;
+      };
+      this.ts = grow(this.ts, new Float64Array(cap));
+      this.url = grow(this.url, new Int32Array(cap));
+      this.fam = grow(this.fam, new Uint8Array(cap));
+    }
+    for (const [rid, ts, url, fam] of fresh) {
+      this.ts[this.length] = ts as number;
+      this.url[this.length] = url as number;
+      this.fam[this.length] = fam as number;
+      this.length++;
+      this.lastRid = rid as number;
+    }
+    return this;
+  }
+}
+
+function countFamilies(c: [number, number, number, number], fam: number, n: number): void {
+  if (fam & 1) c[0] += n;
+  if (fam & 2) c[1] += n;
+  if (fam & 4) c[2] += n;
+  if (fam & 8) c[3] += n;
+}
+
+function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow[] {
+  const w = API_INTERVALS[String(params.bind.interval)];
+  if (!w) throw new Error(`no window for interval ${String(params.bind.interval)}`);
+  const h = helpersOf(store);
+  const matches = h.urlMatches.bitmap(String(params.bind.project));
+  const matched = (u: number) => u < matches.length && matches[u] === 1;
+  const start = now - w.span;
+  const buckets = new Map<number, [number, number, number, number]>();
+  const bucket = (b: number) => {
+    let c = buckets.get(b);
+    if (!c) buckets.set(b, (c = [0, 0, 0, 0]));
+    return c;
+  };
+  // Whole hours come from the catalog's hour rollups when the buckets are hours or days; the
+  // rest of the window (its partial first hour, or every minute) from the partitions' records.
+  const useHours = w.unit >= MICROS.hour;
+  const firstWholeHour = start % MICROS.hour === 0 ? start : trunc(start, MICROS.hour) + MICROS.hour;
+  const recordsFrom = trunc(start, MICROS.hour);
+  const recordsTo = useHours ? firstWholeHour : Infinity;
+  if (useHours) {
+    for (const [hour, triples] of store.apiHours.all()) {
+      if (hour < firstWholeHour) continue;
+      const b = trunc(hour, w.unit);
+      for (let i = 0; i < triples.length; i += 3) {
+        if (!matched(triples[i]!)) continue;
+        countFamilies(bucket(b), triples[i + 1]!, triples[i + 2]!);
+      }
+    }
+  }
+  for (const p of store.partitions('cloudflare.logs.prod')) {
+    if (p.start < recordsFrom || p.start >= recordsTo || p.row.rows === 0) continue;
+    let cols = h.edgeColumns.get(p);
+    if (!cols) h.edgeColumns.set(p, (cols = new EdgeColumns()));
+    cols.sync(store, p);
+    const { ts, url, fam } = cols;
+    for (let i = 0; i < cols.length; i++) {
+      const t = ts[i]!;
+      if (t < start || !matched(url[i]!)) continue;
+      countFamilies(bucket(trunc(t, w.unit)), fam[i]!, 1);
+    }
+  }
+  return [...buckets.keys()]
+    .sort((a, b) => a - b)
+    .map((b) => {
+      const c = buckets.get(b)!;
+      return { timestamp: formatDatetime(b), total_rest_requests: c[0], total_storage_requests: c[1], total_auth_requests: c[2], total_realtime_requests: c[3] };
+    });
+}
+
+/** Every speed path a registry entry can name. */
+export const SPEED_PATHS = {
+  'partitioned-invocation-stats': invocationStats,
+  'partitioned-logs-all': logsAll,
+  'partitioned-api-counts': apiCounts,
+} as const satisfies Record<SpeedPathName, SpeedPath>;

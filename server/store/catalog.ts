@@ -1,0 +1,70 @@
+/**
+ * The catalog: the small sql.js database that is always loaded. It lists every partition
+ * (version on disk, rows, committed record bytes), what each holds per project, the
+ * dictionaries, the per-source summary and the rollups that span partitions. Its atomic
+ * rename is the commit point of the store (docs/ARCHITECTURE.md, "Commit protocol").
+ */
+import type { Db } from './db.ts';
+import { FUNCTION_ROLLUP_DDL } from './rollups.ts';
+
+export const CATALOG_FILE = 'catalog.sqlite';
+/** Format of the catalog and the partition files; 1-3 were the single-file store. */
+export const STORE_FORMAT = 4;
+
+const DDL = `
+  CREATE TABLE projects (id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE);
+  CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE);
+  CREATE TABLE functions (id INTEGER PRIMARY KEY, function_id TEXT NOT NULL UNIQUE);
+  CREATE TABLE partitions (
+    source INTEGER NOT NULL, start INTEGER NOT NULL,
+    version INTEGER NOT NULL, rows INTEGER NOT NULL, next_rid INTEGER NOT NULL,
+    record_bytes INTEGER NOT NULL, image_bytes INTEGER NOT NULL,
+    min_ts INTEGER, max_ts INTEGER,
+    PRIMARY KEY (source, start)) WITHOUT ROWID;
+  CREATE TABLE partition_projects (
+    source INTEGER NOT NULL, start INTEGER NOT NULL, project INTEGER NOT NULL,
+    count INTEGER NOT NULL, min_ts INTEGER NOT NULL, max_ts INTEGER NOT NULL,
+    PRIMARY KEY (source, project, start)) WITHOUT ROWID;
+  CREATE TABLE source_summary (
+    source INTEGER NOT NULL, project INTEGER NOT NULL, function INTEGER NOT NULL,
+    count INTEGER NOT NULL, min_ts INTEGER NOT NULL, max_ts INTEGER NOT NULL,
+    PRIMARY KEY (source, project, function)) WITHOUT ROWID;
+  ${FUNCTION_ROLLUP_DDL};
+  CREATE TABLE api_hours (hour INTEGER PRIMARY KEY, counts BLOB NOT NULL);
+`;
+
+/** Creates the tables of a new catalog, or checks that an existing one is of this format. */
+export function prepareCatalog(db: Db): void {
+  const version = db.query<{ user_version: number }>('PRAGMA user_version')[0]?.user_version ?? 0;
+  if (version === 0) {
+    db.transaction(() => {
+      db.exec(DDL);
+      db.exec(`PRAGMA user_version = ${STORE_FORMAT}`);
+    });
+  } else if (version !== STORE_FORMAT) {
+    throw new Error(`the catalog is of format ${version}; this app reads format ${STORE_FORMAT}`);
+  }
+}
+
+export interface PartitionRow {
+  source: number;
+  start: number;
+  version: number;
+  rows: number;
+  next_rid: number;
+  record_bytes: number;
+  image_bytes: number;
+  min_ts: number | null;
+  max_ts: number | null;
+}
+
+export function partitionRows(db: Db): PartitionRow[] {
+  return db.query<PartitionRow & Record<string, number | null>>('SELECT * FROM partitions ORDER BY source, start');
+}
+
+/** Writes a partition's row (all fields). */
+export function putPartitionRow(db: Db, p: PartitionRow): void {
+  db.run('INSERT OR REPLACE INTO partitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+    p.source, p.start, p.version, p.rows, p.next_rid, p.record_bytes, p.image_bytes, p.min_ts, p.max_ts,
+  ]);
+}

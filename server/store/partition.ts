@@ -1,0 +1,156 @@
+/**
+ * One time partition of one source: an hour of its records. Its hot rows, ids and minute
+ * rollups are one sql.js database file (`parts/<alias>/<hour>-v<version>.sqlite`, a new file
+ * per committed version, so the catalog decides which one counts); its full records are a
+ * file of compressed blocks (`parts/<alias>/<hour>.records`). The database is loaded on
+ * demand and dropped under the store's memory budget; see docs/ARCHITECTURE.md.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SourceInfo } from '../sources.ts';
+import { MICROS } from '../time.ts';
+import { openDbSync, type Db } from './db.ts';
+import { HOT_COLUMNS, HOT_INDEX_EXTRA } from './hot-columns.ts';
+import type { PartitionRow } from './catalog.ts';
+import { RecordBlocks } from './record-blocks.ts';
+import { MINUTE_GRAIN, rollupDdl } from './rollups.ts';
+
+/**
+ * Width of a partition. An hour keeps the largest image small enough to export within the
+ * 250 ms pause budget at 50 requests/s (180k edge rows, ~20 MB), and a query window of minutes
+ * touches one or two partitions; sparse hours cost a small file each.
+ */
+export const PARTITION_MICROS = MICROS.hour;
+
+export function partitionStart(ts: number): number {
+  return Math.floor(ts / PARTITION_MICROS) * PARTITION_MICROS;
+}
+
+/** `20261122T10`: the partition's UTC hour, for file names. */
+export function partitionLabel(start: number): string {
+  const iso = new Date(start / 1000).toISOString();
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}`;
+}
+
+export function partitionDdl(source: SourceInfo): string[] {
+  const t = source.alias;
+  const extra = HOT_COLUMNS[source.hot].map((c) => `, ${c.column} ${c.sqlType}${c.notNull ? ' NOT NULL' : ''}`).join('');
+  const ddl = [
+    `CREATE TABLE ${t} (rid INTEGER PRIMARY KEY, project INTEGER NOT NULL, ts INTEGER NOT NULL, ` +
+      `blk INTEGER NOT NULL, boff INTEGER NOT NULL, len INTEGER NOT NULL${extra})`,
+    `CREATE INDEX ${t}_project_ts ON ${t}(${['project', 'ts', ...HOT_INDEX_EXTRA[source.hot]].join(', ')})`,
+    // A UUID id is kept as its 16 bytes, any other id as text: exact, and half the size.
+    'CREATE TABLE ids (id PRIMARY KEY, rid INTEGER NOT NULL) WITHOUT ROWID',
+  ];
+  if (source.hot === 'function_edge') ddl.push(rollupDdl(MINUTE_GRAIN));
+  return ddl;
+}
+
+/** The insert of one hot row: rid, project, ts, blk, boff, len, then HOT_COLUMNS in order. */
+export function hotInsertSql(source: SourceInfo): string {
+  const cols = ['rid', 'project', 'ts', 'blk', 'boff', 'len', ...HOT_COLUMNS[source.hot].map((c) => c.column)];
+  return `INSERT INTO ${source.alias} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** How an id is keyed in `ids`: a lowercase UUID as 16 bytes, anything else as its text. */
+export function idKey(id: string): string | Uint8Array {
+  return id.length === 36 && UUID.test(id) ? new Uint8Array(Buffer.from(id.replace(/-/g, ''), 'hex')) : id;
+}
+
+export class Partition {
+  db: Db | null = null;
+  readonly blocks: RecordBlocks;
+  /** The in-memory database has rows no file on disk holds. */
+  dirty = false;
+  /** A version written while evicted mid-import, not yet committed by the catalog. */
+  staged: number | null = null;
+  lastUsed = 0;
+  /** Bumps whenever its rows may have changed: caches of rows read from it key on it. */
+  generation = 0;
+  /** The highest version number ever written for it (staged or committed). */
+  maxVersion = 0;
+  /** Bytes of the loaded database, as last measured. */
+  loadedBytes = 0;
+
+  constructor(
+    readonly source: SourceInfo,
+    readonly dir: string,
+    /** The committed state, as the catalog row says. */
+    public row: PartitionRow,
+  ) {
+    this.blocks = new RecordBlocks(path.join(dir, `${partitionLabel(row.start)}.records`), row.record_bytes);
+    this.maxVersion = row.version;
+  }
+
+  get start(): number {
+    return this.row.start;
+  }
+
+  dbFile(version: number): string {
+    return path.join(this.dir, `${partitionLabel(this.row.start)}-v${version}.sqlite`);
+  }
+
+  /** The version whose file holds this partition's current rows, if not in memory only. */
+  get fileVersion(): number {
+    return this.staged ?? this.row.version;
+  }
+
+  /** Opens the database: from its file, or empty for a new partition. */
+  load(): Db {
+    if (this.db) return this.db;
+    const v = this.fileVersion;
+    const image = v > 0 ? new Uint8Array(fs.readFileSync(this.dbFile(v))) : undefined;
+    const db = openDbSync(image, { cacheKiB: 256 });
+    if (!image) for (const stmt of partitionDdl(this.source)) db.exec(stmt);
+    this.db = db;
+    this.generation++;
+    return db;
+  }
+
+  /** Bytes the loaded database occupies. */
+  imageBytes(): number {
+    if (!this.db) return 0;
+    const [count, size] = [this.db.rows('PRAGMA page_count')[0]?.[0], this.db.rows('PRAGMA page_size')[0]?.[0]];
+    return (count as number) * (size as number);
+  }
+
+  /**
+   * Writes the in-memory database to a new version file (not yet committed), synced.
+   * Returns the version written.
+   */
+  writeVersion(version: number): { version: number; bytes: number } {
+    if (!this.db) throw new Error('partition not loaded');
+    const image = this.db.exportImage();
+    const file = this.dbFile(version);
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const fd = fs.openSync(file, 'w', 0o600);
+    try {
+      let written = 0;
+      while (written < image.length) written += fs.writeSync(fd, image, written, image.length - written);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return { version, bytes: image.length };
+  }
+
+  /** Drops the database from memory (its rows are in a file: committed or staged). */
+  unload(): void {
+    if (this.dirty) throw new Error('unloading a partition with unsaved rows');
+    this.db?.close();
+    this.db = null;
+    this.loadedBytes = 0;
+    // Its record file is opened again on the next read; thousands of partitions, few fds.
+    this.blocks.close();
+  }
+
+  /** Closes everything; rows not saved are dropped (the partition is being removed or closed). */
+  close(): void {
+    this.db?.close();
+    this.db = null;
+    this.blocks.dropPending();
+    this.blocks.close();
+  }
+}
