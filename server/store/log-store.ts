@@ -32,6 +32,26 @@ export interface StoredRecord {
   exec?: number | null;
 }
 
+/** One stored row as `dump` returns it. */
+export interface StoredRow {
+  partition: string;
+  rid: number;
+  id: string;
+  ts: number;
+  project: string;
+  raw: string;
+  url?: string;
+  families?: number | null;
+  status?: number | null;
+  functionId?: string | null;
+  exec?: number | null;
+}
+
+function uuidText(bytes: Uint8Array): string {
+  const h = Buffer.from(bytes).toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 export interface BatchResult {
   imported: number;
   duplicates: number;
@@ -672,6 +692,55 @@ export class LogStore {
         functionIds,
       };
     });
+  }
+
+  /**
+   * Every stored row of a source with its id, project ref, hot fields and full record, in
+   * partition order and then insertion order (for tests, checks and exports; reads all).
+   */
+  dump(source: SourceName): StoredRow[] {
+    const info = sourceInfo(source);
+    const refs = new Map(this.catalogDb.rows('SELECT id, ref FROM projects').map(([id, ref]) => [id as number, ref as string]));
+    const urls = new Map(this.catalogDb.rows('SELECT id, url FROM urls').map(([id, url]) => [id as number, url as string]));
+    const fns = new Map(this.catalogDb.rows('SELECT id, function_id FROM functions').map(([id, f]) => [id as number, f as string]));
+    const cols = HOT_COLUMNS[info.hot];
+    const out: StoredRow[] = [];
+    for (const p of this.partitions(source)) {
+      if (p.row.rows === 0) continue;
+      const db = this.use(p);
+      const ids = new Map(db.rows('SELECT rid, id FROM ids').map(([rid, id]) => [rid as number, id instanceof Uint8Array ? uuidText(id) : (id as string)]));
+      const select = `SELECT rid, ts, project, blk, boff, len${cols.map((c) => `, ${c.column}`).join('')} FROM ${info.alias} ORDER BY rid`;
+      for (const [rid, ts, project, blk, boff, len, ...hot] of db.rows(select)) {
+        const row: StoredRow = {
+          partition: partitionLabel(p.start),
+          rid: rid as number,
+          id: ids.get(rid as number)!,
+          ts: ts as number,
+          project: refs.get(project as number)!,
+          raw: this.readRecord(p, { blk: blk as number, boff: boff as number, len: len as number }).toString('utf8'),
+        };
+        cols.forEach((c, i) => {
+          const v = hot[i] ?? null;
+          if (c.field === 'url') row.url = urls.get(v as number);
+          else if (c.field === 'functionId') row.functionId = v === null ? null : (fns.get(v as number) ?? null);
+          else row[c.field] = v as number | null;
+        });
+        out.push(row);
+      }
+    }
+    return out;
+  }
+
+  /** SQLite's integrity check of the catalog and every partition: 'ok' when all pass. */
+  integrityCheck(): string {
+    const problems: string[] = [];
+    const check = (db: Db, name: string) => {
+      const r = db.rows('PRAGMA integrity_check').map(([x]) => String(x));
+      if (r.join() !== 'ok') problems.push(`${name}: ${r.join('; ')}`);
+    };
+    check(this.catalogDb, 'catalog');
+    for (const p of this.parts.values()) if (p.row.rows > 0) check(this.use(p), this.describe(p));
+    return problems.length ? problems.join('\n') : 'ok';
   }
 
   /** A short description of a partition, for messages. */
