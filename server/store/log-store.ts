@@ -656,6 +656,8 @@ export class LogStore {
         for (let v = 1; v <= Math.max(p.maxVersion, p.row.version); v++) fs.rmSync(p.dbFile(v), { force: true });
         fs.rmSync(p.blocks.file, { force: true });
       }
+      // Row numbers of a new partition of the same hour start again: caches must not match them.
+      this.urlEpoch++;
       this.changed();
       return count;
     });
