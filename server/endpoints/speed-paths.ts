@@ -264,14 +264,14 @@ function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow
     }
   }
   for (const p of store.partitions('cloudflare.logs.prod')) {
-    if (p.start < recordsFrom || p.start >= recordsTo || p.row.rows === 0) continue;
+    if (p.end <= recordsFrom || p.start >= recordsTo || p.row.rows === 0) continue;
     let cols = h.edgeColumns.get(p);
     if (!cols) h.edgeColumns.set(p, (cols = new EdgeColumns()));
     cols.sync(store, p);
     const { ts, url, fam } = cols;
     for (let i = 0; i < cols.length; i++) {
       const t = ts[i]!;
-      if (t < start || !matched(url[i]!)) continue;
+      if (t < start || t >= recordsTo || !matched(url[i]!)) continue;
       countFamilies(bucket(trunc(t, w.unit)), fam[i]!, 1);
     }
   }

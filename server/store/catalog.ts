@@ -16,7 +16,7 @@ const DDL = `
   CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE);
   CREATE TABLE functions (id INTEGER PRIMARY KEY, function_id TEXT NOT NULL UNIQUE);
   CREATE TABLE partitions (
-    source INTEGER NOT NULL, start INTEGER NOT NULL,
+    source INTEGER NOT NULL, start INTEGER NOT NULL, width INTEGER NOT NULL,
     version INTEGER NOT NULL, rows INTEGER NOT NULL, next_rid INTEGER NOT NULL,
     record_bytes INTEGER NOT NULL, image_bytes INTEGER NOT NULL,
     min_ts INTEGER, max_ts INTEGER,
@@ -30,6 +30,7 @@ const DDL = `
     count INTEGER NOT NULL, min_ts INTEGER NOT NULL, max_ts INTEGER NOT NULL,
     PRIMARY KEY (source, project, function)) WITHOUT ROWID;
   ${FUNCTION_ROLLUP_DDL};
+  CREATE TABLE split_days (source INTEGER NOT NULL, day INTEGER NOT NULL, PRIMARY KEY (source, day)) WITHOUT ROWID;
   CREATE TABLE api_hours (hour INTEGER PRIMARY KEY, counts BLOB NOT NULL);
 `;
 
@@ -49,6 +50,8 @@ export function prepareCatalog(db: Db): void {
 export interface PartitionRow {
   source: number;
   start: number;
+  /** µs: a day, or an hour for the partitions of a split day. */
+  width: number;
   version: number;
   rows: number;
   next_rid: number;
@@ -64,7 +67,7 @@ export function partitionRows(db: Db): PartitionRow[] {
 
 /** Writes a partition's row (all fields). */
 export function putPartitionRow(db: Db, p: PartitionRow): void {
-  db.run('INSERT OR REPLACE INTO partitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-    p.source, p.start, p.version, p.rows, p.next_rid, p.record_bytes, p.image_bytes, p.min_ts, p.max_ts,
+  db.run('INSERT OR REPLACE INTO partitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+    p.source, p.start, p.width, p.version, p.rows, p.next_rid, p.record_bytes, p.image_bytes, p.min_ts, p.max_ts,
   ]);
 }

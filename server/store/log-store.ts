@@ -13,9 +13,10 @@ import { CATALOG_FILE, partitionRows, prepareCatalog, putPartitionRow, type Part
 import { loadEngine, openDbSync, type Db } from './db.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
 import { convertLegacyStore, LEGACY_STORE_FILE } from './legacy-store.ts';
-import { hotInsertSql, idKey, Partition, partitionLabel, partitionStart } from './partition.ts';
+import { DAY_MICROS, dayStart, HOUR_MICROS, hourStart, hotInsertSql, idKey, Partition, SPLIT_ROWS } from './partition.ts';
 import type { RecordAddress } from './record-blocks.ts';
 import { FunctionRollupBatch, HOUR_GRAIN, MINUTE_GRAIN } from './rollups.ts';
+import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
@@ -154,9 +155,20 @@ interface ImportState {
   catalogImage: Uint8Array;
   /** Partitions the import wrote, with their committed row when it began (null: new). */
   touched: Map<Partition, PartitionRow | null>;
+  /** Day partitions the import split into hours: their files go once the import commits. */
+  removed: Partition[];
+  /** Import batches so far, to find partitions the import has moved past. */
+  batches: number;
 }
 
+/** Partitions held in memory at most, whatever their size (each costs sql.js some memory). */
+const MAX_LOADED = 48;
+/** A partition the import has not written for this many batches is written out (staged). */
+const STAGE_AFTER_BATCHES = 4;
+
 const partKey = (code: number, start: number) => `${code}:${start}`;
+
+type PerProject = Map<number, { count: number; min: number; max: number }>;
 
 export class LogStore {
   private catalogDb: Db;
@@ -171,6 +183,9 @@ export class LogStore {
   readonly functions: Dictionary;
   readonly apiHours: ApiHours;
   private importState: ImportState | null = null;
+  /** Days (per source) stored as hour partitions: `${code}:${dayStart}`. */
+  private splitDays = new Set<string>();
+  private readonly loaded = new Set<Partition>();
   /** The in-memory catalog has changes no saved catalog holds. */
   private catalogDirty = false;
   /** Files no committed catalog refers to any more, deleted once no rollback may need them. */
@@ -216,6 +231,7 @@ export class LogStore {
       const store = new LogStore(dataDir, catalog, opts);
       store.lock = lock;
       for (const row of partitionRows(catalog)) store.addPartition(new Partition(store.sourceByCode(row.source), store.partsDir(row.source), row));
+      store.loadSplitDays();
       store.collectGarbage();
       if (!exists) {
         // A folder of the single-file store: convert it, then commit the first catalog.
@@ -228,6 +244,10 @@ export class LogStore {
       lock?.release();
       throw err;
     }
+  }
+
+  private loadSplitDays(): void {
+    this.splitDays = new Set(this.catalogDb.rows('SELECT source, day FROM split_days').map(([code, day]) => `${code as number}:${day as number}`));
   }
 
   private sourceByCode(code: number): SourceInfo {
@@ -248,10 +268,17 @@ export class LogStore {
     if (list.length > 1 && list[list.length - 2]!.start > p.start) list.sort((a, b) => a.start - b.start);
   }
 
-  private removePartition(p: Partition): void {
-    this.parts.delete(partKey(p.source.code, p.start));
+  /** Takes a partition out of the maps (it stays open: a split still reads it). */
+  private detachPartition(p: Partition): void {
+    if (this.parts.get(partKey(p.source.code, p.start)) === p) this.parts.delete(partKey(p.source.code, p.start));
     const list = this.bySource.get(p.source.code);
-    if (list) list.splice(list.indexOf(p), 1);
+    const i = list ? list.indexOf(p) : -1;
+    if (i >= 0) list!.splice(i, 1);
+    this.loaded.delete(p);
+  }
+
+  private removePartition(p: Partition): void {
+    this.detachPartition(p);
     p.close();
   }
 
@@ -302,6 +329,7 @@ export class LogStore {
   use(p: Partition): Db {
     p.lastUsed = ++this.useClock;
     const db = p.load();
+    this.loaded.add(p);
     this.enforceBudget(p);
     return db;
   }
@@ -314,30 +342,39 @@ export class LogStore {
   /** Bytes of partition databases held in memory now. */
   loadedBytes(): number {
     let total = 0;
-    for (const p of this.parts.values()) if (p.db) total += p.loadedBytes;
+    for (const p of this.loaded) if (p.db) total += p.loadedBytes;
     return total;
   }
 
   private enforceBudget(keep: Partition): void {
     keep.loadedBytes = keep.imageBytes();
+    for (const p of this.loaded) if (!p.db) this.loaded.delete(p);
     let total = this.loadedBytes();
-    if (total <= this.memoryBudgetBytes) return;
-    const loaded = [...this.parts.values()].filter((p) => p.db && p !== keep).sort((a, b) => a.lastUsed - b.lastUsed);
-    for (const p of loaded) {
-      if (total <= this.memoryBudgetBytes) break;
-      if (p.dirty) {
-        // Only an import's own partitions can be dirty here: park their rows in a staged
-        // version file that the import's commit (or its rollback) settles.
-        if (!this.importState) continue;
-        p.blocks.flush();
-        const { version } = p.writeVersion(this.nextVersion(p));
-        if (p.staged !== null) fs.rmSync(p.dbFile(p.staged), { force: true });
-        p.staged = version;
-        p.dirty = false;
-      }
+    let count = this.loaded.size;
+    if (total <= this.memoryBudgetBytes && count <= MAX_LOADED) return;
+    const byAge = [...this.loaded].filter((p) => p !== keep).sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const p of byAge) {
+      if (total <= this.memoryBudgetBytes && count <= MAX_LOADED) break;
+      // Only an import's own partitions can be dirty here: outside an import they wait.
+      if (p.dirty && !this.importState) continue;
+      if (p.dirty) this.stage(p);
       total -= p.loadedBytes;
+      count--;
       p.unload();
+      this.loaded.delete(p);
     }
+  }
+
+  /**
+   * Parks a dirty partition's rows in a staged version file (not committed): the import's
+   * commit names it in the catalog, its rollback deletes it.
+   */
+  private stage(p: Partition): void {
+    p.blocks.flush();
+    const { version } = p.writeVersion(this.nextVersion(p));
+    if (p.staged !== null) fs.rmSync(p.dbFile(p.staged), { force: true });
+    p.staged = version;
+    p.dirty = false;
   }
 
   private nextVersion(p: Partition): number {
@@ -354,10 +391,11 @@ export class LogStore {
     return this.writes.run(async () => {
       // Changes a failed save left unsaved would be undone by a rollback of this import.
       if (this.hasUnsaved()) await this.save();
-      this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map() };
+      this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map(), removed: [], batches: 0 };
       try {
         const result = await work(new ImportWriter(this, sourceInfo(source)));
         await this.save();
+        this.dropRemoved();
         this.importState = null;
         return result;
       } catch (err) {
@@ -376,10 +414,11 @@ export class LogStore {
    */
   bulkLoad(work: (insert: (info: SourceInfo, records: StoredRecord[]) => BatchResult) => Promise<void>): Promise<void> {
     return this.writes.run(async () => {
-      this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map() };
+      this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map(), removed: [], batches: 0 };
       try {
         await work((info, records) => this.insertBatch(info, records));
         await this.save();
+        this.dropRemoved();
       } catch (err) {
         await this.rollbackImport();
         throw err;
@@ -390,33 +429,42 @@ export class LogStore {
     });
   }
 
+  /** After a commit: the files of day partitions this import split are no longer the store. */
+  private dropRemoved(): void {
+    for (const p of this.importState?.removed ?? []) {
+      for (let v = 1; v <= Math.max(p.maxVersion, p.row.version); v++) this.obsolete.push(p.dbFile(v));
+      this.obsolete.push(p.blocks.file);
+      p.close();
+    }
+  }
+
   private hasUnsaved(): boolean {
     if (this.catalogDirty) return true;
     for (const p of this.parts.values()) if (p.dirty || p.staged !== null) return true;
     return false;
   }
 
-  private partitionFor(info: SourceInfo, start: number): Partition {
+  /** The partition a record of this instant belongs to (created when missing). */
+  private partitionFor(info: SourceInfo, ts: number): Partition {
+    const day = dayStart(ts);
+    const split = this.splitDays.has(`${info.code}:${day}`);
+    const start = split ? hourStart(ts) : day;
+    const width = split ? HOUR_MICROS : DAY_MICROS;
     let p = this.parts.get(partKey(info.code, start));
+    if (p && p.row.width !== width) throw new Error(`${this.describe(p)} does not have the width the catalog's split days say`);
     if (!p) {
-      const row: PartitionRow = { source: info.code, start, version: 0, rows: 0, next_rid: 1, record_bytes: 0, image_bytes: 0, min_ts: null, max_ts: null };
+      const row: PartitionRow = { source: info.code, start, width, version: 0, rows: 0, next_rid: 1, record_bytes: 0, image_bytes: 0, min_ts: null, max_ts: null };
       p = new Partition(info, this.partsDir(info.code), row);
       this.addPartition(p);
     }
     const state = this.importState;
     if (state && !state.touched.has(p)) state.touched.set(p, p.row.version === 0 && p.row.rows === 0 && !p.db ? null : { ...p.row });
+    if (state) p.lastBatch = state.batches;
     return p;
   }
 
-  /** @internal used by ImportWriter: stores one batch, routed to the partitions of its hours. */
+  /** @internal used by ImportWriter: stores one batch, routed to the partitions of its instants. */
   insertBatch(info: SourceInfo, records: StoredRecord[]): BatchResult {
-    const groups = new Map<number, StoredRecord[]>();
-    for (const r of records) {
-      const start = partitionStart(r.ts);
-      let g = groups.get(start);
-      if (!g) groups.set(start, (g = []));
-      g.push(r);
-    }
     const columns = HOT_COLUMNS[info.hot];
     const insertSql = hotInsertSql(info);
     const summary = new Map<string, { project: number; fn: number; count: number; min: number; max: number }>();
@@ -425,12 +473,19 @@ export class LogStore {
     let imported = 0;
     let duplicates = 0;
     const catalog = this.catalogDb;
+    if (this.importState) this.importState.batches++;
     catalog.transaction(() => {
-      for (const [start, group] of groups) {
-        const p = this.partitionFor(info, start);
+      const groups = new Map<Partition, StoredRecord[]>();
+      for (const r of records) {
+        const p = this.partitionFor(info, r.ts);
+        let g = groups.get(p);
+        if (!g) groups.set(p, (g = []));
+        g.push(r);
+      }
+      for (const [p, group] of groups) {
         const db = this.use(p);
         const minutes = info.hot === 'function_edge' ? new FunctionRollupBatch(MINUTE_GRAIN) : undefined;
-        const perProject = new Map<number, { count: number; min: number; max: number }>();
+        const perProject: PerProject = new Map();
         const before = imported;
         db.transaction(() => {
           for (const r of group) {
@@ -443,7 +498,7 @@ export class LogStore {
             const addr = p.blocks.add(typeof r.raw === 'string' ? Buffer.from(r.raw, 'utf8') : r.raw);
             const project = this.projects.idOf(r.project);
             const fn = r.functionId ? this.functions.idOf(r.functionId) : null;
-            const values: Array<number | null> = [rid, project, r.ts, addr.blk, addr.boff, addr.len];
+            const values: SqlValue[] = [rid, project, r.ts, addr.blk, addr.boff, addr.len];
             let url = 0;
             for (const c of columns) {
               if (c.field === 'url') values.push((url = this.urls.idOf(r.url ?? '')));
@@ -451,20 +506,10 @@ export class LogStore {
               else if (c.field === 'families') values.push(r.families ?? 0);
               else values.push(r[c.field] ?? null);
             }
-            db.run(insertSql, values);
-            p.row.next_rid++;
-            p.row.rows++;
-            if (p.row.min_ts === null || r.ts < p.row.min_ts) p.row.min_ts = r.ts;
-            if (p.row.max_ts === null || r.ts > p.row.max_ts) p.row.max_ts = r.ts;
+            this.appendRow(p, db, insertSql, values, project, r.ts, perProject);
             minutes?.add(project, fn, r.ts, r.exec, r.status);
             hours?.add(project, fn, r.ts, r.exec, r.status);
-            if (api) addToApiBatch(api, r.ts - (((r.ts % HOUR_GRAIN.unit) + HOUR_GRAIN.unit) % HOUR_GRAIN.unit), url, r.families ?? 0);
-            const pp = perProject.get(project);
-            if (pp) {
-              pp.count++;
-              pp.min = Math.min(pp.min, r.ts);
-              pp.max = Math.max(pp.max, r.ts);
-            } else perProject.set(project, { count: 1, min: r.ts, max: r.ts });
+            if (api) addToApiBatch(api, hourStart(r.ts), url, r.families ?? 0);
             const key = `${project}:${fn ?? 0}`;
             const s = summary.get(key);
             if (s) {
@@ -477,17 +522,8 @@ export class LogStore {
           minutes?.flush(db);
         });
         if (imported === before) continue;
-        p.dirty = true;
-        p.generation++;
-        for (const [project, s] of perProject) {
-          catalog.run(
-            `INSERT INTO partition_projects (source, start, project, count, min_ts, max_ts) VALUES (?, ?, ?, ?, ?, ?)
-             ON CONFLICT (source, project, start) DO UPDATE SET count = count + excluded.count,
-               min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`,
-            [info.code, start, project, s.count, s.min, s.max],
-          );
-        }
-        putPartitionRow(catalog, p.row);
+        this.finishPartition(p, perProject);
+        if (p.row.width === DAY_MICROS && p.row.rows > SPLIT_ROWS) this.splitDay(p);
       }
       for (const s of summary.values()) {
         catalog.run(
@@ -500,11 +536,97 @@ export class LogStore {
       hours?.flush(catalog);
       if (api?.size) this.apiHours.merge(api);
     });
+    this.stageIdle();
     if (imported > 0) {
       this.catalogDirty = true;
       this.changed();
     }
     return { imported, duplicates };
+  }
+
+  /** One hot row into a partition, with the partition's counters. */
+  private appendRow(p: Partition, db: Db, sql: string, values: SqlValue[], project: number, ts: number, perProject: PerProject): void {
+    db.run(sql, values);
+    p.row.next_rid++;
+    p.row.rows++;
+    if (p.row.min_ts === null || ts < p.row.min_ts) p.row.min_ts = ts;
+    if (p.row.max_ts === null || ts > p.row.max_ts) p.row.max_ts = ts;
+    const pp = perProject.get(project);
+    if (pp) {
+      pp.count++;
+      pp.min = Math.min(pp.min, ts);
+      pp.max = Math.max(pp.max, ts);
+    } else perProject.set(project, { count: 1, min: ts, max: ts });
+  }
+
+  /** After rows went into a partition: its catalog rows (runs in the catalog transaction). */
+  private finishPartition(p: Partition, perProject: PerProject): void {
+    p.dirty = true;
+    p.generation++;
+    for (const [project, s] of perProject) {
+      this.catalogDb.run(
+        `INSERT INTO partition_projects (source, start, project, count, min_ts, max_ts) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (source, project, start) DO UPDATE SET count = count + excluded.count,
+           min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`,
+        [p.source.code, p.start, project, s.count, s.min, s.max],
+      );
+    }
+    putPartitionRow(this.catalogDb, p.row);
+  }
+
+  /**
+   * Rewrites a day partition that grew past SPLIT_ROWS as hour partitions: rows, ids, record
+   * bytes and minute rollups move as they are; catalog-wide rollups and the summary stay.
+   */
+  private splitDay(day: Partition): void {
+    const info = day.source;
+    const db = day.db!;
+    this.splitDays.add(`${info.code}:${day.start}`);
+    this.catalogDb.run('INSERT OR IGNORE INTO split_days (source, day) VALUES (?, ?)', [info.code, day.start]);
+    this.catalogDb.run('DELETE FROM partitions WHERE source = ? AND start = ?', [info.code, day.start]);
+    this.catalogDb.run('DELETE FROM partition_projects WHERE source = ? AND start = ?', [info.code, day.start]);
+    this.detachPartition(day);
+    const cols = HOT_COLUMNS[info.hot].map((c) => c.column);
+    const ids = new Map(db.rows('SELECT rid, id FROM ids').map(([rid, id]) => [rid as number, id]));
+    const byHour = new Map<number, SqlValue[][]>();
+    for (const row of db.rows(`SELECT rid, project, ts, blk, boff, len${cols.map((c) => `, ${c}`).join('')} FROM ${info.alias} ORDER BY rid`)) {
+      const h = hourStart(row[2] as number);
+      let list = byHour.get(h);
+      if (!list) byHour.set(h, (list = []));
+      list.push(row);
+    }
+    const minutes = info.hot === 'function_edge' ? db.rows(`SELECT * FROM ${MINUTE_GRAIN.table}`) : [];
+    const insertSql = hotInsertSql(info);
+    for (const [h, rows] of byHour) {
+      const p = this.partitionFor(info, h);
+      const hdb = this.use(p);
+      const perProject: PerProject = new Map();
+      hdb.transaction(() => {
+        for (const [oldRid, project, ts, blk, boff, len, ...hot] of rows) {
+          const rid = p.row.next_rid;
+          hdb.run('INSERT INTO ids (id, rid) VALUES (?, ?)', [ids.get(oldRid as number)!, rid]);
+          const addr = p.blocks.add(day.blocks.read({ blk: blk as number, boff: boff as number, len: len as number }));
+          this.appendRow(p, hdb, insertSql, [rid, project!, ts!, addr.blk, addr.boff, addr.len, ...hot], project as number, ts as number, perProject);
+        }
+        for (const m of minutes) if (hourStart(m[1] as number) === h) hdb.run(`INSERT INTO ${MINUTE_GRAIN.table} VALUES (${m.map(() => '?').join(', ')})`, m);
+      });
+      this.finishPartition(p, perProject);
+    }
+    day.db?.close();
+    day.db = null;
+    day.dirty = false;
+    day.blocks.dropPending();
+    day.generation++;
+    this.importState?.removed.push(day);
+  }
+
+  /** Writes out partitions the import has moved past, so few stay dirty in memory. */
+  private stageIdle(): void {
+    const state = this.importState;
+    if (!state) return;
+    for (const p of state.touched.keys()) {
+      if (p.dirty && p.db && this.parts.get(partKey(p.source.code, p.start)) === p && state.batches - p.lastBatch >= STAGE_AFTER_BATCHES) this.stage(p);
+    }
   }
 
   /** Puts the store back to the state before the running import, and commits that. */
@@ -514,12 +636,14 @@ export class LogStore {
     this.catalogDb.close();
     this.catalogDb = openDbSync(state.catalogImage);
     this.resetCaches();
+    this.loadSplitDays();
     const cuts: Array<{ p: Partition; size: number }> = [];
     const drop: string[] = [];
     for (const [p, before] of state.touched) {
       p.dirty = false;
       p.db?.close();
       p.db = null;
+      this.loaded.delete(p);
       for (let v = (before?.version ?? 0) + 1; v <= Math.max(p.maxVersion, p.row.version, p.staged ?? 0); v++) drop.push(p.dbFile(v));
       p.staged = null;
       p.generation++;
@@ -528,6 +652,8 @@ export class LogStore {
         this.removePartition(p);
       } else {
         p.row = { ...before };
+        // A day partition this import split comes back.
+        if (this.parts.get(partKey(p.source.code, p.start)) !== p) this.addPartition(p);
         cuts.push({ p, size: before.record_bytes });
       }
     }
@@ -562,6 +688,7 @@ export class LogStore {
   save(): Promise<void> {
     return this.saves.run(async () => {
       const changed = [...this.parts.values()].filter((p) => p.dirty || p.staged !== null);
+      const stagedFiles: string[] = [];
       if (!changed.length && !this.catalogDirty) return;
       // One synchronous step takes every image, so the catalog matches the partitions even if
       // an import batch runs while the files are written.
@@ -578,7 +705,10 @@ export class LogStore {
           images.push({ file: p.dbFile(version), image });
           p.row.image_bytes = image.length;
           if (p.staged !== null) replaced.push(p.dbFile(p.staged));
-        } else version = p.staged!;
+        } else {
+          version = p.staged!;
+          stagedFiles.push(p.dbFile(version));
+        }
         if (p.row.version > 0) replaced.push(p.dbFile(p.row.version));
         p.row.version = version;
         p.row.record_bytes = p.blocks.size;
@@ -594,6 +724,7 @@ export class LogStore {
         const dirs = new Set(changed.map((p) => p.dir));
         for (const d of dirs) await fs.promises.mkdir(d, { recursive: true, mode: 0o700 });
         for (const { file: f, image } of images) await writeSynced(f, image);
+        for (const f of stagedFiles) await syncFile(f);
         await Promise.all(changed.map((p) => p.blocks.sync()));
         // New partition files must be durable before the catalog that names them.
         for (const d of dirs) await syncDir(d);
@@ -714,7 +845,7 @@ export class LogStore {
       const select = `SELECT rid, ts, project, blk, boff, len${cols.map((c) => `, ${c.column}`).join('')} FROM ${info.alias} ORDER BY rid`;
       for (const [rid, ts, project, blk, boff, len, ...hot] of db.rows(select)) {
         const row: StoredRow = {
-          partition: partitionLabel(p.start),
+          partition: p.label,
           rid: rid as number,
           id: ids.get(rid as number)!,
           ts: ts as number,
@@ -747,7 +878,7 @@ export class LogStore {
 
   /** A short description of a partition, for messages. */
   describe(p: Partition): string {
-    return `${p.source.alias}/${partitionLabel(p.start)}`;
+    return `${p.source.alias}/${p.label}`;
   }
 
   async close(): Promise<void> {
@@ -769,6 +900,15 @@ async function writeSynced(file: string, data: Uint8Array): Promise<void> {
   const handle = await fs.promises.open(file, 'w', 0o600);
   try {
     await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncFile(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r+');
+  try {
     await handle.sync();
   } finally {
     await handle.close();

@@ -16,20 +16,23 @@ import { RecordBlocks } from './record-blocks.ts';
 import { MINUTE_GRAIN, rollupDdl } from './rollups.ts';
 
 /**
- * Width of a partition. An hour keeps the largest image small enough to export within the
- * 250 ms pause budget at 50 requests/s (180k edge rows, ~20 MB), and a query window of minutes
- * touches one or two partitions; sparse hours cost a small file each.
+ * A partition covers a UTC day, or an hour once its day grows past SPLIT_ROWS: the day is then
+ * split into hour partitions (rewritten by the import that makes it large). Sparse days cost
+ * one small file; a busy hour (180k edge rows at 50 requests/s, ~20 MB) still exports within
+ * the 250 ms pause budget, and a window of minutes touches one or two partitions.
  */
-export const PARTITION_MICROS = MICROS.hour;
+export const DAY_MICROS = MICROS.day;
+export const HOUR_MICROS = MICROS.hour;
+export const SPLIT_ROWS = 100_000;
 
-export function partitionStart(ts: number): number {
-  return Math.floor(ts / PARTITION_MICROS) * PARTITION_MICROS;
-}
+export const dayStart = (ts: number): number => Math.floor(ts / DAY_MICROS) * DAY_MICROS;
+export const hourStart = (ts: number): number => Math.floor(ts / HOUR_MICROS) * HOUR_MICROS;
 
-/** `20261122T10`: the partition's UTC hour, for file names. */
-export function partitionLabel(start: number): string {
+/** `20261122` for a day partition, `20261122T10` for an hour partition: file names. */
+export function partitionLabel(start: number, width: number): string {
   const iso = new Date(start / 1000).toISOString();
-  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}`;
+  const day = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}`;
+  return width === DAY_MICROS ? day : `${day}T${iso.slice(11, 13)}`;
 }
 
 export function partitionDdl(source: SourceInfo): string[] {
@@ -71,6 +74,8 @@ export class Partition {
   generation = 0;
   /** The highest version number ever written for it (staged or committed). */
   maxVersion = 0;
+  /** The import batch that last wrote it. */
+  lastBatch = 0;
   /** Bytes of the loaded database, as last measured. */
   loadedBytes = 0;
 
@@ -80,7 +85,7 @@ export class Partition {
     /** The committed state, as the catalog row says. */
     public row: PartitionRow,
   ) {
-    this.blocks = new RecordBlocks(path.join(dir, `${partitionLabel(row.start)}.records`), row.record_bytes);
+    this.blocks = new RecordBlocks(path.join(dir, `${this.label}.records`), row.record_bytes);
     this.maxVersion = row.version;
   }
 
@@ -88,8 +93,16 @@ export class Partition {
     return this.row.start;
   }
 
+  get end(): number {
+    return this.row.start + this.row.width;
+  }
+
+  get label(): string {
+    return partitionLabel(this.row.start, this.row.width);
+  }
+
   dbFile(version: number): string {
-    return path.join(this.dir, `${partitionLabel(this.row.start)}-v${version}.sqlite`);
+    return path.join(this.dir, `${this.label}-v${version}.sqlite`);
   }
 
   /** The version whose file holds this partition's current rows, if not in memory only. */
@@ -117,8 +130,8 @@ export class Partition {
   }
 
   /**
-   * Writes the in-memory database to a new version file (not yet committed), synced.
-   * Returns the version written.
+   * Writes the in-memory database to a new version file (not yet committed); the commit
+   * fsyncs it before the catalog names it.
    */
   writeVersion(version: number): { version: number; bytes: number } {
     if (!this.db) throw new Error('partition not loaded');
@@ -129,7 +142,6 @@ export class Partition {
     try {
       let written = 0;
       while (written < image.length) written += fs.writeSync(fd, image, written, image.length - written);
-      fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
