@@ -45,14 +45,15 @@ interface Cell {
 
 /** Collects one batch's records, then merges them into the stored rows. */
 export class FunctionRollupBatch {
-  private cells = new Map<string, Cell>();
+  private cells = new Map<number | string, Cell>();
 
   constructor(private grain: RollupGrain = HOUR_GRAIN) {}
 
   add(project: number, fn: number | null, ts: number, exec: number | null | undefined, status: number | null | undefined): void {
     const hour = ts - (((ts % this.grain.unit) + this.grain.unit) % this.grain.unit);
     const f = fn ?? 0;
-    const key = `${project}:${hour}:${f}`;
+    // A number key while the ids are small (no string built per record), else a string.
+    const key = project < 4096 && f < 4096 ? (hour / this.grain.unit) * 16_777_216 + project * 4096 + f : `${project}:${hour}:${f}`;
     let c = this.cells.get(key);
     if (!c) {
       c = { project, hour, fn: f, count: 0, errors: 0, n: 0, sum: 0, min: null, max: null, sketch: new QuantileSketch() };
