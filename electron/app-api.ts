@@ -1,5 +1,5 @@
 /**
- * The few calls the main process makes to the server's app API (DESIGN.md §5), over the same
+ * The few calls the main process makes to the server's app API (docs/ARCHITECTURE.md, "App API"), over the same
  * HTTP + X-API-KEY the page uses. No business logic: the server decides, the shell asks.
  */
 import type { ClockView, EndpointListing, ImportReport, SourceListing } from '../server/api-types.ts';

@@ -1,5 +1,5 @@
 /**
- * The desktop shell's main process. It only supervises (STYLE.md, after Actual): it runs the
+ * The desktop shell's main process. It only supervises (after Actual Budget's shell): it runs the
  * server in a utility process, owns the window, the menu and the security guards, and relays
  * a few actions. Decisions live in small pure modules (guards, supervisor, shell-state, menu,
  * pages); this file wires them to Electron.
@@ -176,7 +176,7 @@ function run(): void {
   }
 
   function showApp(ready: ServerReady): void {
-    // The page moves the key from the fragment to memory and strips it (DESIGN.md §1).
+    // The page moves the key from the fragment to memory and strips it (docs/ARCHITECTURE.md, "Flow").
     load(`${ready.url}/#key=${ready.apiKey}`);
   }
 

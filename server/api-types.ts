@@ -1,5 +1,5 @@
 /**
- * Shapes of the app API's answers (DESIGN.md §5), shared with the renderer as types only
+ * Shapes of the app API's answers (docs/ARCHITECTURE.md, "App API"), shared with the renderer as types only
  * (`import type`), so both sides agree on every field.
  */
 import type { ParamKind } from '../queries/registry.ts';

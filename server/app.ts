@@ -117,7 +117,7 @@ export function createApp(deps: AppDeps) {
   app.use('/api/endpoints/*', paramsBodyLimit);
   app.use('/api/clock', paramsBodyLimit);
 
-  // ---- the three endpoints (DESIGN.md §4) ----
+  // ---- the three endpoints (docs/ARCHITECTURE.md, "Endpoint rules and where they live") ----
   app.get('/api/endpoints', (c) => {
     const result: EndpointListing[] = registry.map((e) => ({
       name: e.name,
@@ -182,7 +182,7 @@ export function createApp(deps: AppDeps) {
   app.all('/api/endpoints/query/:key', (c) => runRoute(c, c.req.param('key')));
   app.all('/api/endpoints/:name', (c) => runRoute(c, c.req.param('name')));
 
-  // ---- the app's own API (DESIGN.md §5) ----
+  // ---- the app's own API (docs/ARCHITECTURE.md, "App API") ----
   app.post('/api/imports', async (c) => {
     const sourceParam = c.req.query('source') || undefined;
     if (sourceParam && !findSource(sourceParam)) {

@@ -1,5 +1,5 @@
 /**
- * The "as of" clock every endpoint window is computed from (DESIGN.md §4): the system clock,
+ * The "as of" clock every endpoint window is computed from (docs/ARCHITECTURE.md, "Flow"): the system clock,
  * a fixed instant (`--now` or the app API), or pinned to the newest stored record so an old
  * export can be explored as if it were live.
  */

@@ -1,6 +1,6 @@
 /**
  * Every error the API can answer, as one union, mapped to a status and rendered in one place
- * (DESIGN.md §4 envelope): {"error": {code, status, message, errors: [{reason, location, message}]}}.
+ * (the envelope in docs/ARCHITECTURE.md, "Flow"): {"error": {code, status, message, errors: [{reason, location, message}]}}.
  */
 
 export type ErrorKind =

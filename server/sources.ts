@@ -1,5 +1,5 @@
 /**
- * The nine log sources (DESIGN.md §2): Logflare's names, the aliases Supabase's log explorer
+ * The nine log sources (docs/ARCHITECTURE.md, "Sources"): Logflare's names, the aliases Supabase's log explorer
  * uses, and where each record's project reference lives.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Writes demo records as a log export file in any form the importer accepts (DESIGN.md §3):
+ * Writes demo records as a log export file in any form the importer accepts (docs/ARCHITECTURE.md, "Import"):
  * NDJSON, a JSON array, a `{"result": [...]}` endpoint response or Studio-style CSV; metadata
  * in the ingest or the query shape; timestamps as µs, ms, seconds, or ISO 8601 strings.
  *

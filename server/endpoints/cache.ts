@@ -1,5 +1,5 @@
 /**
- * Results cache as Logflare keeps it (DESIGN.md §4): one entry per (endpoint, declared
+ * Results cache as Logflare keeps it (docs/ARCHITECTURE.md, "Results cache"): one entry per (endpoint, declared
  * parameter values), living `cacheSeconds` from its first computation, recomputed in the
  * background every `warmSeconds` while it lives; identical concurrent requests share one
  * computation; errors are never kept; a data or clock change drops everything.

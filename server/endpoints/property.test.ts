@@ -1,6 +1,6 @@
 /**
  * The optimized paths (covering indexes, per-minute rollups with sketches, the URL dictionary,
- * tie handling) against a plain reference computation written here from DESIGN.md §4, on
+ * tie handling) against a plain reference computation written here from the endpoint rules (queries/*.sql headers), on
  * random data across many seeds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ function referenceStats(recs: Fn[], project: string, functionId: string, interva
   return out;
 }
 
-/** Within one rank of the nearest-rank value, or within 1% of it (DESIGN.md §4). */
+/** Within one rank of the nearest-rank value, or within 1% of it (the endpoint rules). */
 function acceptablePercentile(got: number | null, sorted: number[], p: number): boolean {
   if (sorted.length === 0) return got === null;
   if (got === null) return false;

@@ -1,5 +1,5 @@
 /**
- * The two shapes of `metadata` (DESIGN.md §3). The ingest shape nests plain objects
+ * The two shapes of `metadata` (docs/ARCHITECTURE.md, "Import"). The ingest shape nests plain objects
  * (`metadata.request.path`); the query shape, as BigQuery returns it, wraps every nested
  * record in a one-element array (`metadata[0].request[0].path`). Repeated records (arrays
  * of objects) stay arrays whose elements are records; arrays of scalars stay as they are.

@@ -148,7 +148,7 @@ export function useApiCounts(params: ApiCountsParams | null) {
   });
 }
 
-/** logs.all returns at most this many rows per request (DESIGN.md §4). */
+/** logs.all returns at most this many rows per request (queries/logs.all.sql). */
 export const LOGS_PAGE_SIZE = 100;
 
 export interface LogsPage {

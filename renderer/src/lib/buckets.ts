@@ -1,5 +1,5 @@
 /**
- * Bucket series of the two bucketed endpoints (DESIGN.md §4), computed from the server's
+ * Bucket series of the two bucketed endpoints (queries/*.sql), computed from the server's
  * "now" exactly as the SQL does, so the UI can label bucket ranges and zero-fill gaps.
  */
 import type { ApiCountsRow } from '../../../server/api-types.ts';

@@ -9,7 +9,7 @@ import { isoMicros, US } from './time.ts';
 export const TIERS = ['FREE', 'PRO', 'PAYG', 'ENTERPRISE'] as const;
 export type Tier = (typeof TIERS)[number];
 
-/** Retention per tier (DESIGN.md §4): FREE 1 day, PRO 7 days, PAYG/ENTERPRISE 90 days. */
+/** Retention per tier (queries/logs.all.sql): FREE 1 day, PRO 7 days, PAYG/ENTERPRISE 90 days. */
 export const RETENTION: Record<Tier, number> = {
   FREE: US.day,
   PRO: 7 * US.day,

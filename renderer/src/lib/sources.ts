@@ -1,4 +1,4 @@
-/** The nine log sources as the import form offers them (DESIGN.md §2). */
+/** The nine log sources as the import form offers them (docs/ARCHITECTURE.md, "Sources"). */
 export interface SourceOption {
   name: string;
   alias: string;
