@@ -5,10 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edgeRecord, tempDir } from '../server/testing/fixtures.ts';
 import { appApi } from './app-api.ts';
-import { buildElectron, type ElectronBuildResult } from './build.ts';
+import { buildElectron, PARSE_WORKER_ENTRY, type ElectronBuildResult } from './build.ts';
 import { BUNDLES, SQL_WASM } from './runtime-paths.ts';
 import { forkNodeServer, ServerSupervisor, type ServerReady } from './supervisor.ts';
 
@@ -101,5 +103,47 @@ describe('buildElectron', () => {
       await api.deleteSource('postgres.logs');
       expect((await api.sources()).find((s) => s.source === 'postgres.logs')!.count).toBe(0);
     });
+  });
+});
+
+describe('the parse worker bundle (once server/ingest/parse-worker.ts exists)', () => {
+  let out: ElectronBuildResult;
+
+  beforeAll(async () => {
+    // A stand-in worker that, like an import worker may, pulls in server code and sql.js (CommonJS).
+    const entry = path.join(work, 'worker-src', 'parse-worker.ts');
+    fs.mkdirSync(path.dirname(entry), { recursive: true });
+    fs.writeFileSync(
+      entry,
+      `import { parentPort } from 'node:worker_threads';
+import { openDb } from ${JSON.stringify(path.join(import.meta.dirname, '..', 'server', 'store', 'db.ts'))};
+parentPort!.on('message', async (sql: string) => {
+  const db = await openDb();
+  parentPort!.postMessage({ rows: db.rows(sql), url: import.meta.url });
+});
+`,
+    );
+    out = await buildElectron({ outDir: path.join(work, 'worker-app', 'dist', 'electron'), parseWorkerEntry: entry });
+  });
+
+  it('is built from the default entry exactly when server/ingest/parse-worker.ts exists', () => {
+    expect(built.files.includes(BUNDLES.parseWorker)).toBe(fs.existsSync(PARSE_WORKER_ENTRY));
+  });
+
+  it('is an ES module next to the server process, found as new URL("./parse-worker.mjs", its import.meta.url), that runs away from node_modules', async () => {
+    expect(out.files).toContain(BUNDLES.parseWorker);
+    const serverProcessUrl = pathToFileURL(path.join(out.outDir, BUNDLES.serverProcess));
+    const workerUrl = new URL(`./${BUNDLES.parseWorker}`, serverProcessUrl);
+    const worker = new Worker(workerUrl);
+    try {
+      const reply = await new Promise<{ rows: unknown[][]; url: string }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.postMessage('SELECT 6 * 7');
+      });
+      expect(reply).toEqual({ rows: [[42]], url: workerUrl.href });
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -4,6 +4,13 @@
  *   main.cjs            main process (CommonJS: no ESM-before-ready caveats)
  *   preload.cjs         sandboxed preload: CommonJS, `electron` its only require
  *   server-process.cjs  the utility process, with the whole server and sql.js inside
+ *   parse-worker.mjs    the import's parse worker (server/ingest/parse-worker.ts, built only
+ *                       once that file exists), self-contained like the server process. ESM,
+ *                       not CJS: the import code finds it as new URL('./parse-worker.mjs',
+ *                       import.meta.url), which in server-process.cjs is this folder, and the
+ *                       same name then works next to dist/server/*.mjs (scripts/run-server.mjs).
+ *                       Node's worker_threads load .mjs files in the utility process as in
+ *                       Node; CommonJS packages inside get `require` from a banner.
  *   sql-wasm.wasm       sql.js's WebAssembly, read at run time next to the bundle
  *   *.sql               the endpoint queries, which queries/registry.ts reads next to itself
  * The renderer is built separately (`npm run build` → dist/renderer/).
@@ -25,6 +32,19 @@ const CHROME_TARGET = 'chrome130';
 // .sql files, db.ts's createRequire) becomes the bundle's own URL.
 const IMPORT_META_BANNER = 'var __import_meta_url = require("node:url").pathToFileURL(__filename).href;';
 const IMPORT_META_DEFINE = { 'import.meta.url': '__import_meta_url', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' };
+
+// An ESM bundle has no require, __dirname or __filename: bundled CommonJS packages (sql.js)
+// and the wasm path below use them.
+const ESM_REQUIRE_BANNER = [
+  'import { createRequire as __createRequire } from "node:module";',
+  'import { fileURLToPath as __fileURLToPath } from "node:url";',
+  'const require = __createRequire(import.meta.url);',
+  'const __filename = __fileURLToPath(import.meta.url);',
+  'const __dirname = __fileURLToPath(new URL(".", import.meta.url));',
+].join(' ');
+
+/** The parse worker's source; the worker bundle is built only when it exists. */
+export const PARSE_WORKER_ENTRY = path.join(ROOT, 'server', 'ingest', 'parse-worker.ts');
 
 const WASM_NEEDLE = "require.resolve('sql.js/dist/sql-wasm.wasm')";
 
@@ -55,6 +75,8 @@ export interface ElectronBuildOptions {
   minify?: boolean;
   /** Linked source maps (not shipped: electron-builder.json excludes *.map). */
   sourcemap?: boolean;
+  /** The parse worker's entry (tests); default PARSE_WORKER_ENTRY, skipped while it does not exist. */
+  parseWorkerEntry?: string;
 }
 
 export interface ElectronBuildResult {
@@ -86,7 +108,8 @@ export async function buildElectron(options: ElectronBuildOptions = {}): Promise
   };
   const outfile = (name: string) => path.join(outDir, name);
 
-  const [main, preload, server] = await Promise.all([
+  const workerEntry = options.parseWorkerEntry ?? PARSE_WORKER_ENTRY;
+  const [main, preload, server, worker] = await Promise.all([
     build({
       ...common,
       entryPoints: [path.join(ROOT, 'electron/main.ts')],
@@ -114,6 +137,18 @@ export async function buildElectron(options: ElectronBuildOptions = {}): Promise
       define: IMPORT_META_DEFINE,
       plugins: [sqlWasmNextToBundle()],
     }),
+    fs.existsSync(workerEntry)
+      ? build({
+          ...common,
+          entryPoints: [workerEntry],
+          outfile: outfile(BUNDLES.parseWorker),
+          format: 'esm',
+          platform: 'node',
+          target: NODE_TARGET,
+          banner: { js: ESM_REQUIRE_BANNER },
+          plugins: [sqlWasmNextToBundle()],
+        })
+      : undefined,
   ]);
 
   const preloadImports = externalImports(preload.metafile!, outfile(BUNDLES.preload));
@@ -122,6 +157,7 @@ export async function buildElectron(options: ElectronBuildOptions = {}): Promise
   for (const [name, result] of [
     [BUNDLES.main, main],
     [BUNDLES.serverProcess, server],
+    ...(worker ? [[BUNDLES.parseWorker, worker] as const] : []),
   ] as const) {
     const odd = externalImports(result.metafile!, outfile(name)).filter((i) => !nodeOnly(i));
     if (odd.length) throw new Error(`${name} must be self-contained but leaves ${odd.join(', ')} to node_modules`);

@@ -13,6 +13,8 @@ export const BUNDLES = {
   main: 'main.cjs',
   preload: 'preload.cjs',
   serverProcess: 'server-process.cjs',
+  /** Built only once server/ingest/parse-worker.ts exists; found next to serverProcess. */
+  parseWorker: 'parse-worker.mjs',
 } as const;
 
 /** sql.js's WebAssembly, copied next to the server bundle (the bundle loads it at run time). */

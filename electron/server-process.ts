@@ -62,6 +62,7 @@ async function start(config: StartConfig): Promise<RunningServer | undefined> {
   try {
     server = await startServer({
       dataDir: config.dataDir,
+      lockKind: 'desktop',
       port: 0,
       apiKey: config.apiKey,
       ...(config.rendererDir ? { rendererDir: config.rendererDir } : {}),

@@ -11,6 +11,7 @@ import { findElectronBinary, launchElectron, defaultMainFile } from '../electron
 import { loadDemoData } from '../server/demo/load-demo.ts';
 import { startServer } from '../server/server.ts';
 import { defaultDataDir } from '../server/store/data-dir.ts';
+import { DataFolderLocked } from '../server/store/data-lock.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const RENDERER_OUT = path.join(ROOT, 'dist', 'renderer');
@@ -68,11 +69,19 @@ if (electron.ok) {
   const port = Number(values.port);
   let server;
   try {
-    server = await startServer({ dataDir, port, rendererDir: RENDERER_OUT, loadDemo: loadDemoData });
+    try {
+      server = await startServer({ dataDir, lockKind: 'serve', port, rendererDir: RENDERER_OUT, loadDemo: loadDemoData });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      console.log(`Port ${port} is in use; using a free port instead.`);
+      server = await startServer({ dataDir, lockKind: 'serve', port: 0, rendererDir: RENDERER_OUT, loadDemo: loadDemoData });
+    }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-    console.log(`Port ${port} is in use; using a free port instead.`);
-    server = await startServer({ dataDir, port: 0, rendererDir: RENDERER_OUT, loadDemo: loadDemoData });
+    if (!(err instanceof DataFolderLocked)) throw err;
+    // Another server on this folder already serves the same UI: say where, and leave it be.
+    console.error(err.message);
+    if (err.holder.url) console.error(`It serves this folder at ${err.holder.url} (the key is in ${path.join(dataDir, 'LOCK')}).`);
+    process.exit(2);
   }
   const mark = path.join(dataDir, FIRST_START_MARK);
   const empty = server.store.summary().every((s) => s.count === 0);

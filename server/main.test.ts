@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { LogStore } from './store/log-store.ts';
 import { NOW, edgeRecord, tempDir } from './testing/fixtures.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -43,7 +44,13 @@ it('the real CLI imports, listens on 127.0.0.1, answers with the key, and saves 
   expect(cli.output()).not.toContain('API key:');
   cli.child.kill('SIGTERM');
   expect(await cli.exited).toBe(0);
-  expect(fs.existsSync(path.join(dir, 'data', 'store.sqlite'))).toBe(true);
+  // Saved: the record is there when the folder is opened again (and the server's lock is gone).
+  const store = await LogStore.open(path.join(dir, 'data'));
+  try {
+    expect(store.summary().find((s) => s.alias === 'edge_logs')?.count).toBe(1);
+  } finally {
+    await store.close();
+  }
 });
 
 it('generates and prints a key when none is given', async () => {
@@ -55,4 +62,31 @@ it('generates and prints a key when none is given', async () => {
   expect((await fetch(`${url}/api/sources`, { headers: { 'X-API-KEY': key! } })).status).toBe(200);
   cli.child.kill('SIGINT');
   expect(await cli.exited).toBe(0);
+});
+
+it('a second server on a held data folder says which process holds it and exits 2, with no stack trace', async () => {
+  dir = tempDir();
+  const dataDir = path.join(dir, 'data');
+  const first = startCli(['--data-dir', dataDir, '--port', '0', '--api-key', 'k1']);
+  const url = await first.listening;
+  const pid = first.child.pid!;
+  try {
+    const second = startCli(['--data-dir', dataDir, '--port', '0', '--api-key', 'k2']);
+    second.listening.catch(() => undefined);
+    expect(await second.exited).toBe(2);
+    const out = second.output();
+    expect(out).toMatch(
+      new RegExp(
+        `^cannot start: the data folder ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another Log Explorer process \\(pid ${pid}, npm run serve, started \\S+\\); stop it or import through it\\n` +
+          `Its API is at ${url}; \`npm run import -- --data-dir .+ FILE\\.\\.\\.\` imports through it\\.\\n$`,
+      ),
+    );
+    expect(out).not.toContain('k1');
+    // The first server is unaffected.
+    expect((await fetch(`${url}/api/sources`, { headers: { 'X-API-KEY': 'k1' } })).status).toBe(200);
+  } finally {
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  }
+  expect(fs.existsSync(path.join(dataDir, 'LOCK'))).toBe(false);
 });

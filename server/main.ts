@@ -1,12 +1,15 @@
 /**
  * `npm run serve -- [--data-dir DIR] [--port N] [--api-key KEY] [--now ISO] [--import FILE...]`
+ * Runs as the esbuild bundle dist/server/main.mjs (scripts/run-server.mjs) or under tsx.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDemoData } from './demo/load-demo.ts';
 import { ImportFailure, importFile } from './ingest/import.ts';
 import { startServer } from './server.ts';
 import { defaultDataDir } from './store/data-dir.ts';
+import { DataFolderLocked } from './store/data-lock.ts';
 import { parseIsoMicros } from './time.ts';
 
 export const DEFAULT_PORT = 4100;
@@ -30,6 +33,14 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/** The checkout's root: the parent of server/ under tsx, of dist/server/ in the bundle. */
+function repoRoot(): string {
+  for (let dir = path.dirname(import.meta.dirname); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(import.meta.dirname, '..');
+  }
+}
+
 const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, not ${values.port}`);
 const now = values.now === undefined ? undefined : parseIsoMicros(values.now);
@@ -41,13 +52,18 @@ let server;
 try {
   server = await startServer({
     dataDir: values['data-dir'] ?? defaultDataDir(),
+    lockKind: 'serve',
     port,
     apiKey,
     now,
-    rendererDir: values.renderer ?? path.resolve(import.meta.dirname, '..', 'dist', 'renderer'),
+    rendererDir: values.renderer ?? path.join(repoRoot(), 'dist', 'renderer'),
     loadDemo: loadDemoData,
   });
 } catch (err) {
+  if (err instanceof DataFolderLocked) {
+    const api = err.holder.url ? `\nIts API is at ${err.holder.url}; \`npm run import -- --data-dir ${err.dir} FILE...\` imports through it.` : '';
+    fail(`cannot start: ${err.message}${api}`);
+  }
   const code = (err as NodeJS.ErrnoException).code;
   fail(code === 'EADDRINUSE' ? `port ${port} is in use; pick another with --port (0 = any free port)` : `cannot start: ${(err as Error).message}`);
 }

@@ -10,10 +10,13 @@ import { createApp } from './app.ts';
 import { AppClock } from './clock.ts';
 import { AppError, errorBody, type ErrorKind } from './errors.ts';
 import type { ImportReport } from './ingest/import.ts';
+import type { DataLockKind } from './store/data-lock.ts';
 import { LogStore } from './store/log-store.ts';
 
 export interface ServerOptions {
   dataDir: string;
+  /** Who holds the data folder's lock: 'serve' (npm run serve, npm start), 'desktop' (the app's server process). */
+  lockKind?: DataLockKind;
   /** 0 picks a free port. */
   port: number;
   apiKey?: string;
@@ -48,7 +51,8 @@ export function generateApiKey(): string {
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const store = await LogStore.open(opts.dataDir);
+  // Throws DataFolderLocked when another live process owns the folder.
+  const store = await LogStore.open(opts.dataDir, { lockKind: opts.lockKind });
   const clock = new AppClock(() => {
     const max = store.summary().reduce<number | null>((m, s) => (s.maxTimestamp !== null && (m === null || s.maxTimestamp > m) ? s.maxTimestamp : m), null);
     return max;
@@ -67,7 +71,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     maxUploadBytes: opts.maxUploadBytes,
   });
   const headersTimeout = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+  const listening = new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve(
       {
         fetch: app.fetch,
@@ -86,12 +90,23 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     );
     s.once('error', reject);
   });
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await listening;
+  } catch (err) {
+    // Port in use: give the folder (and its lock) back, so the caller may retry on another port.
+    await store.close();
+    throw err;
+  }
   server.on('clientError', answerClientError);
   port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  // The lock now tells `npm run import` where to send files instead of opening the folder itself.
+  store.lock?.update({ url, apiKey });
   const warm = setInterval(() => void cache.tick(), 5_000);
   warm.unref();
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     port,
     apiKey,
     store,

@@ -1,7 +1,7 @@
 /**
  * The import CLI as a user runs it: a child process, one JSON report per line per file.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +46,27 @@ function fixtures() {
   return { dir, dataDir: path.join(dir, 'data'), edgeFile, fnFile };
 }
 
+const EDGE_REPORT = {
+  file: 'edge_logs.ndjson',
+  source: 'cloudflare.logs.prod',
+  format: 'ndjson',
+  imported: 2,
+  duplicates: 1,
+  rejected: 0,
+  errors: [],
+  errorsOmitted: 0,
+};
+const FN_REPORT = {
+  file: 'function_edge_logs.csv',
+  source: 'deno-relay-logs',
+  format: 'csv',
+  imported: 1,
+  duplicates: 0,
+  rejected: 1,
+  errors: [{ line: 3, reason: 'unrecognized timestamp "oops"' }],
+  errorsOmitted: 0,
+};
+
 describe('cli', () => {
   it('imports two files: one JSON report per line, in order, exit code 0, data saved', async () => {
     const { dataDir, edgeFile, fnFile } = fixtures();
@@ -53,28 +74,7 @@ describe('cli', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines.map((l) => JSON.parse(l))).toEqual([
-      {
-        file: 'edge_logs.ndjson',
-        source: 'cloudflare.logs.prod',
-        format: 'ndjson',
-        imported: 2,
-        duplicates: 1,
-        rejected: 0,
-        errors: [],
-        errorsOmitted: 0,
-      },
-      {
-        file: 'function_edge_logs.csv',
-        source: 'deno-relay-logs',
-        format: 'csv',
-        imported: 1,
-        duplicates: 0,
-        rejected: 1,
-        errors: [{ line: 3, reason: 'unrecognized timestamp "oops"' }],
-        errorsOmitted: 0,
-      },
-    ]);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([EDGE_REPORT, FN_REPORT]);
     const store = await LogStore.open(dataDir);
     try {
       const counts = Object.fromEntries(store.summary().map((s) => [s.alias, s.count]));
@@ -100,4 +100,120 @@ describe('cli', () => {
     expect(r).toMatchObject({ code: 2, stdout: '' });
     expect(r.stderr).toContain('usage: npm run import -- --data-dir DIR [--source NAME] [--project REF] FILE...');
   }, 40_000);
+});
+
+/** `npm run serve` (server/main.ts, i.e. startServer) in a child process, until it listens. */
+async function serveChild(dataDir: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--data-dir', dataDir, '--port', '0', '--api-key', 'serve-key'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_EXPLORER_API_KEY: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Listening on (http:\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the server exited ${code}: ${out}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    sources: async () => {
+      const res = await fetch(`${url}/api/sources`, { headers: { 'X-API-KEY': 'serve-key' } });
+      return ((await res.json()) as { result: Array<{ alias: string; count: number; projects: Array<{ ref: string }> }> }).result;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A child process holding the folder's lock (as another import would) until stopped. */
+async function lockHolder(dataDir: string, extra?: { url: string; apiKey: string }) {
+  const module = path.join(ROOT, 'server', 'store', 'data-lock.ts');
+  const script = `
+    import { acquireDataLock } from ${JSON.stringify(module)};
+    const lock = acquireDataLock(${JSON.stringify(dataDir)}, { kind: ${JSON.stringify(extra ? 'serve' : 'import')} });
+    ${extra ? `lock.update(${JSON.stringify(extra)});` : ''}
+    console.log('held');
+    setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the lock holder exited ${code}`)));
+  });
+  return {
+    pid: child.pid!,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+describe('cli on a data folder another process holds', () => {
+  it('a running server holds it: the files go through its API, with the same reports and exit codes', async () => {
+    const { dir, dataDir, edgeFile, fnFile } = fixtures();
+    const server = await serveChild(dataDir);
+    try {
+      const r = await cli(['--data-dir', dataDir, edgeFile, fnFile]);
+      expect(r.stderr).toBe(`the data folder is held by pid ${server.pid} (serve); importing through its API at ${server.url}\n`);
+      expect(r.code).toBe(0);
+      expect(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([EDGE_REPORT, FN_REPORT]);
+      expect(Object.fromEntries((await server.sources()).map((s) => [s.alias, s.count]))).toMatchObject({ edge_logs: 2, function_edge_logs: 1 });
+
+      // --source and --project travel along; an unreadable file fails alone, exit code 1.
+      const plain = path.join(dir, 'records.ndjson');
+      fs.writeFileSync(plain, `${JSON.stringify({ id: 'p1', timestamp: T0, event_message: 'c', metadata: { request: { path: '/rest/v1/x' } } })}\n`);
+      const missing = path.join(dir, 'nope.ndjson');
+      const again = await cli(['--data-dir', dataDir, '--source', 'edge_logs', '--project', 'zyxwvutsrqponmlkjihg', missing, plain]);
+      expect(again.code).toBe(1);
+      const [first, second] = again.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(first).toEqual({ file: missing, failed: true, reason: `cannot read ${missing}: ENOENT` });
+      expect(second).toMatchObject({ file: 'records.ndjson', source: 'cloudflare.logs.prod', imported: 1 });
+      const edge = (await server.sources()).find((s) => s.alias === 'edge_logs')!;
+      expect(edge.count).toBe(3);
+      expect(edge.projects.map((p) => p.ref).sort()).toEqual([P, 'zyxwvutsrqponmlkjihg']);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it('another import holds it (no API): says which process, imports nothing, exit code 2', async () => {
+    const { dataDir, edgeFile } = fixtures();
+    const holder = await lockHolder(dataDir);
+    try {
+      const r = await cli(['--data-dir', dataDir, edgeFile]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(
+        new RegExp(`^the data folder ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another Log Explorer process \\(pid ${holder.pid}, npm run import, started \\S+\\); wait for it to finish or stop it\\n$`),
+      );
+    } finally {
+      await holder.stop();
+    }
+    // The holder was killed by a signal: its lock is stale now, and the import goes ahead.
+    const r = await cli(['--data-dir', dataDir, edgeFile]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(EDGE_REPORT);
+  }, 60_000);
+
+  it('a holder whose API does not answer: the lock message, exit code 2', async () => {
+    const { dataDir, edgeFile } = fixtures();
+    const holder = await lockHolder(dataDir, { url: 'http://127.0.0.1:9', apiKey: 'k' });
+    try {
+      const r = await cli(['--data-dir', dataDir, edgeFile]);
+      expect(r).toMatchObject({ code: 2, stdout: '' });
+      expect(r.stderr).toContain(`is in use by another Log Explorer process (pid ${holder.pid}, npm run serve, started `);
+      expect(r.stderr).not.toContain('importing through');
+    } finally {
+      await holder.stop();
+    }
+  }, 60_000);
 });
