@@ -377,7 +377,8 @@ describe('main process', () => {
     expect(fake.app.quitted).toBe(false); // held until the server has saved
     await vi.waitFor(() => expect(fake.app.quitted).toBe(true), { timeout: 30_000, interval: 50 });
     expect(child.exitCode).toBe(0);
-    expect(fs.existsSync(path.join(userData, 'store.sqlite'))).toBe(true);
+    expect(fs.existsSync(path.join(userData, 'catalog.sqlite'))).toBe(true);
+    expect(fs.existsSync(path.join(userData, 'LOCK'))).toBe(false);
     const stateFile = path.join(userData, STATE_FILE);
     expect(JSON.parse(fs.readFileSync(stateFile, 'utf8'))).toEqual({ demoOffered: true, theme: 'dark', window: { x: 10, y: 20, width: 1111, height: 777, maximized: false } });
     if (process.platform !== 'win32') expect(fs.statSync(stateFile).mode & 0o777).toBe(0o600);

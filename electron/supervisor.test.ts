@@ -141,7 +141,7 @@ describe('ServerSupervisor with the real server process', () => {
     expect(s.state).toBe('stopped');
     expect(crashed).toBe(false);
     expect(s.lastLines()).toContain('shutdown requested: saving and shutting down');
-    expect(fs.existsSync(path.join(dir, 'store.sqlite'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'catalog.sqlite'))).toBe(true);
 
     const again = supervisor(dir);
     const ready = await again.start();
