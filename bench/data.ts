@@ -1,12 +1,21 @@
-/** Bench inputs: realistic exports from the demo generator, generated once and reused. */
+/**
+ * Shared by the bench scripts: the input files (realistic exports from the demo generator,
+ * generated once and reused), the endpoint windows of the spec, percentiles, /proc readers
+ * and number formatting. Nothing here imports the server's store or endpoints.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateRecords } from '../server/demo/generate.ts';
 import { writeExport } from '../server/demo/write-export.ts';
 import type { SourceName } from '../server/sources.ts';
+import { MICROS } from '../server/time.ts';
 
 export const BENCH_NOW = Date.UTC(2026, 10, 22, 12, 0, 0) * 1000;
 export const BENCH_DIR = path.resolve(import.meta.dirname, 'data');
+export const REPO_DIR = path.resolve(import.meta.dirname, '..');
+/** Edge records of the small import whose save pause is measured. */
+export const SAVE_RECORDS = 10_000;
 
 export interface BenchFile {
   source: SourceName;
@@ -15,63 +24,139 @@ export interface BenchFile {
   bytes: number;
 }
 
-/** Writes (or reuses) `<alias>-<n>.ndjson` for the two hot sources. */
-export async function benchFiles(records: number): Promise<BenchFile[]> {
-  fs.mkdirSync(BENCH_DIR, { recursive: true });
-  const out: BenchFile[] = [];
-  for (const [source, alias] of [
-    ['cloudflare.logs.prod', 'edge_logs'],
-    ['deno-relay-logs', 'function_edge_logs'],
-  ] as const) {
-    const file = path.join(BENCH_DIR, `${alias}-${records}.ndjson`);
-    if (!fs.existsSync(file)) {
-      const t = performance.now();
-      await writeExport(`${file}.tmp`, generateRecords(source, { now: BENCH_NOW, count: records, seed: 7 }), { source, format: 'ndjson' });
-      fs.renameSync(`${file}.tmp`, file);
-      console.error(`generated ${file} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    }
-    out.push({ source, path: file, records, bytes: fs.statSync(file).size });
+async function ensureFile(source: SourceName, file: string, count: number, seed: number): Promise<BenchFile> {
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const t = performance.now();
+    await writeExport(`${file}.tmp`, generateRecords(source, { now: BENCH_NOW, count, seed }), { source, format: 'ndjson' });
+    fs.renameSync(`${file}.tmp`, file);
+    console.error(`generated ${file} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
-  return out;
+  return { source, path: file, records: count, bytes: fs.statSync(file).size };
 }
 
-/** Peak RSS of this process so far, bytes (the kernel's high-water mark). */
-export function peakRss(): number {
-  return process.resourceUsage().maxRSS * 1024;
+/** `function_edge_logs-<n>.ndjson` and `edge_logs-<n>.ndjson` (seed 7), written once, reused. */
+export async function benchFiles(records: number): Promise<{ fn: BenchFile; edge: BenchFile }> {
+  return {
+    fn: await ensureFile('deno-relay-logs', path.join(BENCH_DIR, `function_edge_logs-${records}.ndjson`), records, 7),
+    edge: await ensureFile('cloudflare.logs.prod', path.join(BENCH_DIR, `edge_logs-${records}.ndjson`), records, 7),
+  };
 }
 
-export const mb = (bytes: number) => bytes / 1024 / 1024;
-export const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+/** The small edge file (other seed, so other ids) imported to measure the pause of a save. */
+export function saveFile(): Promise<BenchFile> {
+  return ensureFile('cloudflare.logs.prod', path.join(BENCH_DIR, `edge_logs-save-${SAVE_RECORDS}.ndjson`), SAVE_RECORDS, 8);
+}
 
-/** Runs a bench child script and returns the JSON it prints last. */
-export async function runChild(script: string, args: string[]): Promise<Record<string, unknown>> {
-  const { spawn } = await import('node:child_process');
+// ---- the endpoints' windows (shared/reference/endpoints-spec.md) ----
+
+export const STATS_INTERVALS = {
+  '5min': { span: 5 * MICROS.minute, unit: MICROS.second },
+  '15min': { span: 15 * MICROS.minute, unit: MICROS.minute },
+  '1hr': { span: MICROS.hour, unit: MICROS.minute },
+  '1day': { span: MICROS.day, unit: MICROS.hour },
+  '7day': { span: 7 * MICROS.day, unit: MICROS.day },
+} as const;
+export const API_INTERVALS = {
+  minutely: { span: MICROS.hour, unit: MICROS.minute },
+  hourly: { span: MICROS.hour, unit: MICROS.hour },
+  daily: { span: 7 * MICROS.day, unit: MICROS.day },
+} as const;
+export const TIER_RETENTION = { FREE: MICROS.day, PRO: 7 * MICROS.day } as const;
+
+/** One measured endpoint call: its name, query parameters and the row label. */
+export interface BenchCase {
+  label: string;
+  endpoint: 'functions.invocation-stats' | 'usage.api-counts' | 'logs.all';
+  params: Record<string, string>;
+}
+
+/** The cases of the latency rows: every interval of the two bucketed endpoints, logs.all FREE and PRO. */
+export function benchCases(fnProject: string, edgeProject: string): BenchCase[] {
+  return [
+    ...Object.keys(STATS_INTERVALS).map((interval): BenchCase => ({ label: `invocation-stats ${interval}`, endpoint: 'functions.invocation-stats', params: { project: fnProject, interval } })),
+    ...Object.keys(API_INTERVALS).map((interval): BenchCase => ({ label: `api-counts ${interval}`, endpoint: 'usage.api-counts', params: { project: escapeRegex(edgeProject), interval } })),
+    ...Object.keys(TIER_RETENTION).map((tier): BenchCase => ({ label: `logs.all ${tier}`, endpoint: 'logs.all', params: { project: edgeProject, project_tier: tier } })),
+  ];
+}
+
+export const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// ---- measuring ----
+
+export interface Percentiles {
+  p50: number;
+  p99: number;
+  max: number;
+  n: number;
+}
+
+/** Nearest-rank p50 and p99 (with 21 samples p99 is the largest). */
+export function percentiles(samples: number[]): Percentiles {
+  const s = [...samples].sort((a, b) => a - b);
+  const rank = (q: number) => s[Math.max(0, Math.ceil(q * s.length) - 1)] ?? NaN;
+  return { p50: rank(0.5), p99: rank(0.99), max: s[s.length - 1] ?? NaN, n: s.length };
+}
+
+/** VmRSS and VmHWM (the kernel's peak) of a process, bytes; undefined once it has exited. */
+export function procMemory(pid: number): { rss: number; hwm: number } | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+/** Samples VmRSS of a process every `everyMs` and keeps the largest. */
+export function sampleRss(pid: number, everyMs = 100): { max: () => number; stop: () => void } {
+  let max = 0;
+  const tick = () => (max = Math.max(max, procMemory(pid)?.rss ?? 0));
+  tick();
+  const timer = setInterval(tick, everyMs);
+  return { max: () => max, stop: () => clearInterval(timer) };
+}
+
+/** Bytes a folder or file takes on disk, as `du -sb` counts them. */
+export async function duBytes(target: string): Promise<number> {
+  const { stdout } = await runCommand('du', ['-sb', target]);
+  return Number(stdout.split('\t')[0]);
+}
+
+function runCommand(cmd: string, args: string[]): Promise<{ stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => {
-      const last = out.trim().split('\n').pop() ?? '';
-      if (code !== 0) reject(new Error(`${script} exited ${code}: ${out}`));
-      else resolve(JSON.parse(last) as Record<string, unknown>);
-    });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve({ stdout }) : reject(new Error(`${cmd} exited ${code}`))));
   });
 }
 
-/** p50, p95 and p99 of latency samples. */
-export function percentiles(samples: number[]): { p50: number; p95: number; p99: number } {
-  const s = [...samples].sort((a, b) => a - b);
-  return { p50: s[Math.floor((s.length - 1) * 0.5)]!, p95: s[Math.ceil(s.length * 0.95) - 1]!, p99: s[Math.max(0, Math.ceil(s.length * 0.99) - 1)]! };
+/** Resolves with the first stdout line matching `re` (rejects if the process exits first). */
+export function waitForLine(child: ChildProcess, re: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const onData = (d: Buffer) => {
+      buf += d.toString();
+      const m = re.exec(buf);
+      if (m) {
+        child.stdout!.off('data', onData);
+        resolve(m);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`process exited (${code}) before printing ${re}; output:\n${buf}`)));
+  });
 }
 
-/** Runs fn once to warm up, then `runs` times, and returns the latency percentiles (ms). */
-export function timeRuns(fn: () => unknown, runs: number): { p50: number; p95: number; p99: number } {
-  fn();
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    fn();
-    samples.push(performance.now() - t);
-  }
-  return percentiles(samples);
+/** Resolves when the process has exited, with its code. */
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
+
+export const mib = (bytes: number) => bytes / 1024 / 1024;
+export const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -1,0 +1,208 @@
+/**
+ * The DuckDB side of the scale bench, in its own process so its memory figures are its own:
+ *
+ *   tsx bench/scale-duckdb.ts run '<json DuckArgs>'      import both files into a fresh
+ *       database file, time the same queries at the same instants as ours, add the small
+ *       save file, checkpoint, and print one JSON line (DuckRun)
+ *   tsx bench/scale-duckdb.ts restart '<json DuckArgs>'  open that file, answer logs.all once
+ *       (prints "first-answer"), then one round of every case; prints one JSON line (DuckRestart)
+ *
+ * DuckDB as a new user would use it: `CREATE TABLE ... AS SELECT * FROM read_ndjson(file)`
+ * with the schema it infers (metadata becomes a nested STRUCT), default settings (threads =
+ * cores), and the endpoints written as plain SQL over those tables, prepared once and bound
+ * per run; each timed run includes reading the rows into JS values.
+ */
+import fs from 'node:fs';
+import { BIGINT, DuckDBInstance, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { formatDatetime } from '../server/time.ts';
+import { API_INTERVALS, BENCH_NOW, benchCases, percentiles, procMemory, STATS_INTERVALS, TIER_RETENTION, type BenchCase, type Percentiles } from './data.ts';
+
+export interface DuckArgs {
+  dbFile: string;
+  fnFile: string;
+  edgeFile: string;
+  saveFile: string;
+  fnProject: string;
+  edgeProject: string;
+  runs: number;
+}
+
+export type Row = Record<string, unknown>;
+
+export interface DuckRun {
+  importFnSeconds: number;
+  importEdgeSeconds: number;
+  /** The small save file appended after the queries, so both stores hold the same records. */
+  importSaveSeconds: number;
+  records: { fn: number; edge: number };
+  peakRss: number;
+  cases: Record<string, { first: number; uncached: Percentiles; rows: Row[] }>;
+}
+
+export interface DuckRestart {
+  rssAfterFirstAnswer: number;
+  rssAfterRound: number;
+  peakRss: number;
+  round: Record<string, number>;
+}
+
+const SQL = {
+  // Buckets trunc(now - span, unit) .. trunc(now, unit) inclusive, zero-filled; a record counts
+  // in trunc(ts, unit) when that bucket is in the series; errors are status >= 400.
+  'functions.invocation-stats': `
+    WITH b AS (SELECT ($now - $span) - ($now - $span) % $unit AS first, $now - $now % $unit AS last),
+    agg AS (
+      SELECT timestamp - timestamp % $unit AS bucket,
+             count(*) AS count,
+             count(*) FILTER (WHERE metadata.response.status_code >= 400) AS error_count,
+             min(metadata.execution_time_ms) AS min_execution_time,
+             max(metadata.execution_time_ms) AS max_execution_time,
+             avg(metadata.execution_time_ms) AS avg_execution_time,
+             quantile_disc(metadata.execution_time_ms, 0.95) AS p95_execution_time,
+             quantile_disc(metadata.execution_time_ms, 0.99) AS p99_execution_time
+      FROM function_edge_logs, b
+      WHERE metadata.project_ref = $project AND timestamp >= b.first AND timestamp < b.last + $unit
+      GROUP BY 1
+    )
+    SELECT s.ts AS timestamp, min_execution_time, max_execution_time, avg_execution_time,
+           p95_execution_time, p99_execution_time, coalesce(count, 0) AS count, coalesce(error_count, 0) AS error_count
+    FROM (SELECT unnest(generate_series(first, last, $unit)) AS ts FROM b) s
+    LEFT JOIN agg ON agg.bucket = s.ts
+    ORDER BY s.ts`,
+  // ts >= now - window, the pattern anywhere in the URL, only non-empty buckets.
+  'usage.api-counts': `
+    SELECT timestamp - timestamp % $unit AS timestamp,
+           count(*) FILTER (WHERE regexp_matches(metadata.request.path, '/rest')) AS total_rest_requests,
+           count(*) FILTER (WHERE regexp_matches(metadata.request.path, '/storage')) AS total_storage_requests,
+           count(*) FILTER (WHERE regexp_matches(metadata.request.path, '/auth')) AS total_auth_requests,
+           count(*) FILTER (WHERE regexp_matches(metadata.request.path, '/realtime')) AS total_realtime_requests
+    FROM edge_logs
+    WHERE timestamp >= $now - $span AND regexp_matches(metadata.request.url, $pattern)
+    GROUP BY 1
+    ORDER BY 1`,
+  // ts > now - retention, newest first, ties by id, 100 rows.
+  'logs.all': `
+    SELECT CAST(id AS VARCHAR) AS id, timestamp, event_message, metadata
+    FROM edge_logs
+    WHERE project = $project AND timestamp > $now - $retention
+    ORDER BY timestamp DESC, CAST(id AS VARCHAR)
+    LIMIT 100`,
+} as const;
+
+function bindings(c: BenchCase, now: number): Record<string, bigint | string> {
+  const p = c.params;
+  if (c.endpoint === 'functions.invocation-stats') {
+    const w = STATS_INTERVALS[p.interval as keyof typeof STATS_INTERVALS];
+    return { now: BigInt(now), span: BigInt(w.span), unit: BigInt(w.unit), project: p.project! };
+  }
+  if (c.endpoint === 'usage.api-counts') {
+    const w = API_INTERVALS[p.interval as keyof typeof API_INTERVALS];
+    return { now: BigInt(now), span: BigInt(w.span), unit: BigInt(w.unit), pattern: p.project! };
+  }
+  return { now: BigInt(now), retention: BigInt(TIER_RETENTION[p.project_tier as keyof typeof TIER_RETENTION]), project: p.project! };
+}
+
+/** Runs one case at one instant and returns its rows as JS values (the timed unit). */
+async function runCase(stmt: DuckDBPreparedStatement, c: BenchCase, now: number): Promise<Row[]> {
+  const values = bindings(c, now);
+  stmt.bind(values, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === 'bigint' ? BIGINT : VARCHAR])));
+  return (await stmt.runAndReadAll()).getRowObjectsJS() as Row[];
+}
+
+/** Rows in the shape the HTTP API answers (numbers, api-counts buckets as DATETIME text). */
+function apiShape(c: BenchCase, rows: Row[]): Row[] {
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return rows.map((r) => {
+    if (c.endpoint === 'logs.all') return { id: r.id, timestamp: num(r.timestamp), event_message: r.event_message };
+    const out: Row = {};
+    for (const [k, v] of Object.entries(r)) out[k] = k === 'timestamp' && c.endpoint === 'usage.api-counts' ? formatDatetime(Number(v)) : num(v);
+    return out;
+  });
+}
+
+async function prepareAll(conn: DuckDBConnection, cases: BenchCase[]): Promise<Map<string, DuckDBPreparedStatement>> {
+  const out = new Map<string, DuckDBPreparedStatement>();
+  for (const c of cases) out.set(c.label, await conn.prepare(SQL[c.endpoint]));
+  return out;
+}
+
+async function run(args: DuckArgs): Promise<DuckRun> {
+  for (const f of [args.dbFile, `${args.dbFile}.wal`]) fs.rmSync(f, { force: true });
+  const instance = await DuckDBInstance.create(args.dbFile);
+  const conn = await instance.connect();
+  const seconds = async (fn: () => Promise<unknown>) => {
+    const t = performance.now();
+    await fn();
+    return (performance.now() - t) / 1000;
+  };
+  // Function edge first, then edge, as ours; each made durable (CHECKPOINT) before it counts.
+  const importFnSeconds = await seconds(async () => {
+    await conn.run(`CREATE TABLE function_edge_logs AS SELECT * FROM read_ndjson('${args.fnFile}')`);
+    await conn.run('CHECKPOINT');
+  });
+  const importEdgeSeconds = await seconds(async () => {
+    await conn.run(`CREATE TABLE edge_logs AS SELECT * FROM read_ndjson('${args.edgeFile}')`);
+    await conn.run('CHECKPOINT');
+  });
+  const count = async (table: string) => Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRowsJS()[0]![0]);
+  const records = { fn: await count('function_edge_logs'), edge: await count('edge_logs') };
+
+  const cases = benchCases(args.fnProject, args.edgeProject);
+  const stmts = await prepareAll(conn, cases);
+  const out: DuckRun['cases'] = {};
+  for (const c of cases) {
+    const stmt = stmts.get(c.label)!;
+    let t = performance.now();
+    const rows = apiShape(c, await runCase(stmt, c, BENCH_NOW));
+    const first = performance.now() - t;
+    const samples: number[] = [];
+    for (let k = 1; k <= args.runs; k++) {
+      t = performance.now();
+      await runCase(stmt, c, BENCH_NOW + k);
+      samples.push(performance.now() - t);
+    }
+    out[c.label] = { first, uncached: percentiles(samples), rows };
+  }
+  for (const s of stmts.values()) s.destroySync();
+
+  // The small import ours receives while its save pause is measured; read with the table's
+  // own column types, since the schema inferred from 10k records can differ.
+  const columns = (await conn.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE edge_logs)`)).getRowsJS();
+  const spec = columns.map(([name, type]) => `'${String(name)}': '${String(type).replace(/'/g, "''")}'`).join(', ');
+  const importSaveSeconds = await seconds(async () => {
+    await conn.run(`INSERT INTO edge_logs SELECT * FROM read_ndjson('${args.saveFile}', columns = {${spec}})`);
+    await conn.run('CHECKPOINT');
+  });
+  const peakRss = procMemory(process.pid)!.hwm;
+  conn.closeSync();
+  instance.closeSync();
+  return { importFnSeconds, importEdgeSeconds, importSaveSeconds, records, peakRss, cases: out };
+}
+
+async function restart(args: DuckArgs): Promise<DuckRestart> {
+  const instance = await DuckDBInstance.create(args.dbFile);
+  const conn = await instance.connect();
+  const cases = benchCases(args.fnProject, args.edgeProject);
+  const logs = cases.find((c) => c.label === 'logs.all PRO')!;
+  const first = await conn.prepare(SQL[logs.endpoint]);
+  await runCase(first, logs, BENCH_NOW);
+  console.log('first-answer');
+  const rssAfterFirstAnswer = procMemory(process.pid)!.rss;
+  const stmts = await prepareAll(conn, cases);
+  const round: Record<string, number> = {};
+  for (const c of cases) {
+    const t = performance.now();
+    await runCase(stmts.get(c.label)!, c, BENCH_NOW);
+    round[c.label] = performance.now() - t;
+  }
+  const mem = procMemory(process.pid)!;
+  conn.closeSync();
+  instance.closeSync();
+  return { rssAfterFirstAnswer, rssAfterRound: mem.rss, peakRss: mem.hwm, round };
+}
+
+const [mode, json] = process.argv.slice(2);
+const args = JSON.parse(json ?? '{}') as DuckArgs;
+if (mode === 'run') console.log(JSON.stringify(await run(args)));
+else if (mode === 'restart') console.log(JSON.stringify(await restart(args)));
+else throw new Error(`usage: scale-duckdb.ts run|restart '<json>'`);
