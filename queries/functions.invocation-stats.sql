@@ -60,8 +60,9 @@ minutes AS (
   WHERE b.unit >= 60000000 AND b.unit < 3600000000
     AND m.project = (SELECT id FROM projects WHERE ref = @project)
     AND m.minute >= b.first AND m.minute < b.last + b.unit
-    AND (coalesce(@function_id, '') = ''
-         OR m.function = (SELECT id FROM functions WHERE function_id = @function_id))
+    -- Rollups keep a row per function and one for all functions (function = -1).
+    AND m.function = CASE WHEN coalesce(@function_id, '') = '' THEN -1
+                          ELSE (SELECT id FROM functions WHERE function_id = @function_id) END
   GROUP BY 1
 ),
 rolled AS (
@@ -76,8 +77,8 @@ rolled AS (
   WHERE b.unit >= 3600000000
     AND m.project = (SELECT id FROM projects WHERE ref = @project)
     AND m.hour >= b.first AND m.hour < b.last + b.unit
-    AND (coalesce(@function_id, '') = ''
-         OR m.function = (SELECT id FROM functions WHERE function_id = @function_id))
+    AND m.function = CASE WHEN coalesce(@function_id, '') = '' THEN -1
+                          ELSE (SELECT id FROM functions WHERE function_id = @function_id) END
   GROUP BY 1
 ),
 agg AS (

@@ -9,6 +9,7 @@ import { canonicalRecord } from '../ingest/normalize.ts';
 import type { SqlValue } from '../store/db.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
+import { ALL_FUNCTIONS } from '../store/rollups.ts';
 import { QuantileSketch } from '../store/sketch.ts';
 import { formatDatetime, MICROS } from '../time.ts';
 import type { ValidParams } from './params.ts';
@@ -80,8 +81,10 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
   const fnText = params.bind.function_id ? String(params.bind.function_id) : '';
   const fn = fnText ? store.functions.find(fnText) : undefined;
   if (project !== undefined && (!fnText || fn !== undefined)) {
+    // Raw rows filter on the function only when asked; rollups have a row for all functions.
     const fnClause = fnText ? ' AND function = ?' : '';
     const args = (lo: number, hi: number) => (fnText ? [project, lo, hi, fn!] : [project, lo, hi]);
+    const rollupArgs = (lo: number, hi: number) => [project, lo, hi, fnText ? fn! : ALL_FUNCTIONS];
     const rollupCols = 'count, errors, exec_n, exec_sum, exec_min, exec_max, sketch';
     if (unit < MICROS.minute) {
       // Second buckets: exact, from the records (covering index of each partition).
@@ -104,12 +107,12 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
     } else if (unit < MICROS.hour) {
       // Minute buckets: each partition's per-minute rollups.
       for (const p of store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1)) {
-        const rows = store.use(p).rows(`SELECT minute, ${rollupCols} FROM function_edge_minutes WHERE project = ? AND minute >= ? AND minute < ?${fnClause}`, args(first, last + unit));
+        const rows = store.use(p).rows(`SELECT minute, ${rollupCols} FROM function_edge_minutes WHERE project = ? AND minute >= ? AND minute < ? AND function = ?`, rollupArgs(first, last + unit));
         for (const [minute, ...rest] of rows) addRollup(bucket(trunc(minute as number, unit)), rest);
       }
     } else {
       // Hour and day buckets: the catalog's per-hour rollups.
-      const rows = store.catalog.rows(`SELECT hour, ${rollupCols} FROM function_edge_hours WHERE project = ? AND hour >= ? AND hour < ?${fnClause}`, args(first, last + unit));
+      const rows = store.catalog.rows(`SELECT hour, ${rollupCols} FROM function_edge_hours WHERE project = ? AND hour >= ? AND hour < ? AND function = ?`, rollupArgs(first, last + unit));
       for (const [hour, ...rest] of rows) addRollup(bucket(trunc(hour as number, unit)), rest);
     }
   }
@@ -169,7 +172,8 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
       rows = [...rows.filter((r) => (r[1] as number) > cut), ...db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts = ?`, [project, cut])];
     }
     for (const [rid, ts, blk, boff, len] of rows) {
-      const key = `${p.source.code}:${p.start}:${store.urlEpoch}:${rid as number}`;
+      // The width tells a day partition from the hour partition of its split that starts with it.
+      const key = `${p.source.code}:${p.start}:${p.row.width}:${store.urlEpoch}:${rid as number}`;
       let hit = recent.get(key);
       if (!hit) {
         const text = canonicalRecord(store.readRecord(p, { blk: blk as number, boff: boff as number, len: len as number }).toString('utf8'), p.source, projectRef);

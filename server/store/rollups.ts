@@ -43,17 +43,28 @@ interface Cell {
   sketch: QuantileSketch;
 }
 
+/**
+ * The `function` of the rollup row that counts every record of a project, whatever its function:
+ * an unfiltered query reads one row per bucket instead of one per function.
+ */
+export const ALL_FUNCTIONS = -1;
+
 /** Collects one batch's records, then merges them into the stored rows. */
 export class FunctionRollupBatch {
   private cells = new Map<number | string, Cell>();
 
   constructor(private grain: RollupGrain = HOUR_GRAIN) {}
 
+  /** Counts a record in its function's row and in the project's all-functions row. */
   add(project: number, fn: number | null, ts: number, exec: number | null | undefined, status: number | null | undefined): void {
     const hour = ts - (((ts % this.grain.unit) + this.grain.unit) % this.grain.unit);
-    const f = fn ?? 0;
+    this.addTo(project, hour, fn ?? 0, exec, status);
+    this.addTo(project, hour, ALL_FUNCTIONS, exec, status);
+  }
+
+  private addTo(project: number, hour: number, f: number, exec: number | null | undefined, status: number | null | undefined): void {
     // A number key while the ids are small (no string built per record), else a string.
-    const key = project < 4096 && f < 4096 ? (hour / this.grain.unit) * 16_777_216 + project * 4096 + f : `${project}:${hour}:${f}`;
+    const key = project < 4096 && f + 1 < 4096 ? (hour / this.grain.unit) * 16_777_216 + project * 4096 + f + 1 : `${project}:${hour}:${f}`;
     let c = this.cells.get(key);
     if (!c) {
       c = { project, hour, fn: f, count: 0, errors: 0, n: 0, sum: 0, min: null, max: null, sketch: new QuantileSketch() };
