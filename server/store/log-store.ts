@@ -165,6 +165,8 @@ interface ImportState {
 const MAX_LOADED = 48;
 /** A partition the import has not written for this many batches is written out (staged). */
 const STAGE_AFTER_BATCHES = 4;
+/** Records of one day in one batch needed to judge the day's density. */
+const DENSE_SAMPLE = 200;
 
 const partKey = (code: number, start: number) => `${code}:${start}`;
 
@@ -191,6 +193,8 @@ export class LogStore {
   /** Files no committed catalog refers to any more, deleted once no rollback may need them. */
   private obsolete: string[] = [];
   private useClock = 0;
+  /** Partitions a running save is writing: kept in memory until it ends (if it fails, their rows are only there). */
+  private saving = new Set<Partition>();
   /** Bumps whenever stored data changes; caches key on it. */
   dataVersion = 0;
   /** Bumps when dictionary ids may have been reused (a rolled-back import). */
@@ -356,6 +360,7 @@ export class LogStore {
     for (const p of byAge) {
       if (total <= this.memoryBudgetBytes && count <= MAX_LOADED) break;
       // Only an import's own partitions can be dirty here: outside an import they wait.
+      if (this.saving.has(p)) continue;
       if (p.dirty && !this.importState) continue;
       if (p.dirty) this.stage(p);
       total -= p.loadedBytes;
@@ -475,6 +480,7 @@ export class LogStore {
     const catalog = this.catalogDb;
     if (this.importState) this.importState.batches++;
     catalog.transaction(() => {
+      this.splitDenseDays(info, records);
       const groups = new Map<Partition, StoredRecord[]>();
       for (const r of records) {
         const p = this.partitionFor(info, r.ts);
@@ -542,6 +548,30 @@ export class LogStore {
       this.changed();
     }
     return { imported, duplicates };
+  }
+
+  /**
+   * A day with no partition yet whose records in this batch are dense enough to exceed
+   * SPLIT_ROWS over a whole day is stored as hours from the start: a bulk import never has to
+   * move rows out of a day partition (a pause of a second or more at 100k rows).
+   */
+  private splitDenseDays(info: SourceInfo, records: StoredRecord[]): void {
+    const days = new Map<number, { n: number; min: number; max: number }>();
+    for (const r of records) {
+      const day = dayStart(r.ts);
+      const d = days.get(day);
+      if (d) {
+        d.n++;
+        if (r.ts < d.min) d.min = r.ts;
+        if (r.ts > d.max) d.max = r.ts;
+      } else days.set(day, { n: 1, min: r.ts, max: r.ts });
+    }
+    for (const [day, d] of days) {
+      if (d.n < DENSE_SAMPLE || this.splitDays.has(`${info.code}:${day}`) || this.parts.has(partKey(info.code, day))) continue;
+      if ((d.n / Math.max(d.max - d.min, 1)) * DAY_MICROS <= SPLIT_ROWS) continue;
+      this.splitDays.add(`${info.code}:${day}`);
+      this.catalogDb.run('INSERT OR IGNORE INTO split_days (source, day) VALUES (?, ?)', [info.code, day]);
+    }
   }
 
   /** One hot row into a partition, with the partition's counters. */
@@ -637,12 +667,20 @@ export class LogStore {
     this.catalogDb = openDbSync(state.catalogImage);
     this.resetCaches();
     this.loadSplitDays();
+    // A save during the import listed the versions it replaced as obsolete; the restored
+    // catalog names them again, so they must stay.
+    const named = new Set<string>();
+    for (const [p, before] of state.touched) if (before && before.version > 0) named.add(p.dbFile(before.version));
+    this.obsolete = this.obsolete.filter((f) => !named.has(f));
     const cuts: Array<{ p: Partition; size: number }> = [];
     const drop: string[] = [];
     for (const [p, before] of state.touched) {
       p.dirty = false;
       p.db?.close();
       p.db = null;
+      // Its unwritten block holds rolled-back records only; a reader may load and evict the
+      // partition again before the restored catalog is committed.
+      p.blocks.dropPending();
       this.loaded.delete(p);
       for (let v = (before?.version ?? 0) + 1; v <= Math.max(p.maxVersion, p.row.version, p.staged ?? 0); v++) drop.push(p.dbFile(v));
       p.staged = null;
@@ -720,6 +758,7 @@ export class LogStore {
       this.catalogDirty = false;
       const file = path.join(this.dataDir, CATALOG_FILE);
       const tmp = `${file}.tmp`;
+      this.saving = new Set(changed);
       try {
         const dirs = new Set(changed.map((p) => p.dir));
         for (const d of dirs) await fs.promises.mkdir(d, { recursive: true, mode: 0o700 });
@@ -737,8 +776,14 @@ export class LogStore {
         for (const { file: f } of images) await fs.promises.rm(f, { force: true }).catch(() => undefined);
         for (const u of undo) {
           u.p.row = { ...u.p.row, version: u.row.version, record_bytes: u.row.record_bytes, image_bytes: u.row.image_bytes };
-          u.p.staged = u.staged;
-          u.p.dirty = u.dirty || u.p.db !== null;
+          if (u.p.staged === null) {
+            u.p.staged = u.staged;
+            u.p.dirty = u.p.dirty || u.dirty || u.p.db !== null;
+          } else if (u.staged !== null && u.staged !== u.p.staged) {
+            // An import batch staged it again while this save ran: that newer version holds
+            // all its rows; the one staged before is superseded.
+            this.obsolete.push(u.p.dbFile(u.staged));
+          }
           putPartitionRow(this.catalogDb, u.p.row);
         }
         this.catalogDirty = true;
@@ -747,6 +792,8 @@ export class LogStore {
               code: (err as NodeJS.ErrnoException).code,
             })
           : err;
+      } finally {
+        this.saving.clear();
       }
       this.obsolete.push(...replaced);
       if (!this.importState) this.deleteObsolete();

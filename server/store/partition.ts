@@ -17,13 +17,14 @@ import { MINUTE_GRAIN, rollupDdl } from './rollups.ts';
 
 /**
  * A partition covers a UTC day, or an hour once its day grows past SPLIT_ROWS: the day is then
- * split into hour partitions (rewritten by the import that makes it large). Sparse days cost
+ * split into hour partitions (rewritten by the import that makes it large; a bulk import whose
+ * records are that dense stores the day as hours from the start). Sparse days cost
  * one small file; a busy hour (180k edge rows at 50 requests/s, ~20 MB) still exports within
  * the 250 ms pause budget, and a window of minutes touches one or two partitions.
  */
 export const DAY_MICROS = MICROS.day;
 export const HOUR_MICROS = MICROS.hour;
-export const SPLIT_ROWS = 100_000;
+export const SPLIT_ROWS = 50_000;
 
 export const dayStart = (ts: number): number => Math.floor(ts / DAY_MICROS) * DAY_MICROS;
 export const hourStart = (ts: number): number => Math.floor(ts / HOUR_MICROS) * HOUR_MICROS;
