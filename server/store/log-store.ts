@@ -482,8 +482,10 @@ export class LogStore {
     catalog.transaction(() => {
       this.splitDenseDays(info, records);
       const groups = new Map<Partition, StoredRecord[]>();
+      let last: Partition | undefined;
       for (const r of records) {
-        const p = this.partitionFor(info, r.ts);
+        // Records mostly come in time order: the previous record's partition usually fits.
+        const p = last && r.ts >= last.start && r.ts < last.end ? last : (last = this.partitionFor(info, r.ts));
         let g = groups.get(p);
         if (!g) groups.set(p, (g = []));
         g.push(r);
