@@ -9,7 +9,8 @@
 --             by hour, 7day: 8 by day); a record belongs to trunc(ts, unit); records outside the
 --             series are not counted; error_count counts status_code >= 400; records without an
 --             execution time count but stay out of the aggregates; p95/p99 are nearest-rank
---             (exact for second buckets, within 1% for minute, hour and day buckets).
+--             (exact for second buckets and one function's minute buckets, within 1% for
+--             the minute buckets of all functions and for hour and day buckets).
 WITH params AS (
   SELECT
     CAST(@now AS INTEGER) AS now,
@@ -28,7 +29,7 @@ buckets(ts) AS (
   UNION ALL
   SELECT ts + (SELECT unit FROM bounds) FROM buckets WHERE ts < (SELECT last FROM bounds)
 ),
--- Second buckets: exact, from the records themselves.
+-- Second buckets, and the minute buckets of one function: exact, from the records.
 raw AS (
   SELECT f.ts - f.ts % b.unit AS bucket,
          count(*) AS count,
@@ -39,15 +40,16 @@ raw AS (
          nearest_rank(f.exec, 95) AS p95_execution_time,
          nearest_rank(f.exec, 99) AS p99_execution_time
   FROM bounds b, function_edge_logs f
-  WHERE b.unit < 60000000
+  WHERE (b.unit < 60000000 OR (b.unit < 3600000000 AND coalesce(@function_id, '') <> ''))
     AND f.project = (SELECT id FROM projects WHERE ref = @project)
     AND f.ts >= b.first AND f.ts < b.last + b.unit
     AND (coalesce(@function_id, '') = ''
          OR f.function = (SELECT id FROM functions WHERE function_id = @function_id))
   GROUP BY 1
 ),
--- Minute buckets: from per-minute rollups; hour and day buckets: from per-hour rollups
--- (exact count/errors/min/max/avg; p95/p99 from merged sketches, within 1% of nearest rank).
+-- Minute buckets of all functions: from per-minute rollups; hour and day buckets: from
+-- per-hour rollups (exact count/errors/min/max/avg; p95/p99 from merged sketches, within 1%
+-- of nearest rank). Rollups keep a row per function and one for all functions (function = -1).
 minutes AS (
   SELECT m.minute - m.minute % b.unit AS bucket,
          sum(m.count) AS count,
@@ -57,12 +59,10 @@ minutes AS (
          sum(m.exec_sum) / nullif(sum(m.exec_n), 0) AS avg_execution_time,
          sketch_merge(m.sketch) AS sketch
   FROM bounds b, function_edge_minutes m
-  WHERE b.unit >= 60000000 AND b.unit < 3600000000
+  WHERE b.unit >= 60000000 AND b.unit < 3600000000 AND coalesce(@function_id, '') = ''
     AND m.project = (SELECT id FROM projects WHERE ref = @project)
     AND m.minute >= b.first AND m.minute < b.last + b.unit
-    -- Rollups keep a row per function and one for all functions (function = -1).
-    AND m.function = CASE WHEN coalesce(@function_id, '') = '' THEN -1
-                          ELSE (SELECT id FROM functions WHERE function_id = @function_id) END
+    AND m.function = -1
   GROUP BY 1
 ),
 rolled AS (

@@ -81,15 +81,22 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
   const fnText = params.bind.function_id ? String(params.bind.function_id) : '';
   const fn = fnText ? store.functions.find(fnText) : undefined;
   if (project !== undefined && (!fnText || fn !== undefined)) {
-    // Raw rows filter on the function only when asked; rollups have a row for all functions.
-    const fnClause = fnText ? ' AND function = ?' : '';
-    const args = (lo: number, hi: number) => (fnText ? [project, lo, hi, fn!] : [project, lo, hi]);
+    // Rollups have a row for all functions (ALL_FUNCTIONS) besides the per-function ones.
     const rollupArgs = (lo: number, hi: number) => [project, lo, hi, fnText ? fn! : ALL_FUNCTIONS];
     const rollupCols = 'count, errors, exec_n, exec_sum, exec_min, exec_max, sketch';
-    if (unit < MICROS.minute) {
-      // Second buckets: exact, from the records (covering index of each partition).
+    if (unit < MICROS.minute || (unit < MICROS.hour && fnText)) {
+      // Second buckets, and one function's minute buckets: exact, from the records (one range
+      // of the (project, function, ts) key per function).
+      const fns = fnText ? [fn!] : store.functionsOf('deno-relay-logs', project);
       for (const p of store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1)) {
-        const rows = store.use(p).rows(`SELECT ts, exec, status FROM function_edge_logs WHERE project = ? AND ts >= ? AND ts < ?${fnClause}`, args(first, last + unit));
+        const rows = store
+          .use(p)
+          .rows('SELECT ts, exec, status FROM function_edge_logs WHERE project = ? AND function IN (SELECT value FROM json_each(?)) AND ts >= ? AND ts < ?', [
+            project,
+            JSON.stringify(fns),
+            first,
+            last + unit,
+          ]);
         for (const [ts, exec, status] of rows) {
           const b = bucket(trunc(ts as number, unit));
           b.count++;
@@ -105,7 +112,7 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
         }
       }
     } else if (unit < MICROS.hour) {
-      // Minute buckets: each partition's per-minute rollups.
+      // Minute buckets of all functions: each partition's per-minute rollups.
       for (const p of store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1)) {
         const rows = store.use(p).rows(`SELECT minute, ${rollupCols} FROM function_edge_minutes WHERE project = ? AND minute >= ? AND minute < ? AND function = ?`, rollupArgs(first, last + unit));
         for (const [minute, ...rest] of rows) addRollup(bucket(trunc(minute as number, unit)), rest);

@@ -30,24 +30,28 @@ const URL_COLUMN: HotColumn = { column: 'url', sqlType: 'INTEGER', field: 'url',
 const FAMILIES: HotColumn = { column: 'families', sqlType: 'INTEGER', field: 'families', from: ['request', 'path'], read: 'families', notNull: true };
 const STATUS: HotColumn = { column: 'status', sqlType: 'INTEGER', field: 'status', from: ['response', 'status_code'], read: 'number' };
 const FUNCTION: HotColumn = { column: 'function', sqlType: 'INTEGER', field: 'functionId', from: ['function_id'], read: 'text', dictionary: 'functions' };
+/** In a key column NULL is not allowed: a record without a function id is stored as 0. */
+const FUNCTION_KEY: HotColumn = { ...FUNCTION, notNull: true };
 const EXEC: HotColumn = { column: 'exec', sqlType: 'REAL', field: 'exec', from: ['execution_time_ms'], read: 'number' };
 
 export const HOT_COLUMNS: Readonly<Record<HotKind, readonly HotColumn[]>> = {
   edge: [URL_COLUMN, FAMILIES, STATUS],
-  function_edge: [FUNCTION, EXEC, STATUS],
+  function_edge: [FUNCTION_KEY, EXEC, STATUS],
   function_event: [FUNCTION],
   plain: [],
 };
 
 /**
- * The hot index of each kind, after (project, ts): invocation-stats is answered from the
- * function edge index alone (covering); the others only need (project, ts).
+ * How each kind's hot table is keyed. Function edge rows are clustered by (project, function,
+ * ts) in a WITHOUT ROWID table: invocation-stats reads a project's (or one function's) rows of
+ * a window as one range, and the table needs no second index. The others keep rowid order (the
+ * order records arrived) with a (project, ts) index.
  */
-export const HOT_INDEX_EXTRA: Readonly<Record<HotKind, readonly string[]>> = {
-  edge: [],
-  function_edge: ['function', 'exec', 'status'],
-  function_event: ['function'],
-  plain: [],
+export const HOT_LAYOUT: Readonly<Record<HotKind, { clusteredBy?: readonly string[]; index?: readonly string[] }>> = {
+  edge: { index: ['project', 'ts'] },
+  function_edge: { clusteredBy: ['project', 'function', 'ts', 'rid'] },
+  function_event: { index: ['project', 'ts', 'function'] },
+  plain: { index: ['project', 'ts'] },
 };
 
 /** Bits of the `families` column: which API family strings the request path contains. */

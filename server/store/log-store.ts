@@ -329,6 +329,11 @@ export class LogStore {
     return rows.map(([start]) => this.parts.get(partKey(code, start as number))!).filter(Boolean);
   }
 
+  /** The function ids (0: none) a project's records of a source carry, from the catalog. */
+  functionsOf(source: SourceName, project: number): number[] {
+    return this.catalogDb.rows('SELECT function FROM source_summary WHERE source = ? AND project = ?', [sourceInfo(source).code, project]).map(([f]) => f as number);
+  }
+
   /** The partition's database, loaded if needed; clean partitions past the budget are dropped. */
   use(p: Partition): Db {
     p.lastUsed = ++this.useClock;
@@ -492,7 +497,8 @@ export class LogStore {
       }
       for (const [p, group] of groups) {
         const db = this.use(p);
-        const minutes = info.hot === 'function_edge' ? new FunctionRollupBatch(MINUTE_GRAIN) : undefined;
+        // Per-minute rollups count all functions only: one function's minutes are read raw.
+        const minutes = info.hot === 'function_edge' ? new FunctionRollupBatch(MINUTE_GRAIN, false) : undefined;
         const perProject: PerProject = new Map();
         const before = imported;
         db.transaction(() => {
@@ -510,7 +516,7 @@ export class LogStore {
             let url = 0;
             for (const c of columns) {
               if (c.field === 'url') values.push((url = this.urls.idOf(r.url ?? '')));
-              else if (c.field === 'functionId') values.push(fn);
+              else if (c.field === 'functionId') values.push(fn ?? (c.notNull ? 0 : null));
               else if (c.field === 'families') values.push(r.families ?? 0);
               else values.push(r[c.field] ?? null);
             }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { SourceInfo } from '../sources.ts';
 import { MICROS } from '../time.ts';
 import { openDbSync, type Db } from './db.ts';
-import { HOT_COLUMNS, HOT_INDEX_EXTRA } from './hot-columns.ts';
+import { HOT_COLUMNS, HOT_LAYOUT } from './hot-columns.ts';
 import type { PartitionRow } from './catalog.ts';
 import { RecordBlocks } from './record-blocks.ts';
 import { MINUTE_GRAIN, rollupDdl } from './rollups.ts';
@@ -39,13 +39,14 @@ export function partitionLabel(start: number, width: number): string {
 export function partitionDdl(source: SourceInfo): string[] {
   const t = source.alias;
   const extra = HOT_COLUMNS[source.hot].map((c) => `, ${c.column} ${c.sqlType}${c.notNull ? ' NOT NULL' : ''}`).join('');
-  const ddl = [
-    `CREATE TABLE ${t} (rid INTEGER PRIMARY KEY, project INTEGER NOT NULL, ts INTEGER NOT NULL, ` +
-      `blk INTEGER NOT NULL, boff INTEGER NOT NULL, len INTEGER NOT NULL${extra})`,
-    `CREATE INDEX ${t}_project_ts ON ${t}(${['project', 'ts', ...HOT_INDEX_EXTRA[source.hot]].join(', ')})`,
-    // A UUID id is kept as its 16 bytes, any other id as text: exact, and half the size.
-    'CREATE TABLE ids (id PRIMARY KEY, rid INTEGER NOT NULL) WITHOUT ROWID',
-  ];
+  const layout = HOT_LAYOUT[source.hot];
+  const base = 'project INTEGER NOT NULL, ts INTEGER NOT NULL, blk INTEGER NOT NULL, boff INTEGER NOT NULL, len INTEGER NOT NULL';
+  const ddl = layout.clusteredBy
+    ? [`CREATE TABLE ${t} (rid INTEGER NOT NULL, ${base}${extra}, PRIMARY KEY (${layout.clusteredBy.join(', ')})) WITHOUT ROWID`]
+    : [`CREATE TABLE ${t} (rid INTEGER PRIMARY KEY, ${base}${extra})`];
+  if (layout.index) ddl.push(`CREATE INDEX ${t}_${layout.index.join('_')} ON ${t}(${layout.index.join(', ')})`);
+  // A UUID id is kept as its 16 bytes, any other id as text: exact, and half the size.
+  ddl.push('CREATE TABLE ids (id PRIMARY KEY, rid INTEGER NOT NULL) WITHOUT ROWID');
   if (source.hot === 'function_edge') ddl.push(rollupDdl(MINUTE_GRAIN));
   return ddl;
 }

@@ -53,12 +53,16 @@ export const ALL_FUNCTIONS = -1;
 export class FunctionRollupBatch {
   private cells = new Map<number | string, Cell>();
 
-  constructor(private grain: RollupGrain = HOUR_GRAIN) {}
+  /** @param perFunction whether each function gets its own rows besides the all-functions row */
+  constructor(
+    private grain: RollupGrain = HOUR_GRAIN,
+    private perFunction = true,
+  ) {}
 
-  /** Counts a record in its function's row and in the project's all-functions row. */
+  /** Counts a record in the project's all-functions row (and its function's row). */
   add(project: number, fn: number | null, ts: number, exec: number | null | undefined, status: number | null | undefined): void {
     const hour = ts - (((ts % this.grain.unit) + this.grain.unit) % this.grain.unit);
-    this.addTo(project, hour, fn ?? 0, exec, status);
+    if (this.perFunction) this.addTo(project, hour, fn ?? 0, exec, status);
     this.addTo(project, hour, ALL_FUNCTIONS, exec, status);
   }
 
