@@ -8,7 +8,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import type { SpeedPathName } from '../../queries/registry.ts';
+import { SPEED_PATHS, type SpeedPath } from '../endpoints/speed-paths.ts';
 import { startServer, type RunningServer, type ServerOptions } from '../server.ts';
+import type { LogStore } from '../store/log-store.ts';
 import { NOW, edgeRecord, fnRecord, tempDir } from '../testing/fixtures.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -163,4 +166,79 @@ export function chunked(buf: Buffer, size = 1 << 16): Buffer[] {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Registers a speed path under a test-only name (for registry entries of tests: a slow or a
+ * broken endpoint answered through the same runEndpoint path as the real ones). Returns the
+ * name and the function that removes it again.
+ */
+export function testSpeedPath(name: string, fn: SpeedPath): { name: SpeedPathName; remove(): void } {
+  const paths = SPEED_PATHS as unknown as Record<string, SpeedPath>;
+  paths[name] = fn;
+  return { name: name as SpeedPathName, remove: () => void delete paths[name] };
+}
+
+/**
+ * The objects and methods through which an endpoint reads the store: every speed path, a
+ * partition's database (store.use) and the catalog. Spy on them all to show that no query ran.
+ */
+export function queryEntryPoints(store: LogStore): Array<[Record<string, unknown>, string]> {
+  return [
+    ...Object.keys(SPEED_PATHS).map((k): [Record<string, unknown>, string] => [SPEED_PATHS as unknown as Record<string, unknown>, k]),
+    [store as unknown as Record<string, unknown>, 'use'],
+    [store as unknown as Record<string, unknown>, 'partitionsWithProject'],
+    ...['query', 'rows', 'run'].map((m): [Record<string, unknown>, string] => [store.catalog as unknown as Record<string, unknown>, m]),
+  ];
+}
+
+/** Every file under `dir`, as paths relative to it with '/' separators, sorted. */
+export function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((d) => d.isFile())
+    .map((d) => path.relative(dir, path.join(d.parentPath, d.name)).split(path.sep).join('/'))
+    .sort();
+}
+
+/**
+ * What is wrong with a store just opened, as a list (empty when all is well): SQLite's
+ * integrity check of the catalog and every partition; every stored record read back, whole
+ * JSON, with its row's id; counts that agree between the summary and the rows; files under
+ * parts/ that are exactly the ones the committed catalog names (current database version and
+ * record file of each partition); record files of exactly their committed length; no temp
+ * catalog. Reads every partition: for tests.
+ */
+export function storeProblems(store: LogStore): string[] {
+  const problems: string[] = [];
+  const integrity = store.integrityCheck();
+  if (integrity !== 'ok') problems.push(`integrity: ${integrity}`);
+  const summary = store.summary();
+  const expected: string[] = [];
+  for (const s of summary) {
+    const rows = store.dump(s.source);
+    if (rows.length !== s.count) problems.push(`${s.alias}: the summary counts ${s.count}, the partitions hold ${rows.length}`);
+    for (const r of rows) {
+      try {
+        const rec = JSON.parse(r.raw) as { id?: unknown };
+        if (rec.id !== undefined && String(rec.id) !== r.id) problems.push(`${s.alias}/${r.partition} row ${r.rid}: the record's id ${String(rec.id)} is not the row's ${r.id}`);
+      } catch (err) {
+        problems.push(`${s.alias}/${r.partition} row ${r.rid}: the record does not parse: ${String(err)}`);
+      }
+    }
+    for (const p of store.partitions(s.source)) {
+      if (p.row.rows === 0) continue;
+      const rel = (f: string) => path.relative(store.dataDir, f).split(path.sep).join('/');
+      expected.push(rel(p.dbFile(p.row.version)), rel(p.blocks.file));
+      const size = fs.existsSync(p.blocks.file) ? fs.statSync(p.blocks.file).size : -1;
+      if (size !== p.row.record_bytes) problems.push(`${rel(p.blocks.file)}: ${size} bytes, committed ${p.row.record_bytes}`);
+    }
+  }
+  const actual = filesUnder(path.join(store.dataDir, 'parts')).map((f) => `parts/${f}`);
+  const extra = actual.filter((f) => !expected.includes(f));
+  const missing = expected.filter((f) => !actual.includes(f));
+  if (extra.length) problems.push(`files no committed partition names: ${extra.join(', ')}`);
+  if (missing.length) problems.push(`files the catalog names that are missing: ${missing.join(', ')}`);
+  if (fs.existsSync(path.join(store.dataDir, 'catalog.sqlite.tmp'))) problems.push('catalog.sqlite.tmp is left');
+  return problems;
 }

@@ -176,16 +176,24 @@ describe('header limits', () => {
 });
 
 describe('files on disk', () => {
-  it.skipIf(process.platform === 'win32')('the data folder and records/ are 0700; store.sqlite and every segment are 0600; no temp file is left', async () => {
+  it.skipIf(process.platform === 'win32')('the data folder and parts/ (and each source folder) are 0700; catalog.sqlite, LOCK and every partition file are 0600; no temp file is left', async () => {
     await s.store.save();
     const data = s.store.dataDir;
     const mode = (p: string) => fs.statSync(p).mode & 0o777;
     expect(mode(data)).toBe(0o700);
-    expect(mode(path.join(data, 'records'))).toBe(0o700);
-    expect(mode(path.join(data, 'store.sqlite'))).toBe(0o600);
-    const segments = fs.readdirSync(path.join(data, 'records'));
-    expect(segments.length).toBe(9);
-    for (const f of segments) expect(mode(path.join(data, 'records', f)), f).toBe(0o600);
-    expect(fs.readdirSync(data).sort()).toEqual(['records', 'store.sqlite']);
+    expect(fs.readdirSync(data).sort()).toEqual(['LOCK', 'catalog.sqlite', 'parts']);
+    expect(mode(path.join(data, 'catalog.sqlite'))).toBe(0o600);
+    expect(mode(path.join(data, 'LOCK'))).toBe(0o600);
+    const parts = path.join(data, 'parts');
+    expect(mode(parts)).toBe(0o700);
+    // Only edge records were imported (3, within one partition): one folder, one database
+    // version and one record file, exactly the ones the committed catalog names.
+    expect(fs.readdirSync(parts)).toEqual(['edge_logs']);
+    expect(mode(path.join(parts, 'edge_logs'))).toBe(0o700);
+    const [p, ...more] = s.store.partitions('cloudflare.logs.prod');
+    expect(more).toEqual([]);
+    const files = fs.readdirSync(path.join(parts, 'edge_logs')).sort();
+    expect(files).toEqual([path.basename(p!.dbFile(p!.row.version)), path.basename(p!.blocks.file)].sort());
+    for (const f of files) expect(mode(path.join(parts, 'edge_logs', f)), f).toBe(0o600);
   });
 });

@@ -11,15 +11,17 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../app.ts';
 import { AppClock } from '../clock.ts';
 import { importStream } from '../ingest/import.ts';
-import { LogStore, STORE_FILE } from '../store/log-store.ts';
+import { sourceInfo } from '../sources.ts';
+import { ImportWriter, LogStore, type StoredRecord } from '../store/log-store.ts';
 import { HOST, NOW, TEST_KEY, TEST_PORT, tempDir } from '../testing/fixtures.ts';
-import { P, chunked, edgeNdjson } from './helpers.ts';
+import { P, chunked, edgeNdjson, filesUnder, storeProblems } from './helpers.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 const edgeCount = (store: LogStore) => store.summary().find((s) => s.source === 'cloudflare.logs.prod')!.count;
+const sizes = (dir: string, files: string[]) => files.map((f) => [f, fs.statSync(path.join(dir, f)).size]);
 
 describe('saves', () => {
   it('concurrent save() calls run one at a time, in call order, and all complete', async () => {
@@ -27,70 +29,125 @@ describe('saves', () => {
     const store = await LogStore.open(dir);
     try {
       await importStream(store, [Buffer.from(edgeNdjson(3000))], { source: 'edge_logs' });
-      let active = 0;
-      let maxActive = 0;
+      // What a save does on disk, in order: P = a partition's new version written, T = the
+      // catalog's temp file written, R = the temp file renamed over the catalog (the commit).
+      // Saves that never overlap give P*TR, P*TR, ...; the rename is slowed to widen the window
+      // an overlap would need.
       const events: string[] = [];
-      const realExport = store.db.exportImage.bind(store.db);
-      let n = 0;
-      // A save starts at its export and ends when its file is renamed into place.
-      vi.spyOn(store.db, 'exportImage').mockImplementation(() => {
-        active++;
-        maxActive = Math.max(maxActive, active);
-        events.push(`start ${++n}`);
-        return realExport();
+      const realOpen = fs.promises.open;
+      vi.spyOn(fs.promises, 'open').mockImplementation(async (...args: Parameters<typeof fs.promises.open>) => {
+        const [file, flags] = [String(args[0]), args[1]];
+        if (flags === 'w' && file.endsWith('.sqlite')) events.push('P');
+        if (flags === 'w' && file.endsWith('catalog.sqlite.tmp')) events.push('T');
+        return realOpen(...args);
       });
       const realRename = fs.promises.rename;
       vi.spyOn(fs.promises, 'rename').mockImplementation(async (from, to) => {
-        await new Promise((r) => setTimeout(r, 5)); // widen the window an overlap would need
+        await new Promise((r) => setTimeout(r, 5));
         await realRename(from, to);
-        events.push(`end ${n}`);
-        active--;
+        events.push('R');
       });
-      const saves = Array.from({ length: 10 }, () => store.save());
-      // Imports save too; they queue behind the same lock.
-      const imported = importStream(store, [Buffer.from(edgeNdjson(100, { prefix: 'during' }))], { source: 'edge_logs' });
-      await Promise.all([...saves, imported]);
-      expect(maxActive).toBe(1);
-      expect(events).toHaveLength(22);
-      for (let i = 0; i < events.length; i += 2) {
-        expect(events[i]).toMatch(/^start (\d+)$/);
-        expect(events[i + 1]).toBe(events[i]!.replace('start', 'end'));
+      const saves: Array<Promise<void>> = [];
+      const done: number[] = [];
+      const save = () => {
+        const i = saves.length;
+        saves.push(store.save().then(() => void done.push(i)));
+      };
+      // An import whose input asks for a save after each chunk (as a shutdown would), so that
+      // saves find its batches to commit while it goes on; imports save too, behind the same queue.
+      const chunks = chunked(Buffer.from(edgeNdjson(12_000, { prefix: 'during' })), 256 * 1024);
+      async function* input() {
+        for (const c of chunks) {
+          yield c;
+          save();
+          await new Promise((r) => setTimeout(r, 10));
+        }
       }
+      for (let i = 0; i < 5; i++) save();
+      const imported = importStream(store, input(), { source: 'edge_logs' });
+      for (let i = 0; i < 5; i++) save();
+      expect(await imported).toMatchObject({ imported: 12_000 });
+      await Promise.all(saves);
+      expect(done).toEqual(saves.map((_, i) => i));
+      expect(events.join('')).toMatch(/^(P*TR)+$/);
+      // Saves committed the import's batches while it went on: more than one did work.
+      expect(events.filter((e) => e === 'R').length).toBeGreaterThanOrEqual(2);
+      expect(edgeCount(store)).toBe(15_000);
     } finally {
       vi.restoreAllMocks();
       await store.close();
+    }
+    const reopened = await LogStore.open(dir);
+    try {
+      expect(edgeCount(reopened)).toBe(15_000);
+      expect(storeProblems(reopened)).toEqual([]);
+    } finally {
+      await reopened.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('a failed save leaves no temp file behind and the previous store file in place', async () => {
-    const dir = tempDir();
-    const store = await LogStore.open(dir);
-    try {
-      await importStream(store, [Buffer.from(edgeNdjson(100))], { source: 'edge_logs' });
-      const before = fs.readFileSync(path.join(dir, STORE_FILE));
-      const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
-      const realOpen = fs.promises.open;
-      vi.spyOn(fs.promises, 'open').mockImplementationOnce(async (...args: Parameters<typeof fs.promises.open>) => {
-        const handle = await realOpen(...args);
-        // The write gets partway, then the disk is full.
-        vi.spyOn(handle, 'writeFile').mockImplementationOnce(async (data) => {
-          await realOpen(String(args[0]), 'w').then(async (h) => (await h.write(Buffer.from(data as Uint8Array).subarray(0, 1000)), h.close()));
-          throw enospc;
+  // Rows written outside an import (through an ImportWriter) stay unsaved until save().
+  const edgeRows = (n: number, prefix: string): StoredRecord[] =>
+    Array.from({ length: n }, (_, i) => {
+      const url = `https://${P}.supabase.co/rest/v1/t`;
+      const ts = NOW - (i + 1) * 1000;
+      const raw = JSON.stringify({ id: `${prefix}${i}`, timestamp: ts, project: P, event_message: 'GET', metadata: { request: { url }, response: { status_code: 200 } } });
+      return { id: `${prefix}${i}`, ts, project: P, raw, url, families: 1, status: 200 };
+    });
+
+  for (const [label, failing] of [
+    ['writing the partition\'s new version', (f: string) => f.endsWith('.sqlite')],
+    ['writing the catalog\'s temp file', (f: string) => f.endsWith('.tmp')],
+  ] as const) {
+    it(`a failed save (${label}) leaves no temp or new partition file behind, the committed catalog and files in place; the next save commits`, async () => {
+      const dir = tempDir();
+      const store = await LogStore.open(dir);
+      try {
+        await importStream(store, [Buffer.from(edgeNdjson(100))], { source: 'edge_logs' });
+        expect(new ImportWriter(store, sourceInfo('cloudflare.logs.prod')).write(edgeRows(100, 'unsaved'))).toEqual({ imported: 100, duplicates: 0 });
+        const catalog = path.join(dir, 'catalog.sqlite');
+        const before = fs.readFileSync(catalog);
+        const filesBefore = filesUnder(dir);
+        const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+        const realOpen = fs.promises.open;
+        let failed = 0;
+        vi.spyOn(fs.promises, 'open').mockImplementation(async (...args: Parameters<typeof fs.promises.open>) => {
+          const handle = await realOpen(...args);
+          if (failed === 0 && failing(String(args[0]))) {
+            failed++;
+            // The write gets partway, then the disk is full.
+            vi.spyOn(handle, 'writeFile').mockImplementationOnce(async (data) => {
+              await realOpen(String(args[0]), 'w').then(async (h) => (await h.write(Buffer.from(data as Uint8Array).subarray(0, 1000)), h.close()));
+              throw enospc;
+            });
+          }
+          return handle;
         });
-        return handle;
-      });
-      await expect(store.save()).rejects.toMatchObject({ code: 'ENOSPC', message: expect.stringMatching(/^cannot save the store: the disk is full/) });
-      expect(fs.readdirSync(dir).sort()).toEqual(['records', STORE_FILE]);
-      expect(fs.readFileSync(path.join(dir, STORE_FILE)).equals(before)).toBe(true);
-      // Nothing in memory was lost; the next save works.
-      expect(edgeCount(store)).toBe(100);
-      await store.save();
-    } finally {
-      await store.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+        await expect(store.save()).rejects.toMatchObject({ code: 'ENOSPC', message: expect.stringMatching(/^cannot save the store: the disk is full/) });
+        expect(failed).toBe(1);
+        vi.restoreAllMocks();
+        expect(filesUnder(dir)).toEqual(filesBefore);
+        expect(fs.readFileSync(catalog).equals(before)).toBe(true);
+        // Nothing in memory was lost; the next save commits it.
+        expect(edgeCount(store)).toBe(200);
+        await store.save();
+        expect(fs.readFileSync(catalog).equals(before)).toBe(false);
+      } finally {
+        vi.restoreAllMocks();
+        await store.close();
+      }
+      const reopened = await LogStore.open(dir);
+      try {
+        expect(edgeCount(reopened)).toBe(200);
+        expect(reopened.dump('cloudflare.logs.prod').filter((r) => r.id.startsWith('unsaved'))).toHaveLength(100);
+        expect(storeProblems(reopened)).toEqual([]);
+      } finally {
+        await reopened.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   it('an import that fails after a save ran during it, with the rollback save failing too, still leaves a store that opens', async () => {
     const dir = tempDir();
@@ -112,19 +169,14 @@ describe('saves', () => {
     }
     await expect(importStream(store, input(), { source: 'edge_logs' })).rejects.toThrow('connection reset');
     // The process dies here. What is on disk must open, with every acknowledged record.
-    const segmentFile = path.join(dir, 'records', 'edge_logs.ndjson');
     const copy = tempDir();
     fs.cpSync(dir, copy, { recursive: true });
     await store.close();
     const reopened = await LogStore.open(copy);
     try {
-      expect(reopened.db.query('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
-      const ids = reopened.db.query<{ id: string }>('SELECT id FROM edge_logs_ids');
-      expect(ids.filter((r) => r.id.startsWith('acked'))).toHaveLength(500);
-      // Every stored row can be read back from its segment.
-      const rows = reopened.db.query<{ off: number; len: number }>('SELECT off, len FROM edge_logs');
-      for (const r of rows) expect(() => JSON.parse(reopened.readRecord('cloudflare.logs.prod', r.off, r.len))).not.toThrow();
-      expect(fs.statSync(segmentFile).size).toBeGreaterThan(0);
+      // Intact: every record reads back whole; stray files and bytes are gone.
+      expect(storeProblems(reopened)).toEqual([]);
+      expect(reopened.dump('cloudflare.logs.prod').filter((r) => r.id.startsWith('acked'))).toHaveLength(500);
     } finally {
       await reopened.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -173,6 +225,8 @@ describe('a full disk (a 3 MB tmpfs)', () => {
     try {
       const acked = await request('/api/imports?source=edge_logs', { method: 'POST', body: edgeNdjson(1000, { prefix: 'acked' }) });
       expect(acked.status).toBe(200);
+      const filesBefore = filesUnder(data);
+      const sizesBefore = sizes(data, filesBefore);
       // Fill the disk, leaving less than the next import needs.
       const filler = path.join(mnt, 'filler');
       const fd = fs.openSync(filler, 'w');
@@ -192,7 +246,8 @@ describe('a full disk (a 3 MB tmpfs)', () => {
       expect(e.message).toMatch(/^the disk is full/);
       expect(e.message).toContain('nothing from this request was kept');
       // Nothing half-written is left taking space, and the server still answers from memory.
-      expect(fs.readdirSync(data).sort()).toEqual(['records', STORE_FILE]);
+      expect(filesUnder(data)).toEqual(filesBefore);
+      expect(sizes(data, filesBefore)).toEqual(sizesBefore);
       const rows = await request(`/api/endpoints/logs.all?project=${P}&project_tier=FREE`);
       expect(rows.status).toBe(200);
       expect(((await rows.json()) as { result: unknown[] }).result).toHaveLength(100);
@@ -207,7 +262,7 @@ describe('a full disk (a 3 MB tmpfs)', () => {
       await store.close();
       const reopened = await LogStore.open(data);
       expect(edgeCount(reopened)).toBe(4000);
-      expect(reopened.db.query('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+      expect(storeProblems(reopened)).toEqual([]);
       await reopened.close();
     } finally {
       await store.close().catch(() => undefined);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sourceInfo, type SourceName } from '../sources.ts';
+import { findSource, sourceInfo, type SourceName } from '../sources.ts';
 import { LogStore } from '../store/log-store.ts';
 import { ImportFailure, importFile, importStream, type ImportOptions } from './import.ts';
 import { canonicalRecord } from './normalize.ts';
@@ -58,14 +58,13 @@ function fnEdge(meta: Record<string, unknown>, id = 'f-1', ts: unknown = T0) {
   return { id, timestamp: ts, event_message: 'POST | 200 | hello', metadata: { project_ref: P, function_id: 'fn-hello', ...meta } };
 }
 
-const hotProjects = (store: LogStore, table: string) =>
-  store.db.query<{ ref: string }>(`SELECT p.ref FROM ${table} t JOIN projects p ON p.id = t.project ORDER BY t.rid`).map((r) => r.ref);
-const ids = (store: LogStore, table: string) => store.db.query<{ id: string }>(`SELECT id FROM ${table}_ids ORDER BY rid`).map((r) => r.id);
-const count = (store: LogStore, table: string) => store.db.query<{ c: number }>(`SELECT count(*) AS c FROM ${table}`)[0]?.c;
-function fullRecords(store: LogStore, source: SourceName, table: string): unknown[] {
-  return store.db
-    .query<{ off: number; len: number; ref: string }>(`SELECT t.off, t.len, p.ref FROM ${table} t JOIN projects p ON p.id = t.project ORDER BY t.rid`)
-    .map((r) => JSON.parse(canonicalRecord(store.readRecord(source, r.off, r.len), sourceInfo(source), r.ref)));
+// Every stored row of a source, in insertion order (the records of these tests share one hour).
+const rowsOf = (store: LogStore, table: string) => store.dump(findSource(table)!.name);
+const hotProjects = (store: LogStore, table: string) => rowsOf(store, table).map((r) => r.project);
+const ids = (store: LogStore, table: string) => rowsOf(store, table).map((r) => r.id);
+const count = (store: LogStore, table: string) => rowsOf(store, table).length;
+function fullRecords(store: LogStore, source: SourceName): unknown[] {
+  return store.dump(source).map((r) => JSON.parse(canonicalRecord(r.raw, sourceInfo(source), r.project)));
 }
 
 describe('ids', () => {
@@ -86,7 +85,7 @@ describe('ids', () => {
     await run(store, ndjson(edge({ id: undefined })), { source: 'edge_logs' });
     const [id] = ids(store, 'edge_logs');
     expect(id).toMatch(UUID_RE);
-    expect((fullRecords(store, 'cloudflare.logs.prod', 'edge_logs')[0] as { id: string }).id).toBe(id);
+    expect((fullRecords(store, 'cloudflare.logs.prod')[0] as { id: string }).id).toBe(id);
   });
 
   it('the same id-less record imported twice: the second import reports 1 duplicate and imports 0', async () => {
@@ -145,7 +144,7 @@ describe('dedupe', () => {
   it('the first occurrence wins: the stored record is the first one read', async () => {
     const store = await newStore();
     await run(store, ndjson(edge({ id: 'a', event_message: 'first' }), edge({ id: 'a', event_message: 'second' })), { source: 'edge_logs' });
-    expect(fullRecords(store, 'cloudflare.logs.prod', 'edge_logs').map((r) => (r as { event_message: string }).event_message)).toEqual(['first']);
+    expect(fullRecords(store, 'cloudflare.logs.prod').map((r) => (r as { event_message: string }).event_message)).toEqual(['first']);
   });
 
   it('across imports: ids already stored count as duplicates', async () => {
@@ -330,7 +329,7 @@ describe('project', () => {
     const r = await run(store, ndjson(edge({ id: 'a', project: undefined })), { source: 'edge_logs', project: 'opt-project' });
     expect(r).toMatchObject({ imported: 1, rejected: 0 });
     expect(hotProjects(store, 'edge_logs')).toEqual(['opt-project']);
-    expect((fullRecords(store, 'cloudflare.logs.prod', 'edge_logs')[0] as { project: string }).project).toBe('opt-project');
+    expect((fullRecords(store, 'cloudflare.logs.prod')[0] as { project: string }).project).toBe('opt-project');
   });
 
   it('the project option fills function records without metadata.project_ref', async () => {
@@ -572,12 +571,11 @@ describe('hot fields', () => {
     it(`edge: path ${p} has families ${bits}`, async () => {
       const store = await newStore();
       await run(store, ndjson(edge({ path: p })), { source: 'edge_logs' });
-      expect(store.db.query('SELECT families FROM edge_logs')).toEqual([{ families: bits }]);
+      expect(rowsOf(store, 'edge_logs').map((r) => r.families)).toEqual([bits]);
     });
   }
 
-  const edgeRows = (store: LogStore) =>
-    store.db.query(`SELECT u.url, e.families, e.status, e.ts FROM edge_logs e JOIN urls u ON u.id = e.url ORDER BY e.rid`);
+  const edgeRows = (store: LogStore) => rowsOf(store, 'edge_logs').map(({ url, families, status, ts }) => ({ url, families, status, ts }));
 
   it('edge: url, families from metadata.request.path (not the URL), status and ts', async () => {
     const store = await newStore();
@@ -608,17 +606,14 @@ describe('hot fields', () => {
   it('edge: repeated URLs are stored once in the urls dictionary', async () => {
     const store = await newStore();
     await run(store, ndjson(edge({ id: 'a' }), edge({ id: 'b' }), edge({ id: 'c', path: '/auth/v1/token' })), { source: 'edge_logs' });
-    expect(store.db.query('SELECT url FROM urls ORDER BY id')).toEqual([
+    expect(store.catalog.query('SELECT url FROM urls ORDER BY id')).toEqual([
       { url: `https://${P}.supabase.co/rest/v1/todos` },
       { url: `https://${P}.supabase.co/auth/v1/token` },
     ]);
   });
 
   const fnRows = (store: LogStore) =>
-    store.db.query(
-      `SELECT fn.function_id, f.exec, f.status, p.ref AS project FROM function_edge_logs f
-       JOIN projects p ON p.id = f.project LEFT JOIN functions fn ON fn.id = f.function ORDER BY f.rid`,
-    );
+    rowsOf(store, 'function_edge_logs').map(({ functionId, exec, status, project }) => ({ function_id: functionId, exec, status, project }));
 
   it('function edge: function id, execution time and status', async () => {
     const store = await newStore();
@@ -653,7 +648,7 @@ describe('hot fields', () => {
   it('function runtime events: the function id is stored', async () => {
     const store = await newStore();
     await run(store, ndjson(fnEdge({ function_id: 'fn-ev', event_type: 'log' }, 'ev')), { source: 'function_logs' });
-    expect(store.db.query('SELECT fn.function_id FROM function_logs f JOIN functions fn ON fn.id = f.function')).toEqual([{ function_id: 'fn-ev' }]);
+    expect(rowsOf(store, 'function_logs').map((r) => r.functionId)).toEqual(['fn-ev']);
   });
 });
 
@@ -668,7 +663,7 @@ describe('stored full record', () => {
       metadata: { request: { path: '/rest/v1/t', headers: { host: 'h' } }, response: { status_code: 200 } },
     };
     await run(store, ndjson(rec), { source: 'edge_logs' });
-    expect(fullRecords(store, 'cloudflare.logs.prod', 'edge_logs')).toEqual([
+    expect(fullRecords(store, 'cloudflare.logs.prod')).toEqual([
       {
         id: 'full-1',
         timestamp: T0,
@@ -679,10 +674,10 @@ describe('stored full record', () => {
     ]);
   });
 
-  it('function edge: read back by (off, len) among several records', async () => {
+  it('function edge: each read back by its address among several records', async () => {
     const store = await newStore();
     await run(store, ndjson(fnEdge({ execution_time_ms: 1 }, 'a', T0), fnEdge({ execution_time_ms: 2 }, 'b', T1)), { source: 'deno-relay-logs' });
-    expect(fullRecords(store, 'deno-relay-logs', 'function_edge_logs')).toEqual([
+    expect(fullRecords(store, 'deno-relay-logs')).toEqual([
       { id: 'a', timestamp: T0, event_message: 'POST | 200 | hello', metadata: [{ project_ref: P, function_id: 'fn-hello', execution_time_ms: 1 }] },
       { id: 'b', timestamp: T1, event_message: 'POST | 200 | hello', metadata: [{ project_ref: P, function_id: 'fn-hello', execution_time_ms: 2 }] },
     ]);
@@ -694,7 +689,7 @@ describe('stored full record', () => {
       'timestamp,id,event_message,metadata\r\n' +
       `${T0},csv-1,"GET | 200 | ""quoted"", with comma\nand newline","[{""request"":[{""path"":""/rest/v1/t""}],""response"":[{""status_code"":200}]}]"\r\n`;
     await run(store, csv, { source: 'edge_logs', project: P });
-    expect(fullRecords(store, 'cloudflare.logs.prod', 'edge_logs')).toEqual([
+    expect(fullRecords(store, 'cloudflare.logs.prod')).toEqual([
       {
         id: 'csv-1',
         timestamp: T0,
@@ -708,6 +703,6 @@ describe('stored full record', () => {
   it('a record without metadata stores an empty metadata array and an empty event_message', async () => {
     const store = await newStore();
     await run(store, ndjson({ id: 'bare', timestamp: T0, project: P }), { source: 'postgres_logs' });
-    expect(fullRecords(store, 'postgres.logs', 'postgres_logs')).toEqual([{ id: 'bare', timestamp: T0, project: P, event_message: '', metadata: [] }]);
+    expect(fullRecords(store, 'postgres.logs')).toEqual([{ id: 'bare', timestamp: T0, project: P, event_message: '', metadata: [] }]);
   });
 });

@@ -1,13 +1,16 @@
 /**
  * The store's lifecycle: save, close, reopen; failed and aborted imports leave it as it was;
- * crash leftovers (segment tails, temp files) are repaired at open; deleting a source.
+ * crash leftovers (record file tails, temp files) are repaired at open; deleting a source.
+ * (Partitions, budgets, conversion and crash states of the partitioned layout: partitions.test.ts.)
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ImportFailure, importFile, importStream } from '../ingest/import.ts';
-import { LogStore, STORE_FILE, type SourceSummary } from './log-store.ts';
+import { filesUnder } from '../hardening/helpers.ts';
+import type { SourceName } from '../sources.ts';
+import { LogStore, type SourceSummary } from './log-store.ts';
 
 // 2023-03-23T14:40:18.149123Z, plus whole seconds.
 const T0 = Date.UTC(2023, 2, 23, 14, 40, 18) * 1000 + 149_123;
@@ -76,15 +79,18 @@ const bySource = (store: LogStore, alias: string): SourceSummary => {
   return s;
 };
 
-const records = (store: LogStore, table: string, source: Parameters<LogStore['readRecord']>[0]) =>
-  store.db.query<{ off: number; len: number }>(`SELECT off, len FROM ${table} ORDER BY rid`).map((r) => store.readRecord(source, r.off, r.len));
+/** Every stored record of a source, as its text, in partition then insertion order. */
+const records = (store: LogStore, source: SourceName) => store.dump(source).map((r) => r.raw);
 
 const counts = (store: LogStore) => Object.fromEntries(store.summary().map((s) => [s.alias, s.count]));
-const segmentFile = (dir: string, alias: string) => path.join(dir, 'records', `${alias}.ndjson`);
-const segmentSize = (dir: string, alias: string) => fs.statSync(segmentFile(dir, alias)).size;
-
-/** Byte length of the NDJSON lines the store writes for these records. */
-const linesBytes = (lines: string[]) => lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
+/** Files under parts/ with their sizes: what is on disk besides the catalog. */
+const partFiles = (dir: string) => filesUnder(path.join(dir, 'parts')).map((f) => `${f} ${fs.statSync(path.join(dir, 'parts', f)).size}`);
+/** The record file of the (only) partition of a source. */
+const recordFile = (store: LogStore, source: SourceName) => {
+  const [p, ...more] = store.partitions(source);
+  if (!p || more.length) throw new Error(`expected one partition of ${source}`);
+  return p.blocks.file;
+};
 
 describe('summary', () => {
   it('counts, time span, projects by count and function ids per source, computed by hand', async () => {
@@ -142,16 +148,17 @@ describe('save, close, reopen', () => {
     const dir = tempDir();
     const store = await seeded(dir);
     const summary = store.summary();
-    const edgeRecords = records(store, 'edge_logs', 'cloudflare.logs.prod');
-    const fnRecords = records(store, 'function_edge_logs', 'deno-relay-logs');
+    const edgeRows = store.dump('cloudflare.logs.prod');
+    const fnRows = store.dump('deno-relay-logs');
     await close(store);
 
     const again = await open(dir);
     expect(again.summary()).toEqual(summary);
     expect(counts(again)).toMatchObject({ edge_logs: 3, function_edge_logs: 3, postgres_logs: 1 });
-    expect(records(again, 'edge_logs', 'cloudflare.logs.prod')).toEqual(edgeRecords);
-    expect(records(again, 'function_edge_logs', 'deno-relay-logs')).toEqual(fnRecords);
-    expect(JSON.parse(edgeRecords[1]!)).toMatchObject({ id: 'e2', timestamp: T0 + 5 * SEC, project: PB });
+    expect(again.dump('cloudflare.logs.prod')).toEqual(edgeRows);
+    expect(again.dump('deno-relay-logs')).toEqual(fnRows);
+    expect(edgeRows.map((r) => r.id)).toEqual(['e1', 'e2', 'e3']);
+    expect(JSON.parse(edgeRows[1]!.raw)).toMatchObject({ id: 'e2', timestamp: T0 + 5 * SEC, project: PB });
   });
 
   it('a reopened store still dedupes: importing the same files again imports 0', async () => {
@@ -163,28 +170,29 @@ describe('save, close, reopen', () => {
     expect(counts(again)).toMatchObject({ edge_logs: 3, function_edge_logs: 3 });
   });
 
-  it('segments stay valid NDJSON across reopen and later imports (each record on its own line)', async () => {
+  it('every record comes back byte for byte as it came, across reopen and later imports', async () => {
     const dir = tempDir();
     const store = await open(dir);
-    await run(store, ndjson(edge('a', T0)), 'edge_logs');
+    // Spacing, key order and escapes as in the file: the stored text is the line itself.
+    const a = `{ "id": "a", "timestamp": ${T0}, "project": "${PA}", "event_message": "caf\\u00e9 ü", "metadata": {"z": 1, "a": [2]} }`;
+    const b = `{"project":"${PA}","timestamp":${T0 + SEC},"id":"b","event_message":"tab\\there"}`;
+    await run(store, `${a}\r\n`, 'edge_logs');
     await close(store);
     const again = await open(dir);
-    await run(again, ndjson(edge('b', T0 + SEC)), 'edge_logs');
-    const stored = records(again, 'edge_logs', 'cloudflare.logs.prod');
+    await run(again, `${b}\n`, 'edge_logs');
+    expect(records(again, 'cloudflare.logs.prod')).toEqual([a, b]);
     await close(again);
-    const text = fs.readFileSync(segmentFile(dir, 'edge_logs'), 'utf8');
-    expect(text).toBe(`${stored[0]}\n${stored[1]}\n`);
-    expect(text.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['a', 'b']);
+    expect(records(await open(dir), 'cloudflare.logs.prod')).toEqual([a, b]);
   });
 
   it('new records imported after reopen are readable and the old ones unchanged', async () => {
     const dir = tempDir();
     const store = await seeded(dir);
-    const before = records(store, 'edge_logs', 'cloudflare.logs.prod');
+    const before = records(store, 'cloudflare.logs.prod');
     await close(store);
     const again = await open(dir);
     expect(await run(again, ndjson(edge('e4', T0 + 9 * SEC)), 'edge_logs')).toMatchObject({ imported: 1 });
-    const after = records(again, 'edge_logs', 'cloudflare.logs.prod');
+    const after = records(again, 'cloudflare.logs.prod');
     expect(after.slice(0, 3)).toEqual(before);
     expect(JSON.parse(after[3]!)).toMatchObject({ id: 'e4', timestamp: T0 + 9 * SEC });
   });
@@ -193,10 +201,12 @@ describe('save, close, reopen', () => {
 describe('failed imports leave the data intact', () => {
   async function expectUnchanged(dir: string, store: LogStore, attempt: () => Promise<unknown>) {
     const summary = store.summary();
-    const size = segmentSize(dir, 'edge_logs');
+    const files = partFiles(dir);
+    const rows = store.dump('cloudflare.logs.prod');
     await expect(attempt()).rejects.toBeInstanceOf(ImportFailure);
     expect(store.summary()).toEqual(summary);
-    expect(segmentSize(dir, 'edge_logs')).toBe(size);
+    expect(partFiles(dir)).toEqual(files);
+    expect(store.dump('cloudflare.logs.prod')).toEqual(rows);
   }
 
   it('a file of unknown format: ImportFailure "unknown format"', async () => {
@@ -280,26 +290,26 @@ describe('an input stream that errors midway', () => {
   ];
 
   for (const [label, make] of inputs) {
-    it(`${label}: the import throws and the store is exactly as before (counts, summary, segment size); it reopens`, async () => {
+    it(`${label}: the import throws and the store is exactly as before (counts, summary, rows, files); it reopens`, async () => {
       const dir = tempDir();
       const store = await seeded(dir);
       const summary = store.summary();
-      const size = segmentSize(dir, 'edge_logs');
-      const rows = store.db.query('SELECT * FROM edge_logs ORDER BY rid');
+      const files = partFiles(dir);
+      const rows = store.dump('cloudflare.logs.prod');
 
       await expect(importStream(store, make(), { source: 'edge_logs' })).rejects.toThrow('disk went away');
 
       expect(store.summary()).toEqual(summary);
-      expect(segmentSize(dir, 'edge_logs')).toBe(size);
-      expect(store.db.query('SELECT * FROM edge_logs ORDER BY rid')).toEqual(rows);
-      expect(store.db.query('SELECT count(*) AS c FROM edge_logs_ids')).toEqual([{ c: 3 }]);
+      expect(partFiles(dir)).toEqual(files);
+      expect(store.dump('cloudflare.logs.prod')).toEqual(rows);
+      expect(rows.map((r) => r.id)).toEqual(['e1', 'e2', 'e3']);
 
       // The store keeps working: the same records import in full afterwards.
       expect(await run(store, ndjson(...many(3, 'x')), 'edge_logs')).toMatchObject({ imported: 3, duplicates: 0 });
       await close(store);
       const again = await open(dir);
       expect(counts(again)).toMatchObject({ edge_logs: 6, function_edge_logs: 3, postgres_logs: 1 });
-      expect(JSON.parse(records(again, 'edge_logs', 'cloudflare.logs.prod')[3]!)).toMatchObject({ id: 'x0', timestamp: T0 });
+      expect(JSON.parse(records(again, 'cloudflare.logs.prod')[3]!)).toMatchObject({ id: 'x0', timestamp: T0 });
     }, 10_000); // a reader that misses the error waits forever: fail fast instead
   }
 
@@ -307,7 +317,8 @@ describe('an input stream that errors midway', () => {
     const dir = tempDir();
     const store = await seeded(dir);
     const summary = store.summary();
-    const size = segmentSize(dir, 'function_edge_logs');
+    const files = partFiles(dir);
+    const rows = store.dump('deno-relay-logs');
     async function* failing() {
       const recs = Array.from({ length: 2100 }, (_, i) => fn(`g${i}`, T0 + i, i % 2 ? 'fn-a' : 'fn-new'));
       yield Buffer.from(ndjson(...recs));
@@ -315,7 +326,8 @@ describe('an input stream that errors midway', () => {
     }
     await expect(importStream(store, failing(), { source: 'function_edge_logs' })).rejects.toThrow('disk went away');
     expect(store.summary()).toEqual(summary);
-    expect(segmentSize(dir, 'function_edge_logs')).toBe(size);
+    expect(partFiles(dir)).toEqual(files);
+    expect(store.dump('deno-relay-logs')).toEqual(rows);
   });
 
   it('aborted before the first record: the store reopens unchanged', async () => {
@@ -334,36 +346,43 @@ describe('an input stream that errors midway', () => {
 });
 
 describe('repair at open', () => {
-  it('garbage appended to a segment past the last committed record is cut off at open', async () => {
+  it('garbage appended to a record file past its committed length is cut off (at its first read after open)', async () => {
     const dir = tempDir();
     const store = await seeded(dir);
-    const stored = records(store, 'edge_logs', 'cloudflare.logs.prod');
+    const stored = records(store, 'cloudflare.logs.prod');
+    const file = recordFile(store, 'cloudflare.logs.prod');
     await close(store);
-    const size = segmentSize(dir, 'edge_logs');
-    expect(size).toBe(linesBytes(stored));
-    fs.appendFileSync(segmentFile(dir, 'edge_logs'), '{"id":"half-written","timest');
+    const size = fs.statSync(file).size;
+    fs.appendFileSync(file, '{"id":"half-written","timest');
 
     const again = await open(dir);
-    expect(segmentSize(dir, 'edge_logs')).toBe(size);
-    expect(records(again, 'edge_logs', 'cloudflare.logs.prod')).toEqual(stored);
+    expect(records(again, 'cloudflare.logs.prod')).toEqual(stored);
+    expect(fs.statSync(file).size).toBe(size);
+    // The next import appends after the committed bytes, and every record reads back.
     await run(again, ndjson(edge('e4', T0)), 'edge_logs');
-    const text = fs.readFileSync(segmentFile(dir, 'edge_logs'), 'utf8');
-    expect(text.trimEnd().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['e1', 'e2', 'e3', 'e4']);
+    expect(again.dump('cloudflare.logs.prod').map((r) => r.id)).toEqual(['e1', 'e2', 'e3', 'e4']);
+    await close(again);
+    expect(records(await open(dir), 'cloudflare.logs.prod').map((r) => (JSON.parse(r) as { id: string }).id)).toEqual(['e1', 'e2', 'e3', 'e4']);
   });
 
-  it('a segment shorter than the store points to is an error at open, not silent data loss', async () => {
+  it('a record file shorter than the catalog says is an error naming it when read, not silent data loss', async () => {
     const dir = tempDir();
-    await close(await seeded(dir));
-    fs.truncateSync(segmentFile(dir, 'edge_logs'), 10);
-    await expect(LogStore.open(dir)).rejects.toThrow(/records\/edge_logs\.ndjson holds 10 bytes but the store points to byte/);
+    const store = await seeded(dir);
+    const file = recordFile(store, 'cloudflare.logs.prod');
+    await close(store);
+    fs.truncateSync(file, 10);
+    const again = await open(dir);
+    expect(() => again.dump('cloudflare.logs.prod')).toThrow(new RegExp(`^${path.basename(file).replace('.', '\\.')} holds 10 bytes but the catalog points to byte \\d+`));
+    // The other sources are unaffected.
+    expect(records(again, 'deno-relay-logs')).toHaveLength(3);
   });
 
-  it('a store.sqlite.tmp left behind by a crashed save is removed and ignored', async () => {
+  it('a catalog.sqlite.tmp left behind by a crashed save is removed and ignored', async () => {
     const dir = tempDir();
     const store = await seeded(dir);
     const summary = store.summary();
     await close(store);
-    const tmp = path.join(dir, `${STORE_FILE}.tmp`);
+    const tmp = path.join(dir, 'catalog.sqlite.tmp');
     fs.writeFileSync(tmp, 'half of a database image');
     const again = await open(dir);
     expect(fs.existsSync(tmp)).toBe(false);
@@ -373,29 +392,30 @@ describe('repair at open', () => {
   it('a new data folder gets a saved empty store right away', async () => {
     const dir = path.join(tempDir(), 'nested', 'data');
     const store = await open(dir);
-    expect(fs.existsSync(path.join(dir, STORE_FILE))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'catalog.sqlite'))).toBe(true);
     expect(Object.values(counts(store)).every((c) => c === 0)).toBe(true);
   });
 });
 
 describe('deleteSource', () => {
-  it('removes the source rows, ids and summary, empties its segment, and returns the count', async () => {
+  it('removes the source rows, ids and summary, its partitions and their files, and returns the count', async () => {
     const dir = tempDir();
     const store = await seeded(dir);
     expect(await store.deleteSource('cloudflare.logs.prod')).toBe(3);
-    expect(store.db.query('SELECT count(*) AS c FROM edge_logs')).toEqual([{ c: 0 }]);
-    expect(store.db.query('SELECT count(*) AS c FROM edge_logs_ids')).toEqual([{ c: 0 }]);
+    expect(store.dump('cloudflare.logs.prod')).toEqual([]);
+    expect(store.partitions('cloudflare.logs.prod')).toEqual([]);
+    expect(store.catalog.query('SELECT count(*) AS c FROM partitions WHERE source = 1')).toEqual([{ c: 0 }]);
     expect(bySource(store, 'edge_logs')).toMatchObject({ count: 0, minTimestamp: null, maxTimestamp: null, projects: [] });
-    expect(segmentSize(dir, 'edge_logs')).toBe(0);
+    expect(filesUnder(path.join(dir, 'parts', 'edge_logs'))).toEqual([]);
   });
 
   it('leaves the other sources untouched', async () => {
     const dir = tempDir();
     const store = await seeded(dir);
-    const fnBefore = records(store, 'function_edge_logs', 'deno-relay-logs');
+    const fnBefore = store.dump('deno-relay-logs');
     await store.deleteSource('cloudflare.logs.prod');
     expect(counts(store)).toMatchObject({ edge_logs: 0, function_edge_logs: 3, postgres_logs: 1 });
-    expect(records(store, 'function_edge_logs', 'deno-relay-logs')).toEqual(fnBefore);
+    expect(store.dump('deno-relay-logs')).toEqual(fnBefore);
   });
 
   it('is durable, and the same records import again in full afterwards (not as duplicates)', async () => {
@@ -406,7 +426,7 @@ describe('deleteSource', () => {
     const again = await open(dir);
     expect(counts(again)).toMatchObject({ edge_logs: 0, function_edge_logs: 3 });
     expect(await run(again, EDGE, 'edge_logs')).toMatchObject({ imported: 3, duplicates: 0 });
-    expect(JSON.parse(records(again, 'edge_logs', 'cloudflare.logs.prod')[0]!)).toMatchObject({ id: 'e1', timestamp: T0 });
+    expect(JSON.parse(records(again, 'cloudflare.logs.prod')[0]!)).toMatchObject({ id: 'e1', timestamp: T0 });
   });
 
   it('of an empty source returns 0', async () => {

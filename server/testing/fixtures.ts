@@ -9,7 +9,7 @@ import { createApp } from '../app.ts';
 import { AppClock } from '../clock.ts';
 import { ResultsCache } from '../endpoints/cache.ts';
 import { importStream } from '../ingest/import.ts';
-import { LogStore } from '../store/log-store.ts';
+import { LogStore, type StoreOptions } from '../store/log-store.ts';
 import { MICROS } from '../time.ts';
 
 export const TEST_KEY = 'test-key-0123456789';
@@ -88,11 +88,23 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function makeTestApp(seed: { edge?: unknown[]; fn?: unknown[] } = {}, now = NOW): Promise<TestApp> {
+export async function makeTestApp(seed: { edge?: unknown[]; fn?: unknown[] } = {}, now = NOW, storeOptions: StoreOptions = {}): Promise<TestApp> {
   const dir = tempDir();
-  const store = await LogStore.open(dir);
+  const store = await LogStore.open(dir, storeOptions);
   if (seed.edge?.length) await importRecords(store, 'edge_logs', seed.edge);
   if (seed.fn?.length) await importRecords(store, 'function_edge_logs', seed.fn);
+  const t = appOver(store, now);
+  return {
+    ...t,
+    close: async () => {
+      await t.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The in-process app over a store the caller opened; close() closes the store (not its folder). */
+export function appOver(store: LogStore, now = NOW): TestApp {
   const clock = new AppClock(() => null);
   clock.set('fixed', now);
   let elapsed = 0;
@@ -111,10 +123,7 @@ export async function makeTestApp(seed: { edge?: unknown[]; fn?: unknown[] } = {
       if (!headers.has('x-api-key')) headers.set('x-api-key', TEST_KEY);
       return Promise.resolve(app.request(`http://${HOST}${p}`, { ...init, headers }));
     },
-    close: async () => {
-      await store.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => store.close(),
   };
 }
 
