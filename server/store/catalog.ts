@@ -32,6 +32,7 @@ const DDL = `
   ${FUNCTION_ROLLUP_DDL};
   CREATE TABLE split_days (source INTEGER NOT NULL, day INTEGER NOT NULL, PRIMARY KEY (source, day)) WITHOUT ROWID;
   CREATE TABLE api_hours (hour INTEGER PRIMARY KEY, counts BLOB NOT NULL);
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
 /** Creates the tables of a new catalog, or checks that an existing one is of this format. */

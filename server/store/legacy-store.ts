@@ -13,6 +13,8 @@ import { HOT_COLUMNS } from './hot-columns.ts';
 import type { LogStore, StoredRecord } from './log-store.ts';
 
 export const LEGACY_STORE_FILE = 'store.sqlite';
+/** Set in the catalog by the conversion's commit: the old files may go. */
+export const CONVERTED_KEY = 'converted_from_single_file_store';
 const LEGACY_RECORDS_DIR = 'records';
 const CHUNK = 5000;
 
@@ -68,12 +70,19 @@ export async function convertLegacyStore(store: LogStore, dataDir: string): Prom
           fs.closeSync(fd);
         }
       }
+      // Committed with the records: a crash before the old files are gone removes them next time.
+      store.catalog.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [CONVERTED_KEY, new Date().toISOString()]);
     });
   } finally {
     old.close();
   }
-  // Committed: the old files are no longer the store.
+  removeLegacyFiles(dataDir);
+}
+
+/** Removes the single-file store's files, once a committed catalog holds their records. */
+export function removeLegacyFiles(dataDir: string): void {
   fs.rmSync(path.join(dataDir, LEGACY_RECORDS_DIR), { recursive: true, force: true });
+  const file = path.join(dataDir, LEGACY_STORE_FILE);
   fs.rmSync(file, { force: true });
   fs.rmSync(`${file}.tmp`, { force: true });
 }

@@ -12,7 +12,7 @@ import { ApiHours, addToApiBatch, type ApiHourBatch } from './api-hours.ts';
 import { CATALOG_FILE, partitionRows, prepareCatalog, putPartitionRow, type PartitionRow } from './catalog.ts';
 import { loadEngine, openDbSync, type Db } from './db.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
-import { convertLegacyStore, LEGACY_STORE_FILE } from './legacy-store.ts';
+import { CONVERTED_KEY, convertLegacyStore, LEGACY_STORE_FILE, removeLegacyFiles } from './legacy-store.ts';
 import { DAY_MICROS, dayStart, HOUR_MICROS, hourStart, hotInsertSql, idKey, Partition, SPLIT_ROWS } from './partition.ts';
 import type { RecordAddress } from './record-blocks.ts';
 import { FunctionRollupBatch, HOUR_GRAIN, MINUTE_GRAIN } from './rollups.ts';
@@ -237,6 +237,10 @@ export class LogStore {
       for (const row of partitionRows(catalog)) store.addPartition(new Partition(store.sourceByCode(row.source), store.partsDir(row.source), row));
       store.loadSplitDays();
       store.collectGarbage();
+      if (exists && catalog.rows('SELECT 1 FROM meta WHERE key = ?', [CONVERTED_KEY]).length && fs.existsSync(path.join(dataDir, LEGACY_STORE_FILE))) {
+        // A conversion committed, then stopped before removing the old files.
+        removeLegacyFiles(dataDir);
+      }
       if (!exists) {
         // A folder of the single-file store: convert it, then commit the first catalog.
         if (fs.existsSync(path.join(dataDir, LEGACY_STORE_FILE))) await convertLegacyStore(store, dataDir);

@@ -745,6 +745,23 @@ describe('converting a single-file store (formats 1-3)', () => {
     expect(fs.existsSync(path.join(dir, 'store.sqlite'))).toBe(false);
     expect(storeProblems(store)).toEqual([]);
   });
+  it('a crash after the conversion committed but before the old files went: the next start removes them and keeps the converted data', async () => {
+    const dir = newDir();
+    await writeLegacyFolder(dir);
+    const converted = await open(dir);
+    const rows = converted.dump('cloudflare.logs.prod').map((r) => [r.id, r.raw]);
+    await converted.close();
+    // Put the old files back, as a crash between the commit and their removal leaves them.
+    fs.mkdirSync(path.join(dir, 'old'));
+    await writeLegacyFolder(path.join(dir, 'old'));
+    fs.renameSync(path.join(dir, 'old', 'store.sqlite'), path.join(dir, 'store.sqlite'));
+    fs.renameSync(path.join(dir, 'old', 'records'), path.join(dir, 'records'));
+    const store = await open(dir);
+    expect(fs.existsSync(path.join(dir, 'store.sqlite'))).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'records'))).toBe(false);
+    expect(store.dump('cloudflare.logs.prod').map((r) => [r.id, r.raw])).toEqual(rows);
+    expect(storeProblems(store)).toEqual([]);
+  });
 });
 
 describe('crash states at the file level', () => {
