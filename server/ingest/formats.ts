@@ -1,8 +1,8 @@
 /**
- * Streams raw items out of an export file, whatever its format (DESIGN.md §3): NDJSON, a JSON
- * array, a `{"result": [...]}` endpoint response, or CSV with a header row. The format is
- * told from the content (first non-blank bytes), not the extension. Memory stays bounded:
- * chunks go through as they arrive and items come out in small arrays.
+ * Streams raw items out of an export file, whatever its format (docs/ARCHITECTURE.md, "Import"):
+ * NDJSON, a JSON array, a `{"result": [...]}` endpoint response, or CSV with a header row. The
+ * format is told from the content (first non-blank bytes), not the extension. Memory stays
+ * bounded: chunks go through as they arrive and items come out in small arrays.
  */
 import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';

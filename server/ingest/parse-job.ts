@@ -1,0 +1,195 @@
+/**
+ * The parser side of one import: input -> format detection and reader (formats.ts) ->
+ * normalizeRecord -> packed batches posted on the job's port. It runs on the parse worker
+ * (parse-worker.ts), or on the importing thread itself in inline mode, with the same messages.
+ * It never touches the store: the host only inserts what arrives.
+ */
+import fs from 'node:fs';
+import type { MessagePort } from 'node:worker_threads';
+import { sourceInfo, type SourceInfo } from '../sources.ts';
+import type { StoredRecord } from '../store/log-store.ts';
+import { FormatError, openRecordStream, type RawItem, type RecordStream } from './formats.ts';
+import { normalizeRecord, sourceFromShape } from './normalize.ts';
+import { packBatch, type FromParser, type ParseJob, type Rejects, type ToParser } from './parse-protocol.ts';
+
+export const MAX_LISTED_ERRORS = 1000;
+/**
+ * A batch goes out at this many records or raw bytes, or once this much parse time went into it.
+ * The host inserts one batch at a time and lets requests run in between, so the batch size
+ * bounds how long a request can wait behind the import (10-30 ms of inserts for 1 MiB of edge
+ * records); smaller batches cost the store more per record.
+ */
+const BATCH_RECORDS = 1000;
+const BATCH_BYTES = 1024 * 1024;
+const BATCH_MS = 20;
+/** Batches posted but not yet written: enough to keep the host busy, few enough to bound memory. */
+const MAX_UNACKED = 3;
+/** Stream input: how often to tell the host how much was taken (it stops forwarding past a window). */
+const CREDIT_BYTES = 1024 * 1024;
+
+/** The input's own error, as the stream readers see it; the host rethrows the original. */
+class InputError extends Error {}
+
+class Stopped extends Error {
+  constructor() {
+    super('the import was stopped');
+  }
+}
+
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Runs one job to its end; every outcome, failures included, is reported as a message. */
+export async function runParseJob(job: ParseJob, port: MessagePort): Promise<void> {
+  let stopped = false;
+  const post = (msg: FromParser, transfer?: ArrayBuffer[]) => {
+    if (!stopped) port.postMessage(msg, transfer);
+  };
+  let unacked = 0;
+  // Waiting for input and for an ack can overlap (the CSV and JSON readers pull their input on
+  // their own), so every message wakes every waiter and each checks its own condition again.
+  let waiters: Array<() => void> = [];
+  const waitForHost = () => new Promise<void>((resolve) => waiters.push(resolve));
+  const poke = () => {
+    const woken = waiters;
+    waiters = [];
+    for (const w of woken) w();
+  };
+
+  // Stream input: chunks queue up as they arrive; the host forwards within a credit window.
+  const queue: Buffer[] = [];
+  let queueEnded = false;
+  let inputError: InputError | undefined;
+  let uncredited = 0;
+  const credit = () => {
+    if (uncredited > 0) post({ type: 'credit', bytes: uncredited });
+    uncredited = 0;
+  };
+  port.on('message', (m: ToParser) => {
+    if (m.type === 'ack') unacked--;
+    else if (m.type === 'chunk') queue.push(Buffer.from(m.data, 0, m.length));
+    else if (m.type === 'end') queueEnded = true;
+    else if (m.type === 'input-error') inputError = new InputError(m.message);
+    poke();
+  });
+  // The host closes the port when the import ends, also when it fails on its side.
+  port.once('close', () => {
+    stopped = true;
+    poke();
+  });
+  async function* fromHost(): AsyncGenerator<Buffer> {
+    for (;;) {
+      if (stopped) throw new Stopped();
+      const chunk = queue.shift();
+      if (chunk) {
+        uncredited += chunk.length;
+        if (uncredited >= CREDIT_BYTES) credit();
+        yield chunk;
+        continue;
+      }
+      if (inputError) throw inputError;
+      if (queueEnded) return;
+      credit();
+      await waitForHost();
+    }
+  }
+
+  const progress = { bytes: 0, records: 0 };
+  async function* countBytes(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const chunk of input) {
+      progress.bytes += chunk.length;
+      yield chunk;
+    }
+  }
+
+  const file = job.file === undefined ? undefined : fs.createReadStream(job.file, { highWaterMark: 1 << 20 });
+  try {
+    let stream: RecordStream;
+    let first: IteratorResult<RawItem[]>;
+    let iterator: AsyncIterator<RawItem[]>;
+    try {
+      stream = await openRecordStream(countBytes(file ?? fromHost()));
+      iterator = stream.items[Symbol.asyncIterator]();
+      first = await iterator.next();
+    } catch (err) {
+      post({ type: 'fail', message: err instanceof FormatError ? err.message : `cannot read the file: ${(err as Error).message}` });
+      return;
+    }
+    let info: SourceInfo | undefined = job.source ? sourceInfo(job.source) : undefined;
+    if (!info) {
+      const sample = first.done ? undefined : first.value.find((i) => i.value !== undefined);
+      info = sample ? sourceFromShape(sample.value, sample.fromCsv) : undefined;
+      if (!info) {
+        post({ type: 'fail', message: 'cannot tell the source of this file from its name or its records; give it explicitly (source name or alias)' });
+        return;
+      }
+    }
+    post({ type: 'start', format: stream.format, source: info.name });
+
+    let batch: StoredRecord[] = [];
+    let batchBytes = 0;
+    let batchStarted = performance.now();
+    let listed = 0;
+    let rejects: Rejects = { rejected: 0, errors: [], omitted: 0 };
+    const reject = (where: RawItem, reason: string) => {
+      rejects.rejected++;
+      if (listed < MAX_LISTED_ERRORS) {
+        listed++;
+        rejects.errors.push({ ...(where.line !== undefined ? { line: where.line } : {}), ...(where.index !== undefined ? { index: where.index } : {}), reason });
+      } else rejects.omitted++;
+    };
+    const send = (done?: { recoded?: RecordStream['recoded'] }) => {
+      const packed = batch.length ? packBatch(batch) : undefined;
+      post(
+        { type: 'batch', ...(packed ? { batch: packed.batch } : {}), rejects, bytes: progress.bytes, records: progress.records, ...(done ? { done } : {}) },
+        packed?.transfer,
+      );
+      batch = [];
+      batchBytes = 0;
+      rejects = { rejected: 0, errors: [], omitted: 0 };
+    };
+    const flush = async () => {
+      send();
+      unacked++;
+      // Lets acks and input in (and, inline, the host's inserts and requests).
+      await yieldNow();
+      while (unacked >= MAX_UNACKED && !stopped) await waitForHost();
+      if (stopped) throw new Stopped();
+      batchStarted = performance.now();
+    };
+    const take = async (items: RawItem[]) => {
+      for (const item of items) {
+        if (item.error !== undefined) {
+          reject(item, item.error);
+          continue;
+        }
+        const n = normalizeRecord(item.value, info, job.project, item.fromCsv, item.raw);
+        if ('error' in n) {
+          reject(item, n.error);
+          continue;
+        }
+        progress.records++;
+        batch.push(n.record);
+        batchBytes += n.record.raw.length;
+        if (batch.length >= BATCH_RECORDS || batchBytes >= BATCH_BYTES || performance.now() - batchStarted > BATCH_MS) await flush();
+      }
+    };
+    try {
+      if (!first.done) await take(first.value);
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) break;
+        await take(next.value);
+      }
+      const recoded = stream.recoded;
+      send({ ...(recoded && recoded.lines > 0 ? { recoded: { ...recoded } } : {}) });
+    } catch (err) {
+      if (err instanceof Stopped) return;
+      const e = err as NodeJS.ErrnoException;
+      const kind = err instanceof FormatError ? 'format' : err instanceof InputError || e?.cause instanceof InputError ? 'input' : 'internal';
+      post({ type: 'error', kind, message: e?.message ?? String(err), ...(e?.stack ? { stack: e.stack } : {}), ...(typeof e?.code === 'string' ? { code: e.code } : {}) });
+    }
+  } finally {
+    file?.destroy();
+    port.removeAllListeners('message');
+  }
+}
