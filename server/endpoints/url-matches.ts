@@ -51,7 +51,7 @@ export class UrlMatches {
     let m = this.memoOf(pattern);
     for (;;) {
       if (m.epoch !== this.store.urlEpoch) m = this.memoOf(pattern);
-      const fresh = this.store.catalog.query<{ id: number; url: string }>('SELECT id, url FROM urls WHERE id > ? ORDER BY id LIMIT ?', [m.checkedUpTo, PREPARE_SLICE]);
+      const fresh = this.store.urls.slice(m.checkedUpTo, PREPARE_SLICE);
       this.test(m, pattern, fresh);
       if (fresh.length < PREPARE_SLICE) break;
       if (performance.now() > deadline) throw new QueryTimeout();
@@ -75,7 +75,7 @@ export class UrlMatches {
 
   private update(pattern: string): Memo {
     const m = this.memoOf(pattern);
-    const fresh = this.store.catalog.query<{ id: number; url: string }>('SELECT id, url FROM urls WHERE id > ? ORDER BY id', [m.checkedUpTo]);
+    const fresh = this.store.urls.slice(m.checkedUpTo, Number.MAX_SAFE_INTEGER);
     this.test(m, pattern, fresh);
     return m;
   }

@@ -606,9 +606,9 @@ describe('hot fields', () => {
   it('edge: repeated URLs are stored once in the urls dictionary', async () => {
     const store = await newStore();
     await run(store, ndjson(edge({ id: 'a' }), edge({ id: 'b' }), edge({ id: 'c', path: '/auth/v1/token' })), { source: 'edge_logs' });
-    expect(store.catalog.query('SELECT url FROM urls ORDER BY id')).toEqual([
-      { url: `https://${P}.supabase.co/rest/v1/todos` },
-      { url: `https://${P}.supabase.co/auth/v1/token` },
+    expect(store.urls.slice(0, 100)).toEqual([
+      { id: 1, url: `https://${P}.supabase.co/rest/v1/todos` },
+      { id: 2, url: `https://${P}.supabase.co/auth/v1/token` },
     ]);
   });
 

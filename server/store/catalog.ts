@@ -1,7 +1,8 @@
 /**
  * The catalog: the small sql.js database that is always loaded. It lists every partition
- * (version on disk, rows, committed record bytes), what each holds per project, the
- * dictionaries, the per-source summary and the rollups that span partitions. Its atomic
+ * (version on disk, rows, committed record bytes), what each holds per project, the project and
+ * function dictionaries (URLs have their own file: url-dictionary.ts), the per-source summary
+ * and the rollups that span partitions. Its atomic
  * rename is the commit point of the store (docs/ARCHITECTURE.md, "Commit protocol").
  */
 import type { Db } from './db.ts';
@@ -13,7 +14,6 @@ export const STORE_FORMAT = 4;
 
 const DDL = `
   CREATE TABLE projects (id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE);
-  CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE);
   CREATE TABLE functions (id INTEGER PRIMARY KEY, function_id TEXT NOT NULL UNIQUE);
   CREATE TABLE partitions (
     source INTEGER NOT NULL, start INTEGER NOT NULL, width INTEGER NOT NULL,
@@ -46,6 +46,15 @@ export function prepareCatalog(db: Db): void {
   } else if (version !== STORE_FORMAT) {
     throw new Error(`the catalog is of format ${version}; this app reads format ${STORE_FORMAT}`);
   }
+}
+
+/** A value of the catalog's meta table. */
+export function metaValue(db: Db, key: string): string | undefined {
+  return db.rows('SELECT value FROM meta WHERE key = ?', [key])[0]?.[0] as string | undefined;
+}
+
+export function setMeta(db: Db, key: string, value: string): void {
+  db.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
 }
 
 export interface PartitionRow {

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SOURCES, type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
 import { ApiHours, addToApiBatch, type ApiHourBatch } from './api-hours.ts';
-import { CATALOG_FILE, partitionRows, prepareCatalog, putPartitionRow, type PartitionRow } from './catalog.ts';
+import { CATALOG_FILE, metaValue, partitionRows, prepareCatalog, putPartitionRow, setMeta, type PartitionRow } from './catalog.ts';
+import { UrlDictionary } from './url-dictionary.ts';
 import { loadEngine, openDbSync, type Db } from './db.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
 import { CONVERTED_KEY, convertLegacyStore, LEGACY_STORE_FILE, removeLegacyFiles } from './legacy-store.ts';
@@ -170,6 +171,15 @@ const DENSE_SAMPLE = 200;
 
 const partKey = (code: number, start: number) => `${code}:${start}`;
 
+const URLS_FILE = 'urls.log';
+const URLS_META = 'urls';
+
+/** The URL dictionary's committed length and count, as the catalog records them. */
+function urlsState(catalog: Db): { bytes: number; count: number } {
+  const v = metaValue(catalog, URLS_META);
+  return v ? (JSON.parse(v) as { bytes: number; count: number }) : { bytes: 0, count: 0 };
+}
+
 type PerProject = Map<number, { count: number; min: number; max: number }>;
 
 export class LogStore {
@@ -181,7 +191,7 @@ export class LogStore {
   private readonly saves = new Queue();
   private readonly listeners = new Set<() => void>();
   readonly projects: Dictionary;
-  readonly urls: Dictionary;
+  readonly urls: UrlDictionary;
   readonly functions: Dictionary;
   readonly apiHours: ApiHours;
   private importState: ImportState | null = null;
@@ -211,7 +221,7 @@ export class LogStore {
     this.memoryBudgetBytes = opts.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET;
     const db = () => this.catalogDb;
     this.projects = new Dictionary(db, 'projects', 'ref', 10_000);
-    this.urls = new Dictionary(db, 'urls', 'url', 1_000_000);
+    this.urls = new UrlDictionary(path.join(dataDir, URLS_FILE), urlsState(catalog));
     this.functions = new Dictionary(db, 'functions', 'function_id', 10_000);
     this.apiHours = new ApiHours(db);
   }
@@ -678,6 +688,7 @@ export class LogStore {
     this.catalogDb.close();
     this.catalogDb = openDbSync(state.catalogImage);
     this.resetCaches();
+    this.urls.resetTo(urlsState(this.catalogDb));
     this.loadSplitDays();
     // A save during the import listed the versions it replaced as obsolete; the restored
     // catalog names them again, so they must stay.
@@ -719,12 +730,12 @@ export class LogStore {
       return;
     }
     for (const { p, size } of cuts) p.blocks.truncate(size);
+    this.urls.cutFile();
     this.obsolete.push(...drop);
   }
 
   private resetCaches(): void {
     this.projects.reset();
-    this.urls.reset();
     this.functions.reset();
     this.apiHours.reset();
     this.urlEpoch++;
@@ -766,6 +777,10 @@ export class LogStore {
         p.dirty = false;
         putPartitionRow(this.catalogDb, p.row);
       }
+      // New URLs are written now and synced with the record files; the catalog counts them.
+      this.urls.flush();
+      const urls = this.urls.state();
+      setMeta(this.catalogDb, URLS_META, JSON.stringify(urls));
       const catalogImage = this.catalogDb.exportImage();
       this.catalogDirty = false;
       const file = path.join(this.dataDir, CATALOG_FILE);
@@ -776,11 +791,12 @@ export class LogStore {
         for (const d of dirs) await fs.promises.mkdir(d, { recursive: true, mode: 0o700 });
         for (const { file: f, image } of images) await writeSynced(f, image);
         for (const f of stagedFiles) await syncFile(f);
-        await Promise.all(changed.map((p) => p.blocks.sync()));
+        await Promise.all([...changed.map((p) => p.blocks.sync()), this.urls.fsync()]);
         // New partition files must be durable before the catalog that names them.
         for (const d of dirs) await syncDir(d);
         await writeSynced(tmp, catalogImage);
         await fs.promises.rename(tmp, file);
+        this.urls.committedAt(urls);
         await syncDir(this.dataDir);
       } catch (err) {
         // Nothing was committed: the partitions keep their rows in memory, unsaved.
@@ -827,9 +843,14 @@ export class LogStore {
       this.catalogDb.transaction(() => {
         for (const t of ['partitions', 'partition_projects', 'source_summary']) this.catalogDb.run(`DELETE FROM ${t} WHERE source = ?`, [info.code]);
         if (info.hot === 'function_edge') this.catalogDb.run('DELETE FROM function_edge_hours');
-        if (info.hot === 'edge') this.catalogDb.run('DELETE FROM api_hours');
+        if (info.hot === 'edge') {
+          this.catalogDb.run('DELETE FROM api_hours');
+          setMeta(this.catalogDb, URLS_META, JSON.stringify({ bytes: 0, count: 0 }));
+        }
       });
       this.apiHours.reset();
+      // The URLs were the edge logs' alone; the file is cut once the empty state is committed.
+      if (info.hot === 'edge') this.urls.resetTo({ bytes: 0, count: 0 });
       this.catalogDirty = true;
       try {
         await this.save();
@@ -838,9 +859,11 @@ export class LogStore {
         this.catalogDb.close();
         this.catalogDb = openDbSync(image);
         this.resetCaches();
+        this.urls.resetTo(urlsState(this.catalogDb));
         this.catalogDirty = false;
         throw err;
       }
+      if (info.hot === 'edge') this.urls.cutFile();
       for (const p of victims) {
         this.removePartition(p);
         for (let v = 1; v <= Math.max(p.maxVersion, p.row.version); v++) fs.rmSync(p.dbFile(v), { force: true });
@@ -893,7 +916,6 @@ export class LogStore {
   dump(source: SourceName): StoredRow[] {
     const info = sourceInfo(source);
     const refs = new Map(this.catalogDb.rows('SELECT id, ref FROM projects').map(([id, ref]) => [id as number, ref as string]));
-    const urls = new Map(this.catalogDb.rows('SELECT id, url FROM urls').map(([id, url]) => [id as number, url as string]));
     const fns = new Map(this.catalogDb.rows('SELECT id, function_id FROM functions').map(([id, f]) => [id as number, f as string]));
     const cols = HOT_COLUMNS[info.hot];
     const out: StoredRow[] = [];
@@ -913,7 +935,7 @@ export class LogStore {
         };
         cols.forEach((c, i) => {
           const v = hot[i] ?? null;
-          if (c.field === 'url') row.url = urls.get(v as number);
+          if (c.field === 'url') row.url = this.urls.get(v as number);
           else if (c.field === 'functionId') row.functionId = v === null ? null : (fns.get(v as number) ?? null);
           else row[c.field] = v as number | null;
         });
@@ -944,6 +966,7 @@ export class LogStore {
     await this.writes.run(async () => undefined);
     await this.saves.run(async () => undefined);
     for (const p of this.parts.values()) p.close();
+    this.urls.close();
     this.catalogDb.close();
     this.lock?.release();
   }

@@ -63,10 +63,13 @@ const edgeSummary = (store: LogStore) => store.summary().find((s) => s.source ==
 /** Every catalog table, row by row (what a rollback must restore exactly). */
 const catalogTables = (store: LogStore) =>
   Object.fromEntries(
-    ['projects', 'urls', 'functions', 'partitions', 'partition_projects', 'source_summary', 'function_edge_hours', 'split_days', 'api_hours'].map((t) => [
-      t,
-      store.catalog.rows(`SELECT * FROM ${t} ORDER BY 1, 2`),
-    ]),
+    [
+      ...['projects', 'functions', 'partitions', 'partition_projects', 'source_summary', 'function_edge_hours', 'split_days', 'api_hours', 'meta'].map((t) => [
+        t,
+        store.catalog.rows(`SELECT * FROM ${t} ORDER BY 1, 2`),
+      ]),
+      ['urls', store.urls.slice(0, Number.MAX_SAFE_INTEGER)],
+    ],
   );
 
 /** The in-process app over a store (closed by the store's own cleanup). */
@@ -638,8 +641,8 @@ describe('converting a single-file store (formats 1-3)', () => {
     const dir = newDir();
     await writeLegacyFolder(dir);
     const store = await open(dir);
-    expect(fs.readdirSync(dir).sort()).toEqual(['LOCK', 'catalog.sqlite', 'parts']);
-    expect(filesUnder(dir).filter((f) => f !== 'LOCK' && f !== 'catalog.sqlite')).toEqual([
+    expect(fs.readdirSync(dir).sort()).toEqual(['LOCK', 'catalog.sqlite', 'parts', 'urls.log']);
+    expect(filesUnder(dir).filter((f) => f !== 'LOCK' && f !== 'catalog.sqlite' && f !== 'urls.log')).toEqual([
       'parts/auth_logs/20261120-v1.sqlite',
       'parts/auth_logs/20261120.records',
       'parts/edge_logs/20261121-v1.sqlite',
