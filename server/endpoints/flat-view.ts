@@ -10,7 +10,7 @@ import { openDb, type Db, type SqlValue } from '../store/db.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { registerSketchFunctions } from '../store/rollups.ts';
 import { compileRe2 } from './re2.ts';
-import { nearestRank } from './sql-functions.ts';
+import { registerNearestRank } from './sql-functions.ts';
 
 const DDL = `
   CREATE TABLE projects (id INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE);
@@ -53,15 +53,7 @@ export async function withFlatView<T>(store: LogStore, fn: (db: Db) => T): Promi
         }
       }
     });
-    db.defineAggregate<{ values: number[]; p: number }>('nearest_rank', {
-      init: () => ({ values: [], p: 0 }),
-      step: (state, value, p) => {
-        if (typeof value === 'number') state.values.push(value);
-        if (typeof p === 'number') state.p = p;
-        return state;
-      },
-      finalize: (state) => nearestRank(state.values.sort((a, b) => a - b), state.p),
-    });
+    registerNearestRank(db);
     registerSketchFunctions(db);
     db.defineFunction('re2_url_ids', (pattern: SqlValue) => {
       if (typeof pattern !== 'string') return '[]';

@@ -11,7 +11,7 @@ import { ENDPOINTS, type EndpointDefinition } from '../../queries/registry.ts';
 import { createApp } from '../app.ts';
 import { AppClock } from '../clock.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../endpoints/run.ts';
-import { nearestRank } from '../endpoints/sql-functions.ts';
+import { registerNearestRank } from '../endpoints/sql-functions.ts';
 import { importFile, importStream } from '../ingest/import.ts';
 import { openDb, type Db } from '../store/db.ts';
 import { LogStore } from '../store/log-store.ts';
@@ -181,15 +181,7 @@ describe('query time limit', () => {
   const scratchDb = async () => {
     if (!scratch) {
       scratch = await openDb();
-      scratch.defineAggregate<{ values: number[]; p: number }>('nearest_rank', {
-        init: () => ({ values: [], p: 0 }),
-        step: (state, value, p) => {
-          if (typeof value === 'number') state.values.push(value);
-          if (typeof p === 'number') state.p = p;
-          return state;
-        },
-        finalize: (state) => nearestRank(state.values.sort((a, b) => a - b), state.p),
-      });
+      registerNearestRank(scratch);
     }
     return scratch;
   };

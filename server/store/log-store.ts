@@ -415,20 +415,7 @@ export class LogStore {
     return this.writes.run(async () => {
       // Changes a failed save left unsaved would be undone by a rollback of this import.
       if (this.hasUnsaved()) await this.save();
-      this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map(), removed: [], batches: 0 };
-      try {
-        const result = await work(new ImportWriter(this, sourceInfo(source)));
-        await this.save();
-        this.dropRemoved();
-        this.importState = null;
-        return result;
-      } catch (err) {
-        await this.rollbackImport();
-        throw err;
-      } finally {
-        this.importState = null;
-        this.deleteObsolete();
-      }
+      return this.inImport(() => work(new ImportWriter(this, sourceInfo(source))));
     });
   }
 
@@ -437,20 +424,24 @@ export class LogStore {
    * until `work` has finished, then everything is, at once.
    */
   bulkLoad(work: (insert: (info: SourceInfo, records: StoredRecord[]) => BatchResult) => Promise<void>): Promise<void> {
-    return this.writes.run(async () => {
-      this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map(), removed: [], batches: 0 };
-      try {
-        await work((info, records) => this.insertBatch(info, records));
-        await this.save();
-        this.dropRemoved();
-      } catch (err) {
-        await this.rollbackImport();
-        throw err;
-      } finally {
-        this.importState = null;
-        this.deleteObsolete();
-      }
-    });
+    return this.writes.run(() => this.inImport(() => work((info, records) => this.insertBatch(info, records))));
+  }
+
+  /** Runs `work` as one import: committed when it returns, rolled back when it throws. */
+  private async inImport<T>(work: () => Promise<T>): Promise<T> {
+    this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map(), removed: [], batches: 0 };
+    try {
+      const result = await work();
+      await this.save();
+      this.dropRemoved();
+      return result;
+    } catch (err) {
+      await this.rollbackImport();
+      throw err;
+    } finally {
+      this.importState = null;
+      this.deleteObsolete();
+    }
   }
 
   /** After a commit: the files of day partitions this import split are no longer the store. */
