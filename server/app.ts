@@ -13,7 +13,7 @@ import type { ImportRun, SourceListing, EndpointListing } from './api-types.ts';
 import type { AppClock } from './clock.ts';
 import { ResultsCache } from './endpoints/cache.ts';
 import { validateParams, type RawParams } from './endpoints/params.ts';
-import { DEFAULT_QUERY_TIMEOUT_MS, runEndpointWithin } from './endpoints/run.ts';
+import { DEFAULT_QUERY_TIMEOUT_MS, runEndpointWithin, serializeResult } from './endpoints/run.ts';
 import { AppError, badParam, errorBody } from './errors.ts';
 import { ImportFailure, importStream, type ImportReport } from './ingest/import.ts';
 import { findSource, SOURCE_NAMES } from './sources.ts';
@@ -38,7 +38,8 @@ export interface AppDeps {
   loadDemo?: () => Promise<ImportReport[]>;
 }
 
-export const DEFAULT_MAX_UPLOAD_BYTES = 8 * 1024 ** 3;
+/** Imports stream to disk and never sit in memory: the limit only stops runaway uploads. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 64 * 1024 ** 3;
 /** Largest JSON body of parameters (endpoints, clock); read whole, so kept small. */
 export const MAX_PARAMS_BODY_BYTES = 1024 ** 2;
 const KEEP_FINISHED_IMPORTS = 50;
@@ -176,7 +177,7 @@ export function createApp(deps: AppDeps) {
     );
     // A cache hit hands back the same rows array: serialize it once, not on every hit.
     let body = serialized.get(result.rows);
-    if (body === undefined) serialized.set(result.rows, (body = JSON.stringify({ result: result.rows })));
+    if (body === undefined) serialized.set(result.rows, (body = serializeResult(result.rows)));
     return c.body(body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   };
   app.all('/api/endpoints/query/:key', (c) => runRoute(c, c.req.param('key')));

@@ -7,7 +7,10 @@ import { withFlatView } from './flat-view.ts';
 import type { ValidParams } from './params.ts';
 import { helpersOf, SPEED_PATHS } from './speed-paths.ts';
 
-export type ResultRow = Record<string, unknown>;
+export type { ResultRow } from './row-json.ts';
+import type { ResultRow } from './row-json.ts';
+export { serializeResult } from './row-json.ts';
+
 
 /** Answers the endpoint the way requests are answered: by the speed path its entry names. */
 export function runEndpoint(store: LogStore, def: EndpointDefinition, params: ValidParams, now: number): ResultRow[] {

@@ -13,7 +13,7 @@ import { ALL_FUNCTIONS } from '../store/rollups.ts';
 import { QuantileSketch } from '../store/sketch.ts';
 import { formatDatetime, MICROS } from '../time.ts';
 import type { ValidParams } from './params.ts';
-import type { ResultRow } from './run.ts';
+import { keepRowJson, type ResultRow } from './row-json.ts';
 import { nearestRank } from './sql-functions.ts';
 import { UrlMatches } from './url-matches.ts';
 import { API_INTERVALS, LOGS_ALL_ROWS, STATS_INTERVALS, TIER_RETENTION } from './windows.ts';
@@ -26,7 +26,7 @@ const trunc = (ts: number, unit: number) => ts - (ts % unit);
 export interface StoreHelpers {
   urlMatches: UrlMatches;
   /** Canonical records recently returned by logs.all, by partition and row. */
-  recent: Map<string, { id: string; record: Record<string, unknown> }>;
+  recent: Map<string, { id: string; row: ResultRow }>;
   edgeColumns: WeakMap<Partition, EdgeColumns>;
 }
 
@@ -165,7 +165,7 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
   const project = store.projects.find(projectRef);
   if (project === undefined || lower >= upper) return [];
   const { recent } = helpersOf(store);
-  const picked: Array<{ ts: number; id: string; record: Record<string, unknown> }> = [];
+  const picked: Array<{ ts: number; id: string; row: ResultRow }> = [];
   const cols = 'rid, ts, blk, boff, len';
   // Partitions are disjoint hours, newest first: once 100 rows are in hand, older ones cannot
   // displace them (ties at one instant never span two partitions).
@@ -185,7 +185,9 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
       if (!hit) {
         const text = canonicalRecord(store.readRecord(p, { blk: blk as number, boff: boff as number, len: len as number }).toString('utf8'), p.source, projectRef);
         const record = JSON.parse(text) as Record<string, unknown>;
-        hit = { id: String(record.id), record };
+        // The row as answered, its JSON kept: paging and refreshes ask for the same rows.
+        const row = keepRowJson({ id: record.id, timestamp: ts as number, event_message: record.event_message, metadata: record.metadata });
+        hit = { id: String(record.id), row };
         if (recent.size >= RECENT_RECORDS) recent.delete(recent.keys().next().value!);
         recent.set(key, hit);
       }
@@ -194,7 +196,7 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
     if (picked.length >= LOGS_ALL_ROWS) break;
   }
   picked.sort((a, b) => b.ts - a.ts || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return picked.slice(0, LOGS_ALL_ROWS).map(({ ts, record }) => ({ id: record.id, timestamp: ts, event_message: record.event_message, metadata: record.metadata }));
+  return picked.slice(0, LOGS_ALL_ROWS).map(({ row }) => row);
 }
 
 // ---- usage.api-counts ----

@@ -20,12 +20,13 @@ export interface RollupGrain {
 export const HOUR_GRAIN: RollupGrain = { table: 'function_edge_hours', column: 'hour', unit: HOUR };
 export const MINUTE_GRAIN: RollupGrain = { table: 'function_edge_minutes', column: 'minute', unit: MINUTE };
 
+/** Keyed by (project, function, bucket): a window of one function (or of all) is one range. */
 export function rollupDdl(g: RollupGrain): string {
   return `CREATE TABLE ${g.table} (
   project INTEGER NOT NULL, ${g.column} INTEGER NOT NULL, function INTEGER NOT NULL,
   count INTEGER NOT NULL, errors INTEGER NOT NULL,
   exec_n INTEGER NOT NULL, exec_sum REAL, exec_min REAL, exec_max REAL, sketch BLOB,
-  PRIMARY KEY (project, ${g.column}, function)) WITHOUT ROWID`;
+  PRIMARY KEY (project, function, ${g.column})) WITHOUT ROWID`;
 }
 
 export const FUNCTION_ROLLUP_DDL = rollupDdl(HOUR_GRAIN);
