@@ -47,8 +47,8 @@ raw AS (
          OR f.function = (SELECT id FROM functions WHERE function_id = @function_id))
   GROUP BY 1
 ),
--- Minute buckets of all functions: from per-minute rollups; hour and day buckets: from
--- per-hour rollups (exact count/errors/min/max/avg; p95/p99 from merged sketches, within 1%
+-- Minute buckets of all functions: from per-minute rollups; hour buckets from per-hour and
+-- day buckets from per-day rollups (exact count/errors/min/max/avg; p95/p99 from merged sketches, within 1%
 -- of nearest rank). Rollups keep a row per function and one for all functions (function = -1).
 minutes AS (
   SELECT m.minute - m.minute % b.unit AS bucket,
@@ -74,9 +74,25 @@ rolled AS (
          sum(m.exec_sum) / nullif(sum(m.exec_n), 0) AS avg_execution_time,
          sketch_merge(m.sketch) AS sketch
   FROM bounds b, function_edge_hours m
-  WHERE b.unit >= 3600000000
+  WHERE b.unit = 3600000000
     AND m.project = (SELECT id FROM projects WHERE ref = @project)
     AND m.hour >= b.first AND m.hour < b.last + b.unit
+    AND m.function = CASE WHEN coalesce(@function_id, '') = '' THEN -1
+                          ELSE (SELECT id FROM functions WHERE function_id = @function_id) END
+  GROUP BY 1
+),
+days AS (
+  SELECT m.day AS bucket,
+         sum(m.count) AS count,
+         sum(m.errors) AS error_count,
+         min(m.exec_min) AS min_execution_time,
+         max(m.exec_max) AS max_execution_time,
+         sum(m.exec_sum) / nullif(sum(m.exec_n), 0) AS avg_execution_time,
+         sketch_merge(m.sketch) AS sketch
+  FROM bounds b, function_edge_days m
+  WHERE b.unit = 86400000000
+    AND m.project = (SELECT id FROM projects WHERE ref = @project)
+    AND m.day >= b.first AND m.day < b.last + b.unit
     AND m.function = CASE WHEN coalesce(@function_id, '') = '' THEN -1
                           ELSE (SELECT id FROM functions WHERE function_id = @function_id) END
   GROUP BY 1
@@ -93,6 +109,11 @@ agg AS (
          sketch_quantile(sketch, 95, min_execution_time, max_execution_time),
          sketch_quantile(sketch, 99, min_execution_time, max_execution_time)
   FROM minutes
+  UNION ALL
+  SELECT bucket, count, error_count, min_execution_time, max_execution_time, avg_execution_time,
+         sketch_quantile(sketch, 95, min_execution_time, max_execution_time),
+         sketch_quantile(sketch, 99, min_execution_time, max_execution_time)
+  FROM days
 )
 SELECT buckets.ts AS timestamp,
        agg.min_execution_time, agg.max_execution_time, agg.avg_execution_time,

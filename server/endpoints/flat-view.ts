@@ -20,6 +20,8 @@ const DDL = `
   CREATE TABLE function_edge_logs (rid INTEGER PRIMARY KEY, project INTEGER, ts INTEGER, function INTEGER, exec REAL, status INTEGER);
   CREATE TABLE function_edge_minutes (project INTEGER, minute INTEGER, function INTEGER, count INTEGER, errors INTEGER,
     exec_n INTEGER, exec_sum REAL, exec_min REAL, exec_max REAL, sketch BLOB);
+  CREATE TABLE function_edge_days (project INTEGER, day INTEGER, function INTEGER, count INTEGER, errors INTEGER,
+    exec_n INTEGER, exec_sum REAL, exec_min REAL, exec_max REAL, sketch BLOB);
   CREATE TABLE function_edge_hours (project INTEGER, hour INTEGER, function INTEGER, count INTEGER, errors INTEGER,
     exec_n INTEGER, exec_sum REAL, exec_min REAL, exec_max REAL, sketch BLOB);
 `;
@@ -35,7 +37,7 @@ export async function withFlatView<T>(store: LogStore, fn: (db: Db) => T): Promi
     db.exec(DDL);
     const records: string[] = [];
     db.transaction(() => {
-      for (const t of ['projects', 'functions', 'function_edge_hours']) copy(store.catalog, db, `SELECT * FROM ${t}`, t);
+      for (const t of ['projects', 'functions', 'function_edge_hours', 'function_edge_days']) copy(store.catalog, db, `SELECT * FROM ${t}`, t);
       for (const { id, url } of store.urls.slice(0, Number.MAX_SAFE_INTEGER)) db.run('INSERT INTO urls VALUES (?, ?)', [id, url]);
       for (const p of store.partitions('deno-relay-logs')) {
         if (p.row.rows === 0) continue;
@@ -60,7 +62,9 @@ export async function withFlatView<T>(store: LogStore, fn: (db: Db) => T): Promi
       const re = compileRe2(pattern);
       return JSON.stringify(db.rows('SELECT id, url FROM urls').filter(([, url]) => re.test(url as string)).map(([id]) => id));
     });
-    db.defineFunction('log_record', (_table: SqlValue, rid: SqlValue) => (typeof rid === 'number' ? (records[rid - 1] ?? null) : null));
+    // log_record(table, rid, project): the canonical record of a flat row (sql.js takes the
+    // SQL arity from the function's length, so every argument is named).
+    db.defineFunction('log_record', (_table: SqlValue, rid: SqlValue, _project: SqlValue) => (typeof rid === 'number' ? (records[rid - 1] ?? null) : null));
     return fn(db);
   } finally {
     db.close();

@@ -113,12 +113,18 @@ describe.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i', (seed) 
   it('functions.invocation-stats matches the reference for every interval and function filter', async () => {
     for (const interval of Object.keys(INTERVALS)) {
       for (const functionId of ['', 'fn-b']) {
-        const got = await rows<InvocationStatsRow>(t, 'functions.invocation-stats', { project: PROJECTS[0]!, interval, function_id: functionId });
+        const params = { project: PROJECTS[0]!, interval, function_id: functionId };
         const ref = referenceStats(fns, PROJECTS[0]!, functionId, interval);
-        expect(got.map((g) => g.timestamp)).toEqual(ref.map((x) => x.timestamp));
+        // The speed path over HTTP, and the SQL definition over the flat view: the same rules.
+        const def = ENDPOINTS.find((e) => e.name === 'functions.invocation-stats')!;
+        for (const [form, got] of [
+          ['speed path', await rows<InvocationStatsRow>(t, 'functions.invocation-stats', params)],
+          ['SQL', (await runEndpointSql(t.store, def, validateParams(def, params), NOW)) as unknown as InvocationStatsRow[]],
+        ] as const) {
+        expect(got.map((g) => g.timestamp), form).toEqual(ref.map((x) => x.timestamp));
         got.forEach((g, i) => {
           const x = ref[i]!;
-          const where = `${interval} ${functionId || 'all'} bucket ${i}`;
+          const where = `${form} ${interval} ${functionId || 'all'} bucket ${i}`;
           expect([g.count, g.error_count, g.min_execution_time, g.max_execution_time], where).toEqual([x.count, x.error_count, x.min, x.max]);
           if (x.avg === null) expect(g.avg_execution_time, where).toBeNull();
           else expect(Math.abs(g.avg_execution_time! - x.avg), where).toBeLessThan(1e-9 * Math.max(1, x.avg));
@@ -132,6 +138,7 @@ describe.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i', (seed) 
             expect(acceptablePercentile(g.p99_execution_time, x.execs, 99), `${where} p99 ${g.p99_execution_time}`).toBe(true);
           }
         });
+        }
       }
     }
   });
@@ -175,6 +182,10 @@ describe.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i', (seed) 
           params.iso_timestamp_end = formatIsoMicros(range.end);
         }
         const got = await rows<LogRow>(t, 'logs.all', params);
+        const def = ENDPOINTS.find((e) => e.name === 'logs.all')!;
+        const sql = (await runEndpointSql(t.store, def, validateParams(def, params), NOW)) as unknown as LogRow[];
+        // The SQL definition returns the same records, field for field.
+        expect(sql, `${tier} ${JSON.stringify(range)} (SQL)`).toEqual(got);
         const ref = edges
           .filter((e) => e.project === PROJECTS[0] && e.ts > NOW - w && (!range || (e.ts > range.start && e.ts <= range.end)))
           .sort((a, b) => b.ts - a.ts || (a.id < b.id ? -1 : 1))

@@ -9,7 +9,7 @@ import { canonicalRecord } from '../ingest/normalize.ts';
 import type { SqlValue } from '../store/db.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
-import { ALL_FUNCTIONS } from '../store/rollups.ts';
+import { ALL_FUNCTIONS, DAY_GRAIN, HOUR_GRAIN } from '../store/rollups.ts';
 import { QuantileSketch } from '../store/sketch.ts';
 import { formatDatetime, MICROS } from '../time.ts';
 import type { ValidParams } from './params.ts';
@@ -118,9 +118,15 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
         for (const [minute, ...rest] of rows) addRollup(bucket(trunc(minute as number, unit)), rest);
       }
     } else {
-      // Hour and day buckets: the catalog's per-hour rollups.
-      const rows = store.catalog.rows(`SELECT hour, ${rollupCols} FROM function_edge_hours WHERE project = ? AND hour >= ? AND hour < ? AND function = ?`, rollupArgs(first, last + unit));
-      for (const [hour, ...rest] of rows) addRollup(bucket(trunc(hour as number, unit)), rest);
+      // Hour and day buckets: the catalog's per-hour or per-day rollups.
+      const g = unit >= DAY_GRAIN.unit ? DAY_GRAIN : HOUR_GRAIN;
+      const rows = store.catalog.rows(`SELECT ${g.column}, ${rollupCols} FROM ${g.table} WHERE project = ? AND function = ? AND ${g.column} >= ? AND ${g.column} < ?`, [
+        project,
+        fnText ? fn! : ALL_FUNCTIONS,
+        first,
+        last + unit,
+      ]);
+      for (const [at, ...rest] of rows) addRollup(bucket(trunc(at as number, unit)), rest);
     }
   }
   const out: ResultRow[] = [];

@@ -16,7 +16,7 @@ import { HOT_COLUMNS } from './hot-columns.ts';
 import { CONVERTED_KEY, convertLegacyStore, LEGACY_STORE_FILE, removeLegacyFiles } from './legacy-store.ts';
 import { DAY_MICROS, dayStart, HOUR_MICROS, hourStart, hotInsertSql, idKey, Partition, SPLIT_ROWS } from './partition.ts';
 import type { RecordAddress } from './record-blocks.ts';
-import { FunctionRollupBatch, HOUR_GRAIN, MINUTE_GRAIN } from './rollups.ts';
+import { DAY_GRAIN, FunctionRollupBatch, HOUR_GRAIN, MINUTE_GRAIN } from './rollups.ts';
 import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 
@@ -484,6 +484,7 @@ export class LogStore {
     const insertSql = hotInsertSql(info);
     const summary = new Map<string, { project: number; fn: number; count: number; min: number; max: number }>();
     const hours = info.hot === 'function_edge' ? new FunctionRollupBatch(HOUR_GRAIN) : undefined;
+    const days = info.hot === 'function_edge' ? new FunctionRollupBatch(DAY_GRAIN) : undefined;
     const api: ApiHourBatch | undefined = info.hot === 'edge' ? new Map() : undefined;
     let imported = 0;
     let duplicates = 0;
@@ -528,6 +529,7 @@ export class LogStore {
             this.appendRow(p, db, insertSql, values, project, r.ts, perProject);
             minutes?.add(project, fn, r.ts, r.exec, r.status);
             hours?.add(project, fn, r.ts, r.exec, r.status);
+            days?.add(project, fn, r.ts, r.exec, r.status);
             if (api) addToApiBatch(api, hourStart(r.ts), url, r.families ?? 0);
             const key = `${project}:${fn ?? 0}`;
             const s = summary.get(key);
@@ -553,6 +555,7 @@ export class LogStore {
         );
       }
       hours?.flush(catalog);
+      days?.flush(catalog);
       if (api?.size) this.apiHours.merge(api);
     });
     this.stageIdle();
@@ -834,7 +837,7 @@ export class LogStore {
       const victims = [...(this.bySource.get(info.code) ?? [])];
       this.catalogDb.transaction(() => {
         for (const t of ['partitions', 'partition_projects', 'source_summary']) this.catalogDb.run(`DELETE FROM ${t} WHERE source = ?`, [info.code]);
-        if (info.hot === 'function_edge') this.catalogDb.run('DELETE FROM function_edge_hours');
+        if (info.hot === 'function_edge') for (const g of [HOUR_GRAIN, DAY_GRAIN]) this.catalogDb.run(`DELETE FROM ${g.table}`);
         if (info.hot === 'edge') {
           this.catalogDb.run('DELETE FROM api_hours');
           setMeta(this.catalogDb, URLS_META, JSON.stringify({ bytes: 0, count: 0 }));

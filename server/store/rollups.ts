@@ -1,7 +1,7 @@
 /**
  * Rollups of function edge logs: count, errors, and the execution-time sum, min, max and a
- * quantile sketch per (project, bucket, function). Per hour in the catalog (1day/7day read at
- * most 24 rows per day and function), per minute in each partition (15min/1hr); counts,
+ * quantile sketch per (project, bucket, function). Per day and per hour in the catalog (7day
+ * reads 8 rows, 1day 25), per minute in each partition (15min/1hr); counts,
  * errors, min, max and avg stay exact, p95/p99 come from the merged sketches (within 1%).
  */
 import type { Db, SqlValue } from './db.ts';
@@ -18,6 +18,7 @@ export interface RollupGrain {
 }
 
 export const HOUR_GRAIN: RollupGrain = { table: 'function_edge_hours', column: 'hour', unit: HOUR };
+export const DAY_GRAIN: RollupGrain = { table: 'function_edge_days', column: 'day', unit: 24 * HOUR };
 export const MINUTE_GRAIN: RollupGrain = { table: 'function_edge_minutes', column: 'minute', unit: MINUTE };
 
 /** Keyed by (project, function, bucket): a window of one function (or of all) is one range. */
@@ -29,7 +30,8 @@ export function rollupDdl(g: RollupGrain): string {
   PRIMARY KEY (project, function, ${g.column})) WITHOUT ROWID`;
 }
 
-export const FUNCTION_ROLLUP_DDL = rollupDdl(HOUR_GRAIN);
+/** The catalog's rollups: per hour (1day) and per UTC day (7day reads 8 rows). */
+export const FUNCTION_ROLLUP_DDL = `${rollupDdl(HOUR_GRAIN)};\n  ${rollupDdl(DAY_GRAIN)}`;
 
 interface Cell {
   project: number;
