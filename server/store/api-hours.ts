@@ -2,7 +2,8 @@
  * Per-hour request counts of edge logs by (URL id, family bits), for usage.api-counts: one
  * catalog row per hour holding `[url, families, count]` triples as int32. A 7-day window reads
  * 168 rows of a few thousand triples instead of every record; the partial first hour of a
- * window is counted from its partition's records. Decoded once, then kept in step by imports.
+ * window is counted from its partition's records. Decoded once; the hours an import adds to stay
+ * decoded in memory and are written to the catalog at the next save.
  */
 import type { Db } from './db.ts';
 
@@ -34,34 +35,58 @@ function decode(blob: Uint8Array): Int32Array {
 
 export class ApiHours {
   private hours: Map<number, Int32Array> | null = null;
+  /** Hours an import is adding to, decoded; written to the catalog by `flush` (at a save). */
+  private open = new Map<number, Map<number, number>>();
+  /** Open hours whose triples in `hours` are out of date. */
+  private stale = new Set<number>();
 
   constructor(private catalog: () => Db) {}
 
-  /** Every hour's triples, decoded on first use. */
+  /** Every hour's triples (decoded on first use, open hours re-encoded when they changed). */
   all(): Map<number, Int32Array> {
     if (!this.hours) {
       this.hours = new Map();
       for (const [hour, blob] of this.catalog().rows('SELECT hour, counts FROM api_hours')) this.hours.set(hour as number, decode(blob as Uint8Array));
     }
+    for (const hour of this.stale) this.hours.set(hour, encode(this.open.get(hour)!));
+    this.stale.clear();
     return this.hours;
   }
 
-  /** Adds one batch's counts; runs inside the catalog transaction. */
+  /**
+   * Adds one batch's counts in memory: an hour of a busy day holds tens of thousands of
+   * distinct URLs, too many to re-encode and rewrite for every batch.
+   */
   merge(batch: ApiHourBatch): void {
     const hours = this.all();
     for (const [hour, add] of batch) {
-      const merged = new Map<number, number>();
-      const old = hours.get(hour);
-      if (old) for (let i = 0; i < old.length; i += 3) merged.set(old[i]! * 16 + old[i + 1]!, old[i + 2]!);
+      let merged = this.open.get(hour);
+      if (!merged) {
+        merged = new Map<number, number>();
+        const old = hours.get(hour);
+        if (old) for (let i = 0; i < old.length; i += 3) merged.set(old[i]! * 16 + old[i + 1]!, old[i + 2]!);
+        this.open.set(hour, merged);
+      }
       for (const [key, n] of add) merged.set(key, (merged.get(key) ?? 0) + n);
-      const packed = encode(merged);
-      this.catalog().run('INSERT OR REPLACE INTO api_hours (hour, counts) VALUES (?, ?)', [hour, new Uint8Array(packed.buffer)]);
-      hours.set(hour, packed);
+      this.stale.add(hour);
     }
   }
 
-  /** Forgets the decoded copy (the catalog was restored or rows deleted). */
+  /** Writes the open hours to the catalog (before it is exported by a save). */
+  flush(): void {
+    if (!this.open.size) return;
+    const hours = this.all();
+    for (const hour of this.open.keys()) {
+      const packed = hours.get(hour)!;
+      this.catalog().run('INSERT OR REPLACE INTO api_hours (hour, counts) VALUES (?, ?)', [hour, new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength)]);
+    }
+    this.open.clear();
+  }
+
+  /** Forgets everything in memory (the catalog was restored or rows deleted). */
   reset(): void {
     this.hours = null;
+    this.open.clear();
+    this.stale.clear();
   }
 }

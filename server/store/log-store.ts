@@ -77,7 +77,7 @@ export interface StoreOptions {
   lockKind?: DataLockKind | false;
 }
 
-export const DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024;
+export const DEFAULT_MEMORY_BUDGET = 128 * 1024 * 1024;
 const PARTS_DIR = 'parts';
 
 /** Runs async work one piece at a time, in call order. */
@@ -772,6 +772,7 @@ export class LogStore {
         p.dirty = false;
         putPartitionRow(this.catalogDb, p.row);
       }
+      this.apiHours.flush();
       // New URLs are written now and synced with the record files; the catalog counts them.
       this.urls.flush();
       const urls = this.urls.state();
