@@ -10,7 +10,7 @@ export type SqlValue = number | string | Uint8Array | null;
 export type SqlParams = Record<string, SqlValue | bigint | boolean | undefined> | SqlValue[];
 export type Row = Record<string, SqlValue>;
 
-/** A query stopped at its deadline (see Db.withDeadline). */
+/** A query stopped at its deadline (see withDeadline). */
 export class QueryTimeout extends Error {
   constructor() {
     super('the query ran past its time limit');
@@ -34,13 +34,6 @@ export interface Db {
   rows(sql: string, params?: SqlParams): SqlValue[][];
   /** Runs fn inside BEGIN/COMMIT; rolls back and rethrows on error. Not reentrant. */
   transaction<T>(fn: () => T): T;
-  /**
-   * Runs fn with every query in it stopped by a QueryTimeout once `performance.now()` passes
-   * `deadline`. sql.js exposes no interrupt or progress handler, so the check runs wherever
-   * control returns to JS: at every call of a user-defined function or aggregate step, and
-   * between result rows; SQL that calls no function is cut only at its next row.
-   */
-  withDeadline<T>(deadline: number, fn: () => T): T;
   /** A scalar function callable from SQL; kept across exports. */
   defineFunction(name: string, fn: (...args: SqlValue[]) => SqlValue, deterministic?: boolean): void;
   /** An aggregate callable from SQL; kept across exports. */
@@ -62,7 +55,9 @@ function checkDeadline(): void {
 
 /**
  * Runs fn with every query of every database stopped by a QueryTimeout once
- * `performance.now()` passes `deadline` (see Db.withDeadline for where it is checked).
+ * `performance.now()` passes `deadline`. sql.js exposes no interrupt or progress handler, so the
+ * check runs wherever control returns to JS: at every call of a user-defined function or
+ * aggregate step, and between result rows; SQL that calls no function is cut only at its next row.
  */
 export function withDeadline<T>(deadline: number, fn: () => T): T {
   const outer = deadlineState.deadline;
@@ -169,10 +164,6 @@ class SqlJsDb implements Db {
 
   rows(sql: string, params?: SqlParams): SqlValue[][] {
     return this.collect(sql, params, (stmt) => stmt.get() as SqlValue[]);
-  }
-
-  withDeadline<T>(deadline: number, fn: () => T): T {
-    return withDeadline(deadline, fn);
   }
 
   transaction<T>(fn: () => T): T {

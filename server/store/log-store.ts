@@ -609,7 +609,6 @@ export class LogStore {
   /** After rows went into a partition: its catalog rows (runs in the catalog transaction). */
   private finishPartition(p: Partition, perProject: PerProject): void {
     p.dirty = true;
-    p.generation++;
     for (const [project, s] of perProject) {
       this.catalogDb.run(
         `INSERT INTO partition_projects (source, start, project, count, min_ts, max_ts) VALUES (?, ?, ?, ?, ?, ?)
@@ -663,7 +662,6 @@ export class LogStore {
     day.db = null;
     day.dirty = false;
     day.blocks.dropPending();
-    day.generation++;
     this.importState?.removed.push(day);
   }
 
@@ -702,7 +700,6 @@ export class LogStore {
       this.loaded.delete(p);
       for (let v = (before?.version ?? 0) + 1; v <= Math.max(p.maxVersion, p.row.version, p.staged ?? 0); v++) drop.push(p.dbFile(v));
       p.staged = null;
-      p.generation++;
       if (before === null) {
         drop.push(p.blocks.file);
         this.removePartition(p);

@@ -72,8 +72,6 @@ export class Partition {
   /** A version written while evicted mid-import, not yet committed by the catalog. */
   staged: number | null = null;
   lastUsed = 0;
-  /** Bumps whenever its rows may have changed: caches of rows read from it key on it. */
-  generation = 0;
   /** The highest version number ever written for it (staged or committed). */
   maxVersion = 0;
   /** The import batch that last wrote it. */
@@ -120,7 +118,6 @@ export class Partition {
     const db = openDbSync(image, { cacheKiB: 256 });
     if (!image) for (const stmt of partitionDdl(this.source)) db.exec(stmt);
     this.db = db;
-    this.generation++;
     return db;
   }
 

@@ -149,23 +149,6 @@ export class RecordBlocks {
     this.pendingBytes = 0;
   }
 
-  /** Every record in file order (for migrations and the flat view); flushes first. */
-  *all(): Generator<Buffer> {
-    this.flush();
-    let at = 0;
-    while (at < this.size) {
-      const raw = this.block(at);
-      let start = 0;
-      for (let i = raw.indexOf(NEWLINE); i >= 0; i = raw.indexOf(NEWLINE, start)) {
-        yield raw.subarray(start, i);
-        start = i + 1;
-      }
-      const head = Buffer.allocUnsafe(HEADER);
-      readFully(this.handle(), head, at, this.file);
-      at += HEADER + head.readUInt32LE(0);
-    }
-  }
-
   close(): void {
     if (this.pendingBytes > 0) throw new Error(`${path.basename(this.file)}: closing with an unwritten block`);
     if (this.fd !== null) fs.closeSync(this.fd);
