@@ -6,11 +6,9 @@
  */
 import type { SpeedPathName } from '../../queries/registry.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
-import type { SqlValue } from '../store/db.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
-import { ALL_FUNCTIONS, DAY_GRAIN, HOUR_GRAIN } from '../store/rollups.ts';
-import { QuantileSketch } from '../store/sketch.ts';
+import { addRollupRow, ALL_FUNCTIONS, countRecord, DAY_GRAIN, emptyExecStats, HOUR_GRAIN, MINUTE_GRAIN, ROLLUP_COLUMNS, type ExecStats } from '../store/rollups.ts';
 import { formatDatetime, MICROS } from '../time.ts';
 import type { ValidParams } from './params.ts';
 import { keepRowJson, type ResultRow } from './row-json.ts';
@@ -40,31 +38,9 @@ export function helpersOf(store: LogStore): StoreHelpers {
 
 // ---- functions.invocation-stats ----
 
-interface Bucket {
-  count: number;
-  errors: number;
-  n: number;
-  sum: number;
-  min: number | null;
-  max: number | null;
+/** A bucket: rollup aggregates, or the exact execution times when read from the records. */
+interface Bucket extends ExecStats {
   execs?: number[];
-  sketch?: QuantileSketch;
-}
-
-const emptyBucket = (): Bucket => ({ count: 0, errors: 0, n: 0, sum: 0, min: null, max: null });
-
-function addRollup(b: Bucket, [count, errors, n, sum, min, max, sketch]: SqlValue[]): void {
-  b.count += count as number;
-  b.errors += errors as number;
-  b.n += n as number;
-  b.sum += (sum as number | null) ?? 0;
-  if (min !== null) b.min = b.min === null ? (min as number) : Math.min(b.min, min as number);
-  if (max !== null) b.max = b.max === null ? (max as number) : Math.max(b.max, max as number);
-  if (sketch instanceof Uint8Array) {
-    const s = QuantileSketch.decode(sketch);
-    if (b.sketch) b.sketch.merge(s);
-    else b.sketch = s;
-  }
 }
 
 function invocationStats(store: LogStore, params: ValidParams, now: number): ResultRow[] {
@@ -74,16 +50,13 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
   const buckets = new Map<number, Bucket>();
   const bucket = (b: number) => {
     let x = buckets.get(b);
-    if (!x) buckets.set(b, (x = emptyBucket()));
+    if (!x) buckets.set(b, (x = emptyExecStats()));
     return x;
   };
   const project = store.projects.find(String(params.bind.project));
   const fnText = params.bind.function_id ? String(params.bind.function_id) : '';
   const fn = fnText ? store.functions.find(fnText) : undefined;
   if (project !== undefined && (!fnText || fn !== undefined)) {
-    // Rollups have a row for all functions (ALL_FUNCTIONS) besides the per-function ones.
-    const rollupArgs = (lo: number, hi: number) => [project, lo, hi, fnText ? fn! : ALL_FUNCTIONS];
-    const rollupCols = 'count, errors, exec_n, exec_sum, exec_min, exec_max, sketch';
     if (unit < MICROS.minute || (unit < MICROS.hour && fnText)) {
       // Second buckets, and one function's minute buckets: exact, from the records (one range
       // of the (project, function, ts) key per function).
@@ -99,39 +72,29 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
           ]);
         for (const [ts, exec, status] of rows) {
           const b = bucket(trunc(ts as number, unit));
-          b.count++;
-          if (status !== null && (status as number) >= 400) b.errors++;
-          if (exec !== null) {
-            const e = exec as number;
-            b.n++;
-            b.sum += e;
-            b.min = b.min === null || e < b.min ? e : b.min;
-            b.max = b.max === null || e > b.max ? e : b.max;
-            (b.execs ??= []).push(e);
-          }
+          const e = exec as number | null;
+          if (countRecord(b, e, status as number | null)) (b.execs ??= []).push(e);
         }
       }
-    } else if (unit < MICROS.hour) {
-      // Minute buckets of all functions: each partition's per-minute rollups.
-      for (const p of store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1)) {
-        const rows = store.use(p).rows(`SELECT minute, ${rollupCols} FROM function_edge_minutes WHERE project = ? AND minute >= ? AND minute < ? AND function = ?`, rollupArgs(first, last + unit));
-        for (const [minute, ...rest] of rows) addRollup(bucket(trunc(minute as number, unit)), rest);
-      }
     } else {
-      // Hour and day buckets: the catalog's per-hour or per-day rollups.
-      const g = unit >= DAY_GRAIN.unit ? DAY_GRAIN : HOUR_GRAIN;
-      const rows = store.catalog.rows(`SELECT ${g.column}, ${rollupCols} FROM ${g.table} WHERE project = ? AND function = ? AND ${g.column} >= ? AND ${g.column} < ?`, [
-        project,
-        fnText ? fn! : ALL_FUNCTIONS,
-        first,
-        last + unit,
-      ]);
-      for (const [at, ...rest] of rows) addRollup(bucket(trunc(at as number, unit)), rest);
+      // Rollups of the bucket's width: per minute in the overlapping partitions (all functions
+      // only), per hour and per day in the catalog; each has a row for all functions.
+      const g = unit >= DAY_GRAIN.unit ? DAY_GRAIN : unit >= HOUR_GRAIN.unit ? HOUR_GRAIN : MINUTE_GRAIN;
+      const dbs = g === MINUTE_GRAIN ? store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1).map((p) => store.use(p)) : [store.catalog];
+      for (const db of dbs) {
+        const rows = db.rows(`SELECT ${g.column}, ${ROLLUP_COLUMNS} FROM ${g.table} WHERE project = ? AND function = ? AND ${g.column} >= ? AND ${g.column} < ?`, [
+          project,
+          fnText ? fn! : ALL_FUNCTIONS,
+          first,
+          last + unit,
+        ]);
+        for (const [at, ...rest] of rows) addRollupRow(bucket(trunc(at as number, unit)), rest);
+      }
     }
   }
   const out: ResultRow[] = [];
   for (let ts = first; ts <= last; ts += unit) {
-    const b = buckets.get(ts) ?? emptyBucket();
+    const b: Bucket = buckets.get(ts) ?? emptyExecStats();
     let p95: number | null = null;
     let p99: number | null = null;
     if (b.execs) {

@@ -33,17 +33,54 @@ export function rollupDdl(g: RollupGrain): string {
 /** The catalog's rollups: per hour (1day) and per UTC day (7day reads 8 rows). */
 export const FUNCTION_ROLLUP_DDL = `${rollupDdl(HOUR_GRAIN)};\n  ${rollupDdl(DAY_GRAIN)}`;
 
-interface Cell {
-  project: number;
-  hour: number;
-  fn: number;
+/** Count, errors and execution-time aggregates of some records: a rollup row, or a bucket. */
+export interface ExecStats {
   count: number;
   errors: number;
+  /** Records with an execution time, and the sum, min and max of those times. */
   n: number;
   sum: number;
   min: number | null;
   max: number | null;
-  sketch: QuantileSketch;
+  sketch: QuantileSketch | null;
+}
+
+export const emptyExecStats = (): ExecStats => ({ count: 0, errors: 0, n: 0, sum: 0, min: null, max: null, sketch: null });
+
+/** Counts one record (errors: status >= 400); true when it has an execution time. */
+export function countRecord(s: ExecStats, exec: number | null | undefined, status: number | null | undefined): exec is number {
+  s.count++;
+  if (status != null && status >= 400) s.errors++;
+  if (exec == null) return false;
+  s.n++;
+  s.sum += exec;
+  if (s.min === null || exec < s.min) s.min = exec;
+  if (s.max === null || exec > s.max) s.max = exec;
+  return true;
+}
+
+/** The stored columns of a rollup row, in the order addRollupRow reads them. */
+export const ROLLUP_COLUMNS = 'count, errors, exec_n, exec_sum, exec_min, exec_max, sketch';
+
+/** Adds a stored rollup row (ROLLUP_COLUMNS, in order) to s, merging the sketches. */
+export function addRollupRow(s: ExecStats, [count, errors, n, sum, min, max, sketch]: readonly SqlValue[]): void {
+  s.count += count as number;
+  s.errors += errors as number;
+  s.n += n as number;
+  s.sum += (sum as number | null) ?? 0;
+  if (min !== null && (s.min === null || (min as number) < s.min)) s.min = min as number;
+  if (max !== null && (s.max === null || (max as number) > s.max)) s.max = max as number;
+  if (sketch instanceof Uint8Array) {
+    const decoded = QuantileSketch.decode(sketch);
+    if (s.sketch) s.sketch.merge(decoded);
+    else s.sketch = decoded;
+  }
+}
+
+interface Cell extends ExecStats {
+  project: number;
+  hour: number;
+  fn: number;
 }
 
 /**
@@ -74,38 +111,19 @@ export class FunctionRollupBatch {
     const key = project < 4096 && f + 1 < 4096 ? (hour / this.grain.unit) * 16_777_216 + project * 4096 + f + 1 : `${project}:${hour}:${f}`;
     let c = this.cells.get(key);
     if (!c) {
-      c = { project, hour, fn: f, count: 0, errors: 0, n: 0, sum: 0, min: null, max: null, sketch: new QuantileSketch() };
+      c = { project, hour, fn: f, ...emptyExecStats(), sketch: new QuantileSketch() };
       this.cells.set(key, c);
     }
-    c.count++;
-    if (status != null && status >= 400) c.errors++;
-    if (exec != null) {
-      c.n++;
-      c.sum += exec;
-      c.min = c.min === null || exec < c.min ? exec : c.min;
-      c.max = c.max === null || exec > c.max ? exec : c.max;
-      c.sketch.add(exec);
-    }
+    if (countRecord(c, exec, status)) c.sketch!.add(exec);
   }
 
   /** Merges into the table; runs inside the caller's transaction. */
   flush(db: Db): void {
     for (const c of this.cells.values()) {
-      const old = db.query<{ count: number; errors: number; exec_n: number; exec_sum: number | null; exec_min: number | null; exec_max: number | null; sketch: Uint8Array | null }>(
-        `SELECT count, errors, exec_n, exec_sum, exec_min, exec_max, sketch FROM ${this.grain.table} WHERE project = ? AND ${this.grain.column} = ? AND function = ?`,
-        [c.project, c.hour, c.fn],
-      )[0];
-      if (old) {
-        c.count += old.count;
-        c.errors += old.errors;
-        c.n += old.exec_n;
-        c.sum += old.exec_sum ?? 0;
-        if (old.exec_min !== null) c.min = c.min === null ? old.exec_min : Math.min(c.min, old.exec_min);
-        if (old.exec_max !== null) c.max = c.max === null ? old.exec_max : Math.max(c.max, old.exec_max);
-        if (old.sketch) c.sketch.merge(QuantileSketch.decode(old.sketch));
-      }
+      const old = db.rows(`SELECT ${ROLLUP_COLUMNS} FROM ${this.grain.table} WHERE project = ? AND ${this.grain.column} = ? AND function = ?`, [c.project, c.hour, c.fn])[0];
+      if (old) addRollupRow(c, old);
       db.run(`INSERT OR REPLACE INTO ${this.grain.table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-        c.project, c.hour, c.fn, c.count, c.errors, c.n, c.n ? c.sum : null, c.min, c.max, c.n ? c.sketch.encode() : null,
+        c.project, c.hour, c.fn, c.count, c.errors, c.n, c.n ? c.sum : null, c.min, c.max, c.n ? c.sketch!.encode() : null,
       ]);
     }
     this.cells.clear();
