@@ -47,52 +47,30 @@ raw AS (
          OR f.function = (SELECT id FROM functions WHERE function_id = @function_id))
   GROUP BY 1
 ),
--- Minute buckets of all functions: from per-minute rollups; hour buckets from per-hour and
--- day buckets from per-day rollups (exact count/errors/min/max/avg; p95/p99 from merged sketches, within 1%
--- of nearest rank). Rollups keep a row per function and one for all functions (function = -1).
-minutes AS (
-  SELECT m.minute - m.minute % b.unit AS bucket,
-         sum(m.count) AS count,
-         sum(m.errors) AS error_count,
-         min(m.exec_min) AS min_execution_time,
-         max(m.exec_max) AS max_execution_time,
-         sum(m.exec_sum) / nullif(sum(m.exec_n), 0) AS avg_execution_time,
-         sketch_merge(m.sketch) AS sketch
-  FROM bounds b, function_edge_minutes m
-  WHERE b.unit >= 60000000 AND b.unit < 3600000000 AND coalesce(@function_id, '') = ''
-    AND m.project = (SELECT id FROM projects WHERE ref = @project)
-    AND m.minute >= b.first AND m.minute < b.last + b.unit
-    AND m.function = -1
-  GROUP BY 1
+-- Every other bucket from the rollups of its own width: per minute (the minute buckets of all
+-- functions: minute rollups keep only the all-functions row), per hour, per day. Exact
+-- count/errors/min/max/avg; p95/p99 from merged sketches, within 1% of nearest rank. Each
+-- rollup keeps a row per function and one for all functions (function = -1).
+rollups(width, at, project, function, count, errors, exec_n, exec_sum, exec_min, exec_max, sketch) AS (
+  SELECT 60000000, minute, project, function, count, errors, exec_n, exec_sum, exec_min, exec_max, sketch FROM function_edge_minutes
+  UNION ALL
+  SELECT 3600000000, hour, project, function, count, errors, exec_n, exec_sum, exec_min, exec_max, sketch FROM function_edge_hours
+  UNION ALL
+  SELECT 86400000000, day, project, function, count, errors, exec_n, exec_sum, exec_min, exec_max, sketch FROM function_edge_days
 ),
 rolled AS (
-  SELECT m.hour - m.hour % b.unit AS bucket,
+  SELECT m.at AS bucket,
          sum(m.count) AS count,
          sum(m.errors) AS error_count,
          min(m.exec_min) AS min_execution_time,
          max(m.exec_max) AS max_execution_time,
          sum(m.exec_sum) / nullif(sum(m.exec_n), 0) AS avg_execution_time,
          sketch_merge(m.sketch) AS sketch
-  FROM bounds b, function_edge_hours m
-  WHERE b.unit = 3600000000
+  FROM bounds b, rollups m
+  WHERE m.width = b.unit
+    AND NOT (b.unit < 3600000000 AND coalesce(@function_id, '') <> '')
     AND m.project = (SELECT id FROM projects WHERE ref = @project)
-    AND m.hour >= b.first AND m.hour < b.last + b.unit
-    AND m.function = CASE WHEN coalesce(@function_id, '') = '' THEN -1
-                          ELSE (SELECT id FROM functions WHERE function_id = @function_id) END
-  GROUP BY 1
-),
-days AS (
-  SELECT m.day AS bucket,
-         sum(m.count) AS count,
-         sum(m.errors) AS error_count,
-         min(m.exec_min) AS min_execution_time,
-         max(m.exec_max) AS max_execution_time,
-         sum(m.exec_sum) / nullif(sum(m.exec_n), 0) AS avg_execution_time,
-         sketch_merge(m.sketch) AS sketch
-  FROM bounds b, function_edge_days m
-  WHERE b.unit = 86400000000
-    AND m.project = (SELECT id FROM projects WHERE ref = @project)
-    AND m.day >= b.first AND m.day < b.last + b.unit
+    AND m.at >= b.first AND m.at < b.last + b.unit
     AND m.function = CASE WHEN coalesce(@function_id, '') = '' THEN -1
                           ELSE (SELECT id FROM functions WHERE function_id = @function_id) END
   GROUP BY 1
@@ -104,16 +82,6 @@ agg AS (
          sketch_quantile(sketch, 95, min_execution_time, max_execution_time),
          sketch_quantile(sketch, 99, min_execution_time, max_execution_time)
   FROM rolled
-  UNION ALL
-  SELECT bucket, count, error_count, min_execution_time, max_execution_time, avg_execution_time,
-         sketch_quantile(sketch, 95, min_execution_time, max_execution_time),
-         sketch_quantile(sketch, 99, min_execution_time, max_execution_time)
-  FROM minutes
-  UNION ALL
-  SELECT bucket, count, error_count, min_execution_time, max_execution_time, avg_execution_time,
-         sketch_quantile(sketch, 95, min_execution_time, max_execution_time),
-         sketch_quantile(sketch, 99, min_execution_time, max_execution_time)
-  FROM days
 )
 SELECT buckets.ts AS timestamp,
        agg.min_execution_time, agg.max_execution_time, agg.avg_execution_time,
