@@ -669,8 +669,9 @@ export class LogStore {
   private stageIdle(): void {
     const state = this.importState;
     if (!state) return;
-    for (const p of state.touched.keys()) {
-      if (p.dirty && p.db && this.parts.get(partKey(p.source.code, p.start)) === p && state.batches - p.lastBatch >= STAGE_AFTER_BATCHES) this.stage(p);
+    // Only loaded partitions can hold unsaved rows: a few dozen, not every partition touched.
+    for (const p of this.loaded) {
+      if (p.dirty && p.db && state.touched.has(p) && this.parts.get(partKey(p.source.code, p.start)) === p && state.batches - p.lastBatch >= STAGE_AFTER_BATCHES) this.stage(p);
     }
   }
 
