@@ -4,12 +4,12 @@
  * (Partitions, budgets, conversion and crash states of the partitioned layout: partitions.test.ts.)
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ImportFailure, importFile, importStream } from '../ingest/import.ts';
 import { filesUnder } from '../hardening/helpers.ts';
 import type { SourceName } from '../sources.ts';
+import { storeKeeper } from '../testing/fixtures.ts';
 import { LogStore, type SourceSummary } from './log-store.ts';
 
 // 2023-03-23T14:40:18.149123Z, plus whole seconds.
@@ -18,31 +18,11 @@ const SEC = 1_000_000;
 const PA = 'projaaaaaaaaaaaaaaaa';
 const PB = 'projbbbbbbbbbbbbbbbb';
 
-const dirs: string[] = [];
-const openStores = new Set<LogStore>();
+const keeper = storeKeeper('le-store-');
+const { newDir: tempDir, close } = keeper;
+const open = (dir: string) => keeper.open(dir);
 
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'le-store-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function open(dir: string): Promise<LogStore> {
-  const store = await LogStore.open(dir);
-  openStores.add(store);
-  return store;
-}
-
-async function close(store: LogStore): Promise<void> {
-  openStores.delete(store);
-  await store.close();
-}
-
-afterEach(async () => {
-  for (const s of openStores) await s.close();
-  openStores.clear();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+afterEach(() => keeper.cleanup());
 
 const ndjson = (...records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const run = (store: LogStore, body: string, source: string) => importStream(store, [Buffer.from(body)], { source });

@@ -12,42 +12,23 @@ import type { LogRow } from '../api-types.ts';
 import { filesUnder, sleep, storeProblems } from '../hardening/helpers.ts';
 import { importStream } from '../ingest/import.ts';
 import type { SourceName } from '../sources.ts';
-import { DAY, HOUR, MIN, NOW, SEC, appOver, at, edgeRecord, rows, tempDir, type TestApp } from '../testing/fixtures.ts';
+import { DAY, HOUR, MIN, NOW, SEC, appOver, at, edgeRecord, rows, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { openDb } from './db.ts';
-import { LogStore, type StoreOptions } from './log-store.ts';
+import type { LogStore } from './log-store.ts';
 import { SPLIT_ROWS } from './partition.ts';
 
 const PA = 'projaaaaaaaaaaaaaaaa';
 const PB = 'projbbbbbbbbbbbbbbbb';
 const KiB = 1024;
 
-const dirs: string[] = [];
-const openStores = new Set<LogStore>();
+const keeper = storeKeeper('le-parts-');
+const { newDir, open, close } = keeper;
 const apps: TestApp[] = [];
-
-function newDir(): string {
-  const dir = tempDir('le-parts-');
-  dirs.push(dir);
-  return dir;
-}
-
-async function open(dir: string, opts: StoreOptions = {}): Promise<LogStore> {
-  const store = await LogStore.open(dir, opts);
-  openStores.add(store);
-  return store;
-}
-
-async function close(store: LogStore): Promise<void> {
-  openStores.delete(store);
-  await store.close();
-}
 
 afterEach(async () => {
   vi.restoreAllMocks();
   apps.splice(0);
-  for (const s of openStores) await s.close();
-  openStores.clear();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  await keeper.cleanup();
 });
 
 const ndjson = (records: unknown[]) => Buffer.from(records.map((r) => JSON.stringify(r)).join('\n') + '\n');

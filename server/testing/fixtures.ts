@@ -73,6 +73,36 @@ export function tempDir(prefix = 'le-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * The temp folders and open stores of one test file: `cleanup` (in afterEach) closes every store
+ * still open and removes every folder.
+ */
+export function storeKeeper(prefix = 'le-store-') {
+  const dirs: string[] = [];
+  const stores = new Set<LogStore>();
+  return {
+    newDir(): string {
+      const dir = tempDir(prefix);
+      dirs.push(dir);
+      return dir;
+    },
+    async open(dir: string, opts: StoreOptions = {}): Promise<LogStore> {
+      const store = await LogStore.open(dir, opts);
+      stores.add(store);
+      return store;
+    },
+    async close(store: LogStore): Promise<void> {
+      stores.delete(store);
+      await store.close();
+    },
+    async cleanup(): Promise<void> {
+      for (const s of stores) await s.close();
+      stores.clear();
+      for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
 export async function importRecords(store: LogStore, source: string, records: unknown[]) {
   const body = Buffer.from(records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   return importStream(store, [body], { source });
