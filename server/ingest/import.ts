@@ -152,9 +152,9 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
         if (err instanceof FormatError) throw new ImportFailure(err.message);
         throw err;
       }
-      // Durable before the report is returned.
-      await store.save();
     });
+    // withWriter has committed the import (saved and synced) before it returns: the report
+    // below is only ever given for data that is on disk.
     opts.onProgress?.({ ...progress });
     if (recoded && recoded.lines > 0) report.recoded = { encoding: 'windows-1252', lines: recoded.lines, firstLine: recoded.firstLine };
     return report;

@@ -5,7 +5,7 @@
  * input failing the import cleanly.
  *
  * Most cases write into a recording stand-in for the store (its contract: withWriter, write,
- * save, rollback when the work throws), so they check exactly what reaches writer.write.
+ * commit when the work returns, rollback when it throws), so they check exactly what reaches writer.write.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,7 +30,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const plain = (records: StoredRecord[]) =>
   records.map((r) => ({ ...r, raw: Buffer.isBuffer(r.raw) ? r.raw.toString('utf8') : r.raw }));
 
-/** The store's contract, recorded: writes land only if the work succeeds; ids dedupe. */
+/** The store's contract, recorded: writes land (one commit) only if the work succeeds; ids dedupe. */
 function recordingStore(opts: { onWrite?: (records: StoredRecord[]) => void } = {}) {
   const committed: Record<string, ReturnType<typeof plain>> = {};
   const seen = new Set<string>();
@@ -55,15 +55,14 @@ function recordingStore(opts: { onWrite?: (records: StoredRecord[]) => void } = 
             return { imported, duplicates: records.length - imported };
           },
         });
+        // The real store commits (saves) when the work returns.
+        saves++;
         (committed[source] ??= []).push(...plain(mine));
         return result;
       } catch (err) {
         for (const k of added) seen.delete(k);
         throw err;
       }
-    },
-    async save() {
-      saves++;
     },
   };
   return { store: store as unknown as LogStore, committed, saves: () => saves };
