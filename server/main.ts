@@ -84,7 +84,13 @@ const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: saving and shutting down`);
-  await server.close();
+  try {
+    await server.close();
+  } catch (err) {
+    // One line, no stack: what was committed before stays, and the next start opens it.
+    console.error(`could not save on shutdown: ${(err as Error).message}`);
+    process.exit(1);
+  }
   process.exit(0);
 };
 process.on('SIGINT', () => void stop('SIGINT'));

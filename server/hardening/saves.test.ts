@@ -185,6 +185,76 @@ describe('saves', () => {
   });
 });
 
+describe('a full disk means nothing changed (issue 11)', () => {
+  const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC' });
+  /** Every open of the catalog's temp file fails, as on a full disk, until restored. */
+  const catalogCannotBeWritten = () => {
+    const realOpen = fs.promises.open;
+    vi.spyOn(fs.promises, 'open').mockImplementation(async (...args: Parameters<typeof fs.promises.open>) => {
+      if (String(args[0]).endsWith('catalog.sqlite.tmp')) throw enospc();
+      return realOpen(...args);
+    });
+  };
+
+  it('a delete that cannot be saved leaves the source listed, readable and on disk as it was', async () => {
+    const dir = tempDir();
+    let store = await LogStore.open(dir);
+    try {
+      await importStream(store, [Buffer.from(edgeNdjson(300, { prefix: 'kept' }))], { source: 'edge_logs' });
+      const before = store.dump('cloudflare.logs.prod');
+      const summaryBefore = store.summary();
+      const files = filesUnder(dir);
+      const sizesBefore = sizes(dir, files);
+      catalogCannotBeWritten();
+      await expect(store.deleteSource('cloudflare.logs.prod')).rejects.toMatchObject({ code: 'ENOSPC' });
+      vi.restoreAllMocks();
+      expect(store.summary()).toEqual(summaryBefore);
+      expect(store.dump('cloudflare.logs.prod')).toEqual(before);
+      expect(filesUnder(dir)).toEqual(files);
+      expect(sizes(dir, files)).toEqual(sizesBefore);
+      // Saving later (space is back) must not make the refused delete happen after all.
+      await store.save();
+      await store.close();
+      store = await LogStore.open(dir);
+      expect(store.dump('cloudflare.logs.prod').map((r) => r.id)).toEqual(before.map((r) => r.id));
+      expect(storeProblems(store)).toEqual([]);
+    } finally {
+      vi.restoreAllMocks();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an import refused for a full disk leaves no bytes behind, even when its rollback cannot be saved either', async () => {
+    const dir = tempDir();
+    const store = await LogStore.open(dir);
+    try {
+      await importStream(store, [Buffer.from(edgeNdjson(300, { prefix: 'acked' }))], { source: 'edge_logs' });
+      const files = filesUnder(dir);
+      const sizesBefore = sizes(dir, files);
+      const before = store.dump('cloudflare.logs.prod');
+      catalogCannotBeWritten();
+      await expect(importStream(store, [Buffer.from(edgeNdjson(2000, { prefix: 'refused' }))], { source: 'edge_logs' })).rejects.toMatchObject({ code: 'ENOSPC' });
+      vi.restoreAllMocks();
+      expect(filesUnder(dir)).toEqual(files);
+      expect(sizes(dir, files)).toEqual(sizesBefore);
+      expect(store.dump('cloudflare.logs.prod')).toEqual(before);
+      // Memory matches the disk again: a save (at shutdown, say) has nothing to write.
+      vi.spyOn(fs.promises, 'open').mockRejectedValue(enospc());
+      await store.save();
+      vi.restoreAllMocks();
+      // The store goes on: the same import succeeds once the disk has room.
+      const again = await importStream(store, [Buffer.from(edgeNdjson(2000, { prefix: 'refused' }))], { source: 'edge_logs' });
+      expect(again.imported).toBe(2000);
+      expect(storeProblems(store)).toEqual([]);
+    } finally {
+      vi.restoreAllMocks();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 /** A tmpfs of `size` mounted on a fresh folder, or undefined (with the reason) when this machine cannot. */
 function mountTmpfs(size: string): { dir: string; unmount(): void } | { skip: string } {
   if (process.platform !== 'linux') return { skip: 'tmpfs needs Linux' };
@@ -252,6 +322,22 @@ describe('a full disk (a 3 MB tmpfs)', () => {
       expect(rows.status).toBe(200);
       expect(((await rows.json()) as { result: unknown[] }).result).toHaveLength(100);
       expect(edgeCount(store)).toBe(1000);
+
+      // Every byte taken: a delete cannot be saved, so it must not happen, in memory either.
+      const filler2 = path.join(mnt, 'filler2');
+      const fd2 = fs.openSync(filler2, 'w');
+      try {
+        for (;;) fs.writeSync(fd2, Buffer.alloc(4096));
+      } catch (err) {
+        expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      } finally {
+        fs.closeSync(fd2);
+      }
+      const del = await request('/api/sources/edge_logs', { method: 'DELETE' });
+      expect(del.status).toBe(507);
+      const listed = (await (await request('/api/sources')).json()) as { result: Array<{ alias: string; count: number }> };
+      expect(listed.result.find((x) => x.alias === 'edge_logs')?.count).toBe(1000);
+      fs.rmSync(filler2);
 
       // Space comes back: saving and importing work again, and everything is on disk.
       fs.rmSync(filler);

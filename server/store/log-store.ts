@@ -160,6 +160,10 @@ interface ImportState {
   removed: Partition[];
   /** Import batches so far, to find partitions the import has moved past. */
   batches: number;
+  /** A save committed while the import ran (as at shutdown): the disk holds part of it. */
+  committedDuring: boolean;
+  /** The store had unsaved changes when the import began (a conversion's bulk load). */
+  unsavedBefore: boolean;
 }
 
 /** Partitions held in memory at most, whatever their size (each costs sql.js some memory). */
@@ -429,7 +433,7 @@ export class LogStore {
 
   /** Runs `work` as one import: committed when it returns, rolled back when it throws. */
   private async inImport<T>(work: () => Promise<T>): Promise<T> {
-    this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map(), removed: [], batches: 0 };
+    this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map(), removed: [], batches: 0, committedDuring: false, unsavedBefore: this.hasUnsaved() };
     try {
       const result = await work();
       await this.save();
@@ -718,9 +722,13 @@ export class LogStore {
       // catalog is committed may the files it no longer refers to be cut or deleted.
       await this.save();
     } catch {
-      // The import's own error is the one to report; the extra bytes stay, unreferenced.
+      // The import's own error is the one to report (a full disk, often).
       for (const { p } of cuts) p.blocks.dropPending();
-      return;
+      if (state.committedDuring) return; // the extra bytes stay, unreferenced, until the next open
+      // The committed catalog is the one from before the import: what the import appended or
+      // wrote is no one's, so it goes now, not at the next start (a full disk needs the space),
+      // and memory matches the disk again: nothing is left to save (at shutdown, say).
+      this.catalogDirty = state.unsavedBefore;
     }
     for (const { p, size } of cuts) p.blocks.truncate(size);
     this.urls.cutFile();
@@ -790,6 +798,7 @@ export class LogStore {
         for (const d of dirs) await syncDir(d);
         await writeSynced(tmp, catalogImage);
         await fs.promises.rename(tmp, file);
+        if (this.importState) this.importState.committedDuring = true;
         this.urls.committedAt(urls);
         await syncDir(this.dataDir);
       } catch (err) {
