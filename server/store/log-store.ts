@@ -19,6 +19,7 @@ import type { RecordAddress } from './record-blocks.ts';
 import { DAY_GRAIN, FunctionRollupBatch, HOUR_GRAIN, MINUTE_GRAIN } from './rollups.ts';
 import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
+import { makeOwnerOnly } from './data-dir.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
 export interface StoredRecord {
@@ -240,6 +241,8 @@ export class LogStore {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const lock = opts.lockKind === false ? undefined : acquireDataLock(dataDir, { kind: opts.lockKind ?? 'store' });
     try {
+      const loose = makeOwnerOnly(dataDir);
+      if (loose.length) console.warn(`cannot make ${loose.length} entries of ${dataDir} owner-only (not owned by this user), e.g. ${loose[0]}`);
       await loadEngine();
       const file = path.join(dataDir, CATALOG_FILE);
       fs.rmSync(`${file}.tmp`, { force: true });
