@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edgeRecord, tempDir } from '../server/testing/fixtures.ts';
 import { appApi } from './app-api.ts';
 import { buildElectron, PARSE_WORKER_ENTRY, type ElectronBuildResult } from './build.ts';
-import { BUNDLES, SQL_WASM } from './runtime-paths.ts';
+import { BUNDLES, SQL_SCRIPT, SQL_WASM } from './runtime-paths.ts';
 import { forkNodeServer, ServerSupervisor, type ServerReady } from './supervisor.ts';
 
 let built: ElectronBuildResult;
@@ -30,7 +30,7 @@ describe('buildElectron', () => {
   it('writes the three bundles, the wasm and the endpoint queries, and nothing that needs node_modules', () => {
     const queries = fs.readdirSync(path.join(import.meta.dirname, '..', 'queries')).filter((f) => f.endsWith('.sql'));
     expect(queries.length).toBeGreaterThan(0);
-    for (const f of [BUNDLES.main, BUNDLES.preload, BUNDLES.serverProcess, SQL_WASM, ...queries]) expect(built.files).toContain(f);
+    for (const f of [BUNDLES.main, BUNDLES.preload, BUNDLES.serverProcess, SQL_WASM, SQL_SCRIPT, ...queries]) expect(built.files).toContain(f);
     const wasm = fs.readFileSync(path.join(built.outDir, SQL_WASM));
     expect(wasm.subarray(0, 4)).toEqual(Buffer.from([0x00, 0x61, 0x73, 0x6d])); // "\0asm"
   });

@@ -12,6 +12,7 @@
  *                       Node's worker_threads load .mjs files in the utility process as in
  *                       Node; CommonJS packages inside get `require` from a banner.
  *   sql-wasm.wasm       sql.js's WebAssembly, read at run time next to the bundle
+ *   sql-wasm.js         sql.js's script, loaded at run time (again after an engine trap)
  *   *.sql               the endpoint queries, which queries/registry.ts reads next to itself
  * The renderer is built separately (`npm run build` → dist/renderer/).
  */
@@ -20,7 +21,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import { BUNDLES, ELECTRON_OUT_DIR, SQL_WASM } from './runtime-paths.ts';
+import { BUNDLES, ELECTRON_OUT_DIR, SQL_SCRIPT, SQL_WASM } from './runtime-paths.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -46,25 +47,32 @@ const ESM_REQUIRE_BANNER = [
 /** The parse worker's source; the worker bundle is built only when it exists. */
 export const PARSE_WORKER_ENTRY = path.join(ROOT, 'server', 'ingest', 'parse-worker.ts');
 
-const WASM_NEEDLE = "require.resolve('sql.js/dist/sql-wasm.wasm')";
+/** How server/store/db.ts finds sql.js's files, and the copy next to the bundle each becomes. */
+const SQL_JS_NEEDLES: ReadonlyArray<[needle: string, copy: string]> = [
+  ["require.resolve('sql.js/dist/sql-wasm.wasm')", SQL_WASM],
+  ["require.resolve('sql.js/dist/sql-wasm.js')", SQL_SCRIPT],
+];
 
 /**
- * server/store/db.ts finds sql.js's wasm with require.resolve through node_modules, which a
- * packaged app does not ship (electron-builder drops nested node_modules, and the bundle needs
- * none). In the bundle that one expression becomes the copy next to the bundle. Fails the
- * build loudly if db.ts changes how it finds the file.
+ * server/store/db.ts finds sql.js's wasm and script with require.resolve through node_modules,
+ * which a packaged app does not ship (electron-builder drops nested node_modules, and the
+ * bundle needs none). In the bundle each of those expressions becomes the copy next to the
+ * bundle. Fails the build loudly if db.ts changes how it finds the files.
  */
 export function sqlWasmNextToBundle(): Plugin {
   return {
     name: 'sql-wasm-next-to-bundle',
     setup(b) {
       b.onLoad({ filter: /[\\/]server[\\/]store[\\/]db\.ts$/ }, async (args) => {
-        const source = await fs.promises.readFile(args.path, 'utf8');
-        const found = source.split(WASM_NEEDLE).length - 1;
-        if (found !== 1) {
-          return { errors: [{ text: `expected exactly one ${WASM_NEEDLE} in server/store/db.ts, found ${found}: update electron/build.ts to how db.ts now locates sql.js's wasm` }] };
+        let source = await fs.promises.readFile(args.path, 'utf8');
+        for (const [needle, copy] of SQL_JS_NEEDLES) {
+          const found = source.split(needle).length - 1;
+          if (found !== 1) {
+            return { errors: [{ text: `expected exactly one ${needle} in server/store/db.ts, found ${found}: update electron/build.ts to how db.ts now locates sql.js` }] };
+          }
+          source = source.replace(needle, `require("node:path").join(__dirname, ${JSON.stringify(copy)})`);
         }
-        return { contents: source.replace(WASM_NEEDLE, `require("node:path").join(__dirname, ${JSON.stringify(SQL_WASM)})`), loader: 'ts' };
+        return { contents: source, loader: 'ts' };
       });
     },
   };
@@ -165,6 +173,7 @@ export async function buildElectron(options: ElectronBuildOptions = {}): Promise
 
   const requireHere = createRequire(import.meta.url);
   fs.copyFileSync(requireHere.resolve('sql.js/dist/sql-wasm.wasm'), outfile(SQL_WASM));
+  fs.copyFileSync(requireHere.resolve('sql.js/dist/sql-wasm.js'), outfile(SQL_SCRIPT));
   for (const f of fs.readdirSync(path.join(ROOT, 'queries'))) {
     if (f.endsWith('.sql')) fs.copyFileSync(path.join(ROOT, 'queries', f), outfile(f));
   }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../server/testing/fixtures.ts';
 import { buildElectron } from './build.ts';
-import { BUNDLES, ELECTRON_OUT_DIR, RENDERER_OUT_DIR, runtimePaths, SQL_WASM } from './runtime-paths.ts';
+import { BUNDLES, ELECTRON_OUT_DIR, RENDERER_OUT_DIR, runtimePaths, SQL_SCRIPT, SQL_WASM } from './runtime-paths.ts';
 
 interface BuilderConfig {
   extraMetadata: { main: string };
@@ -88,7 +88,7 @@ describe('electron-builder.json', () => {
 
   it('ships every file the shell build writes (but no source maps)', () => {
     expect(builtFiles).toEqual(
-      expect.arrayContaining([BUNDLES.main, BUNDLES.preload, BUNDLES.serverProcess, SQL_WASM, 'logs.all.sql'].map((f) => `${ELECTRON_OUT_DIR}/${f}`)),
+      expect.arrayContaining([BUNDLES.main, BUNDLES.preload, BUNDLES.serverProcess, SQL_WASM, SQL_SCRIPT, 'logs.all.sql'].map((f) => `${ELECTRON_OUT_DIR}/${f}`)),
     );
     for (const file of builtFiles) expect(shipped(file, config.files), file).toBe(!file.endsWith('.map'));
     expect(builtFiles.some((f) => f.endsWith('.map'))).toBe(true);
@@ -119,7 +119,7 @@ describe('electron-builder.json', () => {
     expect(unpacked(`${asUnpacked(p.rendererDir)}/index.html`)).toBe(true);
     expect(unpacked(`${asUnpacked(p.rendererDir)}/assets/index-abc123.js`)).toBe(true);
     // The server bundle reads the wasm and the queries next to itself.
-    for (const file of builtFiles.filter((f) => f.endsWith('.sql') || f.endsWith('.wasm'))) expect(unpacked(file), file).toBe(true);
+    for (const file of builtFiles.filter((f) => f.endsWith('.sql') || f.endsWith('.wasm') || f.endsWith(SQL_SCRIPT))) expect(unpacked(file), file).toBe(true);
     // Electron loads main and preload from inside the archive.
     expect(p.preload).toBe(path.join(mainDir, BUNDLES.preload));
     expect(unpacked(`${ELECTRON_OUT_DIR}/${BUNDLES.preload}`)).toBe(false);

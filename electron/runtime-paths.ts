@@ -19,6 +19,8 @@ export const BUNDLES = {
 
 /** sql.js's WebAssembly, copied next to the server bundle (the bundle loads it at run time). */
 export const SQL_WASM = 'sql-wasm.wasm';
+/** sql.js's script, copied beside it: a trapped engine is replaced by evaluating it again. */
+export const SQL_SCRIPT = 'sql-wasm.js';
 
 /**
  * The path of a file that electron-builder unpacked from app.asar (asarUnpack). The server

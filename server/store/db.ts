@@ -3,7 +3,7 @@
  * engine can change (or gain a native twin) without the rest of the server noticing.
  */
 import { createRequire } from 'node:module';
-import initSqlJs from 'sql.js';
+import type initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 
 export type SqlValue = number | string | Uint8Array | null;
@@ -16,6 +16,24 @@ export class QueryTimeout extends Error {
     super('the query ran past its time limit');
   }
 }
+
+/**
+ * The WebAssembly instance behind every database trapped (a stack overflow, say): its memory
+ * may be corrupt, so no database of that instance is touched again. The store reopens from
+ * its last saved state on a fresh instance (LogStore's engine recovery).
+ */
+export class EngineTrapped extends Error {
+  constructor(cause?: unknown) {
+    super('the database engine failed and is being reopened from the last saved state', { cause });
+  }
+}
+
+/**
+ * Text a user-defined function may hand back to SQLite. sql.js copies such a result onto the
+ * WebAssembly stack (5 MiB); a longer one would overflow it and trap the instance. Larger
+ * results are refused as an ordinary SQL error instead. Exposed so a test can lift it.
+ */
+export const engineLimits = { functionTextChars: 1 << 20 };
 
 export interface AggregateSpec<S> {
   init: () => S;
@@ -70,15 +88,42 @@ export function withDeadline<T>(deadline: number, fn: () => T): T {
   }
 }
 
-let sqlJs: Promise<SqlJsStatic> | undefined;
+/** The live instance, and which one it is: databases of an older generation are dead. */
+const engineState: { generation: number; trapped: boolean; onTrap: Set<() => void> } = { generation: 0, trapped: false, onTrap: new Set() };
 
-function engine(): Promise<SqlJsStatic> {
-  if (!sqlJs) {
-    const require = createRequire(import.meta.url);
-    const wasm = require.resolve('sql.js/dist/sql-wasm.wasm');
-    sqlJs = initSqlJs({ locateFile: () => wasm });
+/**
+ * A new sql.js instance. sql.js keeps one module per loaded script, so a fresh instance needs
+ * the script evaluated again: it is taken out of the require cache first.
+ */
+function freshEngine(): Promise<SqlJsStatic> {
+  const require = createRequire(import.meta.url);
+  const script = require.resolve('sql.js/dist/sql-wasm.js');
+  delete require.cache[script];
+  const init = require(script) as typeof initSqlJs;
+  const wasm = require.resolve('sql.js/dist/sql-wasm.wasm');
+  return init({ locateFile: () => wasm });
+}
+
+/** Calls `listener` when the engine traps (once per trapped instance). */
+export function onEngineTrapped(listener: () => void): () => void {
+  engineState.onTrap.add(listener);
+  return () => engineState.onTrap.delete(listener);
+}
+
+function noteTrap(err: unknown, generation: number): never {
+  if (generation === engineState.generation && !engineState.trapped) {
+    engineState.trapped = true;
+    for (const l of engineState.onTrap) l();
   }
-  return sqlJs;
+  throw new EngineTrapped(err);
+}
+
+/** What a trapped WebAssembly instruction throws (Node's types do not declare the global's value). */
+const WasmRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: new () => Error } }).WebAssembly.RuntimeError;
+
+/** Whether the instance that databases of `generation` live in can still be used. */
+function alive(generation: number): boolean {
+  return generation === engineState.generation && !engineState.trapped;
 }
 
 function bindable(params: SqlParams | undefined): Record<string, SqlValue> | SqlValue[] | undefined {
@@ -105,8 +150,20 @@ class SqlJsDb implements Db {
   private statements = new Map<string, Statement>();
   private functions: Array<(db: Database) => void> = [];
   private inTransaction = false;
+  private readonly generation = engineState.generation;
 
   constructor(private db: Database) {}
+
+  /** Runs one call into sql.js; a trap marks the instance dead instead of leaving it in use. */
+  private guard<T>(fn: () => T): T {
+    if (!alive(this.generation)) throw new EngineTrapped();
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof WasmRuntimeError) noteTrap(err, this.generation);
+      throw err;
+    }
+  }
 
   private checkDeadline(): void {
     checkDeadline();
@@ -122,23 +179,29 @@ class SqlJsDb implements Db {
   }
 
   exec(sql: string): void {
-    this.db.exec(sql);
+    this.guard(() => this.db.exec(sql));
   }
 
   run(sql: string, params?: SqlParams): number {
-    const stmt = this.prepared(sql);
-    try {
-      const b = bindable(params);
-      if (b) stmt.bind(b);
-      stmt.step();
-    } finally {
-      stmt.reset();
-    }
-    return this.db.getRowsModified();
+    return this.guard(() => {
+      const stmt = this.prepared(sql);
+      try {
+        const b = bindable(params);
+        if (b) stmt.bind(b);
+        stmt.step();
+      } finally {
+        stmt.reset();
+      }
+      return this.db.getRowsModified();
+    });
   }
 
   /** Steps one statement to the end, collecting each row as `read` shapes it. */
   private collect<R>(sql: string, params: SqlParams | undefined, read: (stmt: Statement) => R): R[] {
+    return this.guard(() => this.collectRows(sql, params, read));
+  }
+
+  private collectRows<R>(sql: string, params: SqlParams | undefined, read: (stmt: Statement) => R): R[] {
     const stmt = this.prepared(sql);
     const out: R[] = [];
     try {
@@ -169,13 +232,14 @@ class SqlJsDb implements Db {
   transaction<T>(fn: () => T): T {
     if (this.inTransaction) throw new Error('nested transaction');
     this.inTransaction = true;
-    this.db.exec('BEGIN');
+    this.exec('BEGIN');
     try {
       const result = fn();
-      this.db.exec('COMMIT');
+      this.exec('COMMIT');
       return result;
     } catch (err) {
-      this.db.exec('ROLLBACK');
+      // A dead instance has nothing to roll back: the store reopens from its files.
+      if (!(err instanceof EngineTrapped)) this.exec('ROLLBACK');
       throw err;
     } finally {
       this.inTransaction = false;
@@ -185,12 +249,16 @@ class SqlJsDb implements Db {
   defineFunction(name: string, fn: (...args: SqlValue[]) => SqlValue): void {
     const guarded = (...args: SqlValue[]) => {
       this.checkDeadline();
-      return fn(...args);
+      const result = fn(...args);
+      if (typeof result === 'string' && result.length > engineLimits.functionTextChars) {
+        throw new Error(`${name} returned ${result.length} characters; SQL functions may return at most ${engineLimits.functionTextChars}`);
+      }
+      return result;
     };
     // sql.js takes the SQL arity from the function's length.
     Object.defineProperty(guarded, 'length', { value: fn.length });
     const register = (db: Database) => db.create_function(name, guarded);
-    register(this.db);
+    this.guard(() => register(this.db));
     this.functions.push(register);
   }
 
@@ -207,24 +275,30 @@ class SqlJsDb implements Db {
         step,
         finalize: (s) => spec.finalize(s as S),
       });
-    register(this.db);
+    this.guard(() => register(this.db));
     this.functions.push(register);
   }
 
   exportImage(): Uint8Array {
     if (this.inTransaction) throw new Error('cannot export inside a transaction');
-    // sql.js frees every prepared statement and drops user functions when it exports.
-    for (const s of this.statements.values()) s.free();
-    this.statements.clear();
-    const image = this.db.export();
-    for (const register of this.functions) register(this.db);
-    return image;
+    return this.guard(() => {
+      // sql.js frees every prepared statement and drops user functions when it exports.
+      for (const s of this.statements.values()) s.free();
+      this.statements.clear();
+      const image = this.db.export();
+      for (const register of this.functions) register(this.db);
+      return image;
+    });
   }
 
   close(): void {
-    for (const s of this.statements.values()) s.free();
-    this.statements.clear();
-    this.db.close();
+    // A database of a dead instance is dropped, not closed: its memory is not touched again.
+    if (!alive(this.generation)) return;
+    this.guard(() => {
+      for (const s of this.statements.values()) s.free();
+      this.statements.clear();
+      this.db.close();
+    });
   }
 }
 
@@ -234,10 +308,39 @@ export interface OpenOptions {
 }
 
 let loaded: SqlJsStatic | undefined;
+let loading: Promise<SqlJsStatic> | undefined;
 
 /** Loads the engine once; afterwards openDbSync works. */
 export async function loadEngine(): Promise<void> {
-  loaded ??= await engine();
+  loading ??= freshEngine();
+  loaded ??= await loading;
+}
+
+/**
+ * Replaces a trapped instance with a fresh one. Databases opened before are dead from now on
+ * (their calls throw EngineTrapped); open them again from their files.
+ */
+export function replaceTrappedEngine(): Promise<void> {
+  if (!engineState.trapped) return replacing ?? Promise.resolve();
+  // Every store (and a test's several) waits for the one replacement.
+  replacing ??= (async () => {
+    try {
+      loading = freshEngine();
+      loaded = await loading;
+      engineState.generation++;
+      engineState.trapped = false;
+    } finally {
+      replacing = undefined;
+    }
+  })();
+  return replacing;
+}
+
+let replacing: Promise<void> | undefined;
+
+/** Whether the instance has trapped and waits to be replaced. */
+export function engineTrapped(): boolean {
+  return engineState.trapped;
 }
 
 /** Opens a database from a saved image, or an empty one. */
@@ -249,6 +352,7 @@ export async function openDb(image?: Uint8Array, opts: OpenOptions = {}): Promis
 /** Like openDb, once loadEngine has run (partitions load in the middle of synchronous work). */
 export function openDbSync(image?: Uint8Array, opts: OpenOptions = {}): Db {
   if (!loaded) throw new Error('the sql.js engine is not loaded yet');
+  if (engineState.trapped) throw new EngineTrapped();
   const db = new loaded.Database(image);
   // The database lives in memory: a rollback journal in memory is enough, and there is no
   // disk to sync; durability comes from the atomic save of the whole image.

@@ -11,7 +11,7 @@ import { SOURCES, type SourceInfo, type SourceName, sourceInfo } from '../source
 import { ApiHours, addToApiBatch, type ApiHourBatch } from './api-hours.ts';
 import { CATALOG_FILE, metaValue, partitionRows, prepareCatalog, putPartitionRow, setMeta, type PartitionRow } from './catalog.ts';
 import { UrlDictionary } from './url-dictionary.ts';
-import { loadEngine, openDbSync, type Db } from './db.ts';
+import { loadEngine, onEngineTrapped, openDbSync, replaceTrappedEngine, type Db } from './db.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
 import { CONVERTED_KEY, convertLegacyStore, LEGACY_STORE_FILE, removeLegacyFiles } from './legacy-store.ts';
 import { DAY_MICROS, dayStart, HOUR_MICROS, hourStart, hotInsertSql, idKey, Partition, SPLIT_ROWS } from './partition.ts';
@@ -216,6 +216,8 @@ export class LogStore {
   urlEpoch = 0;
   readonly memoryBudgetBytes: number;
   lock: DataLock | undefined;
+  private stopTrapWatch: () => void = () => undefined;
+  private recovering: Promise<void> | null = null;
 
   private constructor(
     readonly dataDir: string,
@@ -251,9 +253,10 @@ export class LogStore {
       prepareCatalog(catalog);
       const store = new LogStore(dataDir, catalog, opts);
       store.lock = lock;
-      for (const row of partitionRows(catalog)) store.addPartition(new Partition(store.sourceByCode(row.source), store.partsDir(row.source), row));
-      store.loadSplitDays();
-      store.collectGarbage();
+      store.loadPartitions();
+      store.stopTrapWatch = onEngineTrapped(() => {
+        store.recoverEngine().catch((err: unknown) => console.error('could not reopen the store after an engine failure:', err));
+      });
       if (exists && catalog.rows('SELECT 1 FROM meta WHERE key = ?', [CONVERTED_KEY]).length && fs.existsSync(path.join(dataDir, LEGACY_STORE_FILE))) {
         // A conversion committed, then stopped before removing the old files.
         removeLegacyFiles(dataDir);
@@ -269,6 +272,47 @@ export class LogStore {
       lock?.release();
       throw err;
     }
+  }
+
+  /** The partitions the catalog names, split days, and no file the catalog does not name. */
+  private loadPartitions(): void {
+    for (const row of partitionRows(this.catalogDb)) this.addPartition(new Partition(this.sourceByCode(row.source), this.partsDir(row.source), row));
+    this.loadSplitDays();
+    this.collectGarbage();
+  }
+
+  /**
+   * After the engine trapped (docs/ARCHITECTURE.md, "Engine failures"): waits for the running
+   * import (which fails) and save, replaces the engine, and reopens the store from its last
+   * commit, as a restart would: every database is read again from its file, bytes and files
+   * no commit names are cut. Requests in between fail with EngineTrapped (a 503).
+   */
+  recoverEngine(): Promise<void> {
+    this.recovering ??= this.writes
+      .run(() =>
+        this.saves.run(async () => {
+          await replaceTrappedEngine();
+          for (const p of new Set([...this.parts.values(), ...this.loaded])) p.close();
+          this.parts.clear();
+          this.bySource.clear();
+          this.loaded.clear();
+          this.saving.clear();
+          this.obsolete = [];
+          this.catalogDb.close();
+          this.catalogDb = openDbSync(new Uint8Array(fs.readFileSync(path.join(this.dataDir, CATALOG_FILE))));
+          this.catalogDirty = false;
+          this.resetCaches();
+          this.urls.close();
+          this.urls.resetTo(urlsState(this.catalogDb));
+          this.urls.cutFile();
+          this.loadPartitions();
+          this.changed();
+        }),
+      )
+      .finally(() => {
+        this.recovering = null;
+      });
+    return this.recovering;
   }
 
   private loadSplitDays(): void {
@@ -969,6 +1013,7 @@ export class LogStore {
   }
 
   async close(): Promise<void> {
+    this.stopTrapWatch();
     await this.writes.run(async () => undefined);
     await this.saves.run(async () => undefined);
     for (const p of this.parts.values()) p.close();
