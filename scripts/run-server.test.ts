@@ -105,7 +105,10 @@ describe('buildServer', () => {
     const code = fs.readFileSync(path.join(outDir, 'main.mjs'), 'utf8');
     const imports = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
     expect(imports.filter((i) => i.startsWith('.'))).toEqual([]);
-    expect(imports).toEqual(expect.arrayContaining(['sql.js', 'hono']));
+    expect(imports).toEqual(expect.arrayContaining(['hono', '@hono/node-server']));
+    // sql.js is required at run time from node_modules (again after an engine trap), never inlined.
+    expect(code).toMatch(/\.resolve\("sql\.js\/dist\/sql-wasm\.js"\)/);
+    expect(code).not.toContain('initSqlJsPromise');
   });
 
   it('puts the worker where the import code looks: new URL("./parse-worker.mjs", the bundle URL)', async () => {

@@ -4,7 +4,7 @@
  * export can be explored as if it were live.
  */
 import type { Clock } from './time.ts';
-import { systemClock } from './time.ts';
+import { INSTANT_RANGE, inRange, RECORD_RANGE, systemClock } from './time.ts';
 
 export type ClockMode = 'system' | 'fixed' | 'latest';
 
@@ -27,13 +27,20 @@ export class AppClock implements Clock {
 
   now(): number {
     if (this.mode === 'fixed') return this.fixed;
-    if (this.mode === 'latest') return this.newestRecord() ?? this.system.now();
+    if (this.mode === 'latest') {
+      // Imports refuse records outside RECORD_RANGE, but a store written by an older version
+      // may hold one (a 9999-12-31 placeholder): it is not a "latest" to explore from.
+      const newest = this.newestRecord();
+      return newest !== null && inRange(newest, RECORD_RANGE) ? newest : this.system.now();
+    }
     return this.system.now();
   }
 
   set(mode: ClockMode, fixed?: number): void {
     if (mode === 'fixed') {
       if (fixed === undefined) throw new Error('a fixed clock needs an instant');
+      // Callers parse with parseIsoMicros, which already refuses these; this guards the rest.
+      if (!inRange(fixed, INSTANT_RANGE)) throw new RangeError(`a fixed clock must be within ${INSTANT_RANGE.text}`);
       this.fixed = fixed;
     }
     this.mode = mode;

@@ -50,7 +50,7 @@ export async function withFlatView<T>(store: LogStore, fn: (db: Db) => T): Promi
         const part = store.use(p);
         for (const [project, ts, url, families, status, blk, boff, len, ref] of part.rows('SELECT project, ts, url, families, status, blk, boff, len, project FROM edge_logs')) {
           const refText = store.catalog.rows('SELECT ref FROM projects WHERE id = ?', [ref as number])[0]![0] as string;
-          records.push(canonicalRecord(store.readRecord(p, { blk: blk as number, boff: boff as number, len: len as number }).toString('utf8'), p.source, refText));
+          records.push(canonicalRecord(store.readRecord(p, { blk: blk as number, boff: boff as number, len: len as number }).toString('utf8'), p.source, refText, ts as number));
           db.run('INSERT INTO edge_logs VALUES (?, ?, ?, ?, ?, ?)', [records.length, project, ts, url, families, status] as SqlValue[]);
         }
       }

@@ -152,7 +152,7 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
       const key = `${p.source.code}:${p.start}:${p.row.width}:${store.urlEpoch}:${rid as number}`;
       let hit = recent.get(key);
       if (!hit) {
-        const text = canonicalRecord(store.readRecord(p, { blk: blk as number, boff: boff as number, len: len as number }).toString('utf8'), p.source, projectRef);
+        const text = canonicalRecord(store.readRecord(p, { blk: blk as number, boff: boff as number, len: len as number }).toString('utf8'), p.source, projectRef, ts as number);
         const record = JSON.parse(text) as Record<string, unknown>;
         // The row as answered, its JSON kept: paging and refreshes ask for the same rows.
         const row = keepRowJson({ id: record.id, timestamp: ts as number, event_message: record.event_message, metadata: record.metadata });

@@ -6,10 +6,17 @@ import { createHash } from 'node:crypto';
 import { FAMILY, HOT_COLUMNS } from '../store/hot-columns.ts';
 import type { StoredRecord } from '../store/log-store.ts';
 import { findSource, type SourceInfo } from '../sources.ts';
-import { parseRecordTimestamp } from '../time.ts';
-import { isObject, pick, toQueryShape, type Json, type JsonObject } from './shape.ts';
+import { inRange, parseRecordTimestamp, RECORD_RANGE } from '../time.ts';
+import { isObject, nestsDeeperThan, pick, setOwn, toQueryShape, type Json, type JsonObject } from './shape.ts';
 
 export type Normalized = { record: StoredRecord } | { error: string };
+
+/**
+ * Deepest accepted nesting of objects and arrays in a record (metadata in the ingest shape is
+ * about 5 levels). Deeper records are refused at import: serializing them back (JSON.stringify
+ * is recursive) could exhaust the call stack on every read of their window.
+ */
+export const MAX_NESTING_DEPTH = 128;
 
 /** Longest accepted project ref; real refs are 20 characters. */
 const MAX_PROJECT_LENGTH = 256;
@@ -24,13 +31,13 @@ function fromCsvRow(row: Record<string, string>): JsonObject {
     const t = v.trimStart();
     if (!TEXT_COLUMNS.has(k) && (t.startsWith('{') || t.startsWith('['))) {
       try {
-        out[k] = JSON.parse(v) as Json;
+        setOwn(out, k, JSON.parse(v) as Json);
         continue;
       } catch {
         // Not JSON after all: keep the text.
       }
     }
-    out[k] = v;
+    setOwn(out, k, v);
   }
   return out;
 }
@@ -80,16 +87,25 @@ interface Core {
   givenId: string | null;
 }
 
-/** The steps shared by import and read-back: timestamp, metadata, project, message, id. */
-function core(raw: unknown, source: SourceInfo, projectOption: string | undefined, fromCsv: boolean): Core | { error: string } {
+/**
+ * The steps shared by import and read-back: timestamp, metadata, project, message, id. A
+ * read-back passes the instant stored at import (`storedTs`): rules added since (the accepted
+ * date range, say) must not make a stored record unreadable.
+ */
+function core(raw: unknown, source: SourceInfo, projectOption: string | undefined, fromCsv: boolean, storedTs?: number): Core | { error: string } {
   if (!isObject(raw)) return { error: 'not a JSON object' };
   // As in NDJSON: a raw NUL byte in a text file means binary or UTF-16 data, not a log line.
   if (fromCsv && Object.values(raw).some((v) => typeof v === 'string' && v.includes('\u0000'))) return { error: 'contains a NUL byte' };
   const rec = fromCsv ? fromCsvRow(raw as Record<string, string>) : raw;
 
-  if (rec.timestamp === undefined || rec.timestamp === null || rec.timestamp === '') return { error: 'missing timestamp' };
-  const ts = parseRecordTimestamp(rec.timestamp);
-  if (ts === undefined) return { error: `unrecognized timestamp ${JSON.stringify(rec.timestamp).slice(0, 60)}` };
+  let ts = storedTs;
+  if (ts === undefined) {
+    if (rec.timestamp === undefined || rec.timestamp === null || rec.timestamp === '') return { error: 'missing timestamp' };
+    ts = parseRecordTimestamp(rec.timestamp);
+    const shown = JSON.stringify(rec.timestamp).slice(0, 60);
+    if (ts === undefined) return { error: `unrecognized timestamp ${shown}` };
+    if (!inRange(ts, RECORD_RANGE)) return { error: `timestamp ${shown} is outside the accepted range ${RECORD_RANGE.text}` };
+  }
 
   let metadata = rec.metadata;
   if (typeof metadata === 'string') {
@@ -133,6 +149,10 @@ export function normalizeRecord(
   const c = core(raw, source, projectOption, fromCsv);
   if ('error' in c) return c;
   const { rec, ts, project, metadata } = c;
+  // CSV metadata arrives as text: its depth counts one level below the record.
+  if (nestsDeeperThan(rec, MAX_NESTING_DEPTH) || (typeof rec.metadata === 'string' && nestsDeeperThan(metadata, MAX_NESTING_DEPTH - 1))) {
+    return { error: `nested deeper than ${MAX_NESTING_DEPTH} levels of objects and arrays` };
+  }
   const id = c.givenId ?? deriveId(ts, project, c.eventMessage, JSON.stringify(toQueryShape(metadata)));
   const stored = line ?? JSON.stringify(rec);
   const record: StoredRecord = { id, ts, project, raw: stored };
@@ -159,8 +179,8 @@ export function normalizeRecord(
  * `timestamp` in µs, `event_message` text, the project where the source keeps it, and
  * `metadata` in the query shape. `project` is the ref resolved at import.
  */
-export function canonicalRecord(storedText: string, source: SourceInfo, project: string): string {
-  const c = core(JSON.parse(storedText) as unknown, source, project, false);
+export function canonicalRecord(storedText: string, source: SourceInfo, project: string, storedTs?: number): string {
+  const c = core(JSON.parse(storedText) as unknown, source, project, false, storedTs);
   if ('error' in c) throw new Error(`stored record no longer normalizes: ${c.error}`);
   const metadataJson = JSON.stringify(toQueryShape(c.metadata));
   const id = c.givenId ?? deriveId(c.ts, c.project, c.eventMessage, metadataJson);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pick, toIngestShape, toQueryShape } from './shape.ts';
+import { nestsDeeperThan, pick, toIngestShape, toQueryShape, type Json, type JsonObject } from './shape.ts';
 
 const ingest = {
   request: { method: 'GET', path: '/rest/v1/todos', headers: { host: 'abc.supabase.co' } },
@@ -74,5 +74,38 @@ describe('pick', () => {
     expect(pick(query, ['level', 'x'])).toBeUndefined();
     expect(pick([], ['a'])).toBeUndefined();
     expect(pick(undefined, ['a'])).toBeUndefined();
+  });
+});
+
+describe('any depth, any key', () => {
+  it('toQueryShape rebuilds 100,000 levels of nesting without exhausting the stack', () => {
+    const levels = 100_000;
+    const deep = JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`) as Json;
+    let v: Json | undefined = toQueryShape(deep)[0];
+    let count = 0;
+    while (v !== null && typeof v === 'object' && !Array.isArray(v) && 'a' in v) {
+      count++;
+      const next: Json = v.a as Json;
+      v = Array.isArray(next) ? next[0] : next;
+    }
+    expect([count, v]).toEqual([levels, 1]);
+  });
+
+  it('keeps a __proto__ key as an own key in both shapes (assignment would set the prototype)', () => {
+    const parsed = JSON.parse('{"__proto__": {"x": 1}, "b": 2}') as JsonObject;
+    const q = toQueryShape(parsed)[0] as JsonObject;
+    expect(Object.keys(q)).toEqual(['__proto__', 'b']);
+    expect(JSON.stringify(q)).toBe('{"__proto__":[{"x":1}],"b":2}');
+    expect(Object.getPrototypeOf(q)).toBe(Object.prototype);
+    expect(JSON.stringify(toIngestShape([q]))).toBe('{"__proto__":{"x":1},"b":2}');
+  });
+
+  it('nestsDeeperThan counts objects and arrays, a scalar being level 0', () => {
+    expect(nestsDeeperThan(1, 0)).toBe(false);
+    expect(nestsDeeperThan({}, 0)).toBe(true);
+    expect(nestsDeeperThan({ a: [{ b: 1 }] }, 3)).toBe(false);
+    expect(nestsDeeperThan({ a: [{ b: 1 }] }, 2)).toBe(true);
+    expect(nestsDeeperThan({ a: 1, b: [[[]]] }, 4)).toBe(false);
+    expect(nestsDeeperThan({ a: 1, b: [[[]]] }, 3)).toBe(true);
   });
 });

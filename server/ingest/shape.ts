@@ -12,16 +12,34 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function recordFields(obj: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const key of Object.keys(obj)) out[key] = fieldValue(obj[key] as Json);
-  return out;
+/** Sets a key as an own property, `__proto__` included (plain assignment would set the prototype). */
+export function setOwn(obj: JsonObject, key: string, value: Json): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
 }
 
-function fieldValue(v: Json): Json {
-  if (isObject(v)) return [recordFields(v)];
-  if (Array.isArray(v)) return v.map((e) => (isObject(e) ? recordFields(e) : e));
-  return v;
+/**
+ * A record's fields in the query shape. Built with an explicit stack, not recursion, so no
+ * nesting depth can exhaust the call stack; keys keep their order.
+ */
+function recordFields(root: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  const work: Array<[JsonObject, JsonObject]> = [[root, out]];
+  const copyOf = (src: JsonObject): JsonObject => {
+    const dst: JsonObject = {};
+    work.push([src, dst]);
+    return dst;
+  };
+  for (let task = work.pop(); task; task = work.pop()) {
+    const [src, dst] = task;
+    for (const key of Object.keys(src)) {
+      const v = src[key] as Json;
+      if (isObject(v)) setOwn(dst, key, [copyOf(v)]);
+      else if (Array.isArray(v)) setOwn(dst, key, v.map((e) => (isObject(e) ? copyOf(e) : e)));
+      else setOwn(dst, key, v);
+    }
+  }
+  return out;
 }
 
 /**
@@ -46,7 +64,7 @@ export function toIngestShape(metadata: Json | undefined): Json {
   };
   const unwrapObject = (o: JsonObject): JsonObject => {
     const out: JsonObject = {};
-    for (const k of Object.keys(o)) out[k] = unwrap(o[k] as Json);
+    for (const k of Object.keys(o)) setOwn(out, k, unwrap(o[k] as Json));
     return out;
   };
   if (metadata === undefined) return {};
@@ -68,4 +86,21 @@ export function pick(metadata: Json | undefined, path: readonly string[]): Json 
     cur = cur[key];
   }
   return cur;
+}
+
+/**
+ * Whether a value nests objects and arrays deeper than `max` levels (a scalar is level 0, `{}`
+ * level 1). Walked with an explicit stack, so any depth is measured safely.
+ */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const work: Array<[unknown, number]> = [[value, 1]];
+  for (let task = work.pop(); task; task = work.pop()) {
+    const [v, depth] = task;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) work.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
