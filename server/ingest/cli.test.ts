@@ -2,10 +2,12 @@
  * The import CLI as a user runs it: a child process, one JSON report per line per file.
  */
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LogStore } from '../store/log-store.ts';
 
@@ -94,6 +96,28 @@ describe('cli', () => {
     expect(second).toMatchObject({ file: 'edge_logs.ndjson', imported: 2, duplicates: 1 });
   }, 40_000);
 
+  it('gzip-compressed files import as the plain ones; a truncated one keeps its start, reports the damage and does not fail', async () => {
+    const { dir, dataDir, edgeFile, fnFile } = fixtures();
+    const edgeGz = `${edgeFile}.gz`;
+    const fnGz = `${fnFile}.gz`;
+    fs.writeFileSync(edgeGz, gzipSync(fs.readFileSync(edgeFile)));
+    fs.writeFileSync(fnGz, gzipSync(fs.readFileSync(fnFile)));
+    // A name that says nothing of the compression: it is told by the content.
+    const lines = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ id: `t${i}`, timestamp: T0 + i, project: P, event_message: randomBytes(40).toString('hex') }));
+    const full = gzipSync(lines.join('\n') + '\n');
+    const cutFile = path.join(dir, 'cut_edge_logs.ndjson');
+    fs.writeFileSync(cutFile, full.subarray(0, Math.floor(full.length / 2)));
+    const r = await cli(['--data-dir', dataDir, edgeGz, fnGz, cutFile]);
+    expect(r.code).toBe(0);
+    const [edge, fn, cut] = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { imported: number; rejected: number; errors: Array<{ reason: string }> });
+    expect(edge).toEqual({ ...EDGE_REPORT, file: 'edge_logs.ndjson.gz' });
+    expect(fn).toEqual({ ...FN_REPORT, file: 'function_edge_logs.csv.gz' });
+    expect(cut).toMatchObject({ file: 'cut_edge_logs.ndjson', source: 'cloudflare.logs.prod', format: 'ndjson' });
+    expect(cut!.imported).toBeGreaterThan(100);
+    expect(cut!.imported).toBeLessThan(2000);
+    expect(cut!.errors.at(-1)!.reason).toMatch(/^the gzip archive is damaged after \d+ bytes of compressed input/);
+  }, 40_000);
+
   it('no files: usage on stderr, nothing on stdout, exit code 2', async () => {
     const { dataDir } = fixtures();
     const r = await cli(['--data-dir', dataDir]);
@@ -173,13 +197,17 @@ describe('cli on a data folder another process holds', () => {
       const plain = path.join(dir, 'records.ndjson');
       fs.writeFileSync(plain, `${JSON.stringify({ id: 'p1', timestamp: T0, event_message: 'c', metadata: { request: { path: '/rest/v1/x' } } })}\n`);
       const missing = path.join(dir, 'nope.ndjson');
-      const again = await cli(['--data-dir', dataDir, '--source', 'edge_logs', '--project', 'zyxwvutsrqponmlkjihg', missing, plain]);
+      // A compressed file travels as it is: the server decompresses it.
+      const compressed = path.join(dir, 'records.ndjson.gz');
+      fs.writeFileSync(compressed, gzipSync(`${JSON.stringify({ id: 'p2', timestamp: T0, event_message: 'd', metadata: { request: { path: '/rest/v1/y' } } })}\n`));
+      const again = await cli(['--data-dir', dataDir, '--source', 'edge_logs', '--project', 'zyxwvutsrqponmlkjihg', missing, plain, compressed]);
       expect(again.code).toBe(1);
-      const [first, second] = again.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const [first, second, third] = again.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(first).toEqual({ file: missing, failed: true, reason: `cannot read ${missing}: ENOENT` });
       expect(second).toMatchObject({ file: 'records.ndjson', source: 'cloudflare.logs.prod', imported: 1 });
+      expect(third).toMatchObject({ file: 'records.ndjson.gz', source: 'cloudflare.logs.prod', format: 'ndjson', imported: 1, rejected: 0 });
       const edge = (await server.sources()).find((s) => s.alias === 'edge_logs')!;
-      expect(edge.count).toBe(3);
+      expect(edge.count).toBe(4);
       expect(edge.projects.map((p) => p.ref).sort()).toEqual([P, 'zyxwvutsrqponmlkjihg']);
     } finally {
       await server.stop();

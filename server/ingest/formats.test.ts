@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { FormatError, openRecordStream, type RawItem } from './formats.ts';
+import { FormatError, MAX_RECORD_BYTES, openRecordStream, type RawItem } from './formats.ts';
 
 /** Feeds bytes in chunks of `size` (small sizes split BOMs, CRLFs and lines across chunks). */
 async function* chunked(data: string | Buffer, size = 1 << 16): AsyncGenerator<Buffer> {
@@ -271,4 +273,193 @@ describe('CSV', () => {
     };
     await expect(drain()).rejects.toThrow('disk went away');
   }, 5_000);
+});
+
+/** Reads with a per-record limit of `cap` bytes. */
+async function readCapped(data: string | Buffer, cap: number, size?: number): Promise<RawItem[]> {
+  const stream = await openRecordStream(chunked(data, size), { maxRecordBytes: cap });
+  const items: RawItem[] = [];
+  for await (const batch of stream.items) for (const { raw: _raw, ...item } of batch) items.push(item);
+  return items;
+}
+
+/** An object whose compact JSON text is exactly `bytes` long (ASCII only). */
+function objectOfSize(id: string, bytes: number): { id: string; m: string } {
+  const base = JSON.stringify({ id, m: '' }).length;
+  return { id, m: 'x'.repeat(bytes - base) };
+}
+
+describe('per-record limit', () => {
+  const CAP = 300;
+
+  it('NDJSON: a line of exactly the limit is kept, one byte more is skipped with its line; in one chunk or many', async () => {
+    const lines = [JSON.stringify({ id: 'a' }), JSON.stringify(objectOfSize('at', CAP)), JSON.stringify(objectOfSize('over', CAP + 1)), JSON.stringify({ id: 'b' })];
+    expect(Buffer.byteLength(lines[1]!)).toBe(CAP);
+    expect(Buffer.byteLength(lines[2]!)).toBe(CAP + 1);
+    const text = lines.join('\n') + '\n';
+    for (const size of [1 << 16, 7]) {
+      const items = await readCapped(text, CAP, size);
+      expect(items.map((i) => [i.line, i.error ?? (i.value as { id: string }).id])).toEqual([
+        [1, 'a'],
+        [2, 'at'],
+        [3, `line longer than ${CAP} bytes`],
+        [4, 'b'],
+      ]);
+    }
+  });
+
+  it('JSON array: an element over the limit (as compact JSON) is skipped at its index; the one at the limit and the neighbours are kept', async () => {
+    const elements: unknown[] = [
+      { id: 'a' },
+      objectOfSize('at', CAP),
+      objectOfSize('over', CAP + 1),
+      { id: 'nested', deep: [{ k: 'y'.repeat(CAP) }, 1, 2] },
+      'z'.repeat(CAP),
+      { id: 'b' },
+    ];
+    const tooLong = elements.map((e) => Buffer.byteLength(JSON.stringify(e)) > CAP);
+    expect(tooLong).toEqual([false, false, true, true, true, false]);
+    const expected = elements.map((e, index) => (tooLong[index] ? { index, error: `element longer than ${CAP} bytes` } : { index, value: e }));
+    // Whitespace does not count: pretty-printed, the same elements are kept.
+    for (const text of [JSON.stringify(elements), JSON.stringify(elements, null, 2)]) {
+      expect(await readCapped(text, CAP)).toEqual(expected);
+      expect(await readCapped(text, CAP, 5)).toEqual(expected);
+    }
+  });
+
+  it('{"result": [...]}: the same, and members beside "result" (a long key or value among them) do not disturb it', async () => {
+    const result = [{ id: 'a' }, objectOfSize('over', CAP + 1), objectOfSize('at', CAP), { id: 'b' }];
+    const text = `{"${'k'.repeat(CAP * 2)}": "${'v'.repeat(CAP * 2)}", "meta": {"big": "${'w'.repeat(CAP * 2)}"}, "result": ${JSON.stringify(result)}, "after": 1}`;
+    expect(await readCapped(text, CAP, 64)).toEqual([
+      { index: 0, value: { id: 'a' } },
+      { index: 1, error: `element longer than ${CAP} bytes` },
+      { index: 2, value: result[2] },
+      { index: 3, value: { id: 'b' } },
+    ]);
+  });
+
+  it('CSV: a row over the limit is skipped at its first line, quoted line breaks included; the rows after keep their lines', async () => {
+    const header = 'id,timestamp,event_message';
+    const row = (id: string, msg: string) => `${id},1,${msg}`;
+    const atCap = row('at', 'x'.repeat(CAP - row('at', '').length));
+    const overCap = row('over', 'x'.repeat(CAP + 1 - row('over', '').length));
+    // Quoted, with line breaks and escaped quotes inside: one row over four lines.
+    const multi = `m,2,"${'a'.repeat(CAP / 2)}\n""q""\n${'b'.repeat(CAP / 2)}\nend"`;
+    const rows = [header, row('a', 'first'), atCap, overCap, row('b', '"quoted, with comma"'), multi, row('c', 'last')];
+    expect(Buffer.byteLength(atCap)).toBe(CAP);
+    expect(Buffer.byteLength(overCap)).toBe(CAP + 1);
+    const text = rows.join('\n') + '\n';
+    // Lines counted in the generated text: the header is line 1, the multi-line row starts at 6 and ends at 9.
+    const lineOf = (needle: string) => text.slice(0, text.indexOf(needle)).split('\n').length;
+    const expected = [
+      { line: 2, value: { id: 'a', timestamp: '1', event_message: 'first' }, fromCsv: true },
+      { line: 3, value: { id: 'at', timestamp: '1', event_message: 'x'.repeat(CAP - row('at', '').length) }, fromCsv: true },
+      { line: lineOf('over,'), error: `row longer than ${CAP} bytes` },
+      { line: lineOf('b,1'), value: { id: 'b', timestamp: '1', event_message: 'quoted, with comma' }, fromCsv: true },
+      { line: lineOf('m,2'), error: `row longer than ${CAP} bytes` },
+      { line: lineOf('c,1'), value: { id: 'c', timestamp: '1', event_message: 'last' }, fromCsv: true },
+    ];
+    expect(expected.map((e) => e.line)).toEqual([2, 3, 4, 5, 6, 10]);
+    for (const size of [1 << 16, 1, 17]) expect(await readCapped(text, CAP, size)).toEqual(expected);
+  });
+
+  it('CSV: after a skipped row, csv-parse errors name the line of the file, not of the rest', async () => {
+    const text = `id,timestamp\na,1\nb,${'x'.repeat(CAP)}\nc,2\nd\ne,3\n`;
+    expect(await readCapped(text, CAP)).toEqual([
+      { line: 2, value: { id: 'a', timestamp: '1' }, fromCsv: true },
+      { line: 3, error: `row longer than ${CAP} bytes` },
+      { line: 4, value: { id: 'c', timestamp: '2' }, fromCsv: true },
+      { line: 5, error: expect.stringMatching(/^invalid CSV: .* on line 5$/) },
+      { line: 6, value: { id: 'e', timestamp: '3' }, fromCsv: true },
+    ]);
+  });
+
+  it('CSV: a last row over the limit without a line end, and a header over the limit', async () => {
+    const items = await readCapped(`id,timestamp\na,1\nb,${'9'.repeat(CAP)}`, CAP, 13);
+    expect(items).toEqual([
+      { line: 2, value: { id: 'a', timestamp: '1' }, fromCsv: true },
+      { line: 3, error: `row longer than ${CAP} bytes` },
+    ]);
+    await expect(readCapped(`id,timestamp,${'h'.repeat(CAP)}\na,1,x\n`, CAP)).rejects.toThrow(`the CSV header row is longer than ${CAP} bytes`);
+  });
+
+  it(`at the real limit (${MAX_RECORD_BYTES} bytes): NDJSON and a JSON array keep the record at the limit and skip the one a byte over`, async () => {
+    const at = JSON.stringify(objectOfSize('at', MAX_RECORD_BYTES));
+    const over = JSON.stringify(objectOfSize('over', MAX_RECORD_BYTES + 1));
+    const nd = await readCapped(Buffer.from(`{"id":"a"}\n${at}\n${over}\n{"id":"b"}\n`), MAX_RECORD_BYTES, 1 << 20);
+    expect(nd.map((i) => i.error ?? (i.value as { id: string }).id)).toEqual(['a', 'at', `line longer than ${MAX_RECORD_BYTES} bytes`, 'b']);
+    const arr = await readCapped(Buffer.from(`[{"id":"a"},${at},${over},{"id":"b"}]`), MAX_RECORD_BYTES, 1 << 20);
+    expect(arr.map((i) => i.error ?? (i.value as { id: string }).id)).toEqual(['a', 'at', `element longer than ${MAX_RECORD_BYTES} bytes`, 'b']);
+  }, 10_000);
+});
+
+describe('gzip', () => {
+  const ND = '{"a":1}\n\n{"a":\n{"a":3}\n';
+  const ARRAY = '[{"a":1},{"a":2},{"a":3}]';
+  const CSV = 'id,timestamp\na,1\n\nb,2\nc\n';
+
+  it('NDJSON, a JSON array and CSV read the same compressed as plain, line numbers those of the content', async () => {
+    for (const text of [ND, ARRAY, CSV]) {
+      const plain = await read(text);
+      expect(plain.items.length).toBeGreaterThan(0);
+      expect(await read(gzipSync(text))).toEqual(plain);
+      expect(await read(gzipSync(text), 3)).toEqual(plain);
+    }
+    // The bad NDJSON line is line 3 of the content, whatever the compressed bytes look like.
+    expect((await read(gzipSync(ND))).items[1]).toEqual({ line: 3, error: expect.stringMatching(/^invalid JSON/) });
+  });
+
+  it('several gzip members one after the other read as one file', async () => {
+    const parts = ['{"a":1}\n', '{"a":2}\n{"a":3}\n', '{"a":4}\n'];
+    const { format, items } = await read(Buffer.concat(parts.map((p) => gzipSync(p))), 10);
+    expect(format).toBe('ndjson');
+    expect(items).toEqual([1, 2, 3, 4].map((a, i) => ({ line: i + 1, value: { a } })));
+  });
+
+  it('a truncated archive keeps the records before the cut and ends with an error saying where it stopped', async () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ i, pad: `record ${i} `.repeat(5) }));
+    const full = gzipSync(lines.join('\n') + '\n');
+    const cut = full.subarray(0, Math.floor(full.length / 2));
+    const { items } = await read(cut, 1000);
+    const kept = items.filter((i) => i.value !== undefined);
+    // Whatever was decompressed before the cut is kept, in order from the first line.
+    expect(kept.length).toBeGreaterThan(100);
+    expect(kept.length).toBeLessThan(2000);
+    expect(kept).toEqual(kept.map((_, n) => ({ line: n + 1, value: JSON.parse(lines[n]!) })));
+    expect(items.at(-1)).toEqual({
+      error: expect.stringMatching(new RegExp(`^the gzip archive is damaged after ${cut.length} bytes of compressed input \\(\\d+ bytes decompressed\\): the rest of the file was not read \\(zlib: unexpected end of file\\)$`)),
+      whole: true,
+    });
+  });
+
+  it('a damaged JSON array keeps the elements before the damage', async () => {
+    const elements = Array.from({ length: 3000 }, (_, i) => ({ i, pad: `element ${i} `.repeat(5) }));
+    const full = gzipSync(JSON.stringify(elements));
+    const { format, items } = await read(full.subarray(0, Math.floor(full.length / 2)), 4096);
+    expect(format).toBe('json-array');
+    const kept = items.filter((i) => i.value !== undefined);
+    expect(kept.length).toBeGreaterThan(100);
+    expect(kept).toEqual(kept.map((_, index) => ({ index, value: elements[index] })));
+    expect(items.at(-1)).toMatchObject({ whole: true, error: expect.stringMatching(/^the gzip archive is damaged after/) });
+  });
+
+  it('an archive damaged before any content is a FormatError; an empty one is "the file is empty"', async () => {
+    // The 10-byte gzip header alone.
+    await expect(read(gzipSync(ND).subarray(0, 10))).rejects.toThrow(/^the gzip archive is damaged after 10 bytes, before any content could be read/);
+    await expect(read(gzipSync(''))).rejects.toThrow('the file is empty');
+  });
+
+  it('a read error inside compressed input is thrown, not reported as damage', async () => {
+    // Random text compresses little: the error comes long after the format is told.
+    const gz = gzipSync(Array.from({ length: 2000 }, (_, i) => JSON.stringify({ i, pad: randomBytes(300).toString('hex') })).join('\n'));
+    async function* failing() {
+      yield* chunked(gz, 1024);
+      throw new Error('disk went away');
+    }
+    const stream = await openRecordStream(failing());
+    const drain = async () => {
+      for await (const batch of stream.items) void batch;
+    };
+    await expect(drain()).rejects.toThrow('disk went away');
+  });
 });

@@ -1,16 +1,20 @@
 /**
  * Streams raw items out of an export file, whatever its format (docs/ARCHITECTURE.md, "Import"):
- * NDJSON, a JSON array, a `{"result": [...]}` endpoint response, or CSV with a header row. The
- * format is told from the content (first non-blank bytes), not the extension. Memory stays
- * bounded: chunks go through as they arrive and items come out in small arrays.
+ * NDJSON, a JSON array, a `{"result": [...]}` endpoint response, or CSV with a header row, each
+ * possibly gzip-compressed. The format is told from the content (gzip's magic bytes, then the
+ * first non-blank bytes), not the extension. Memory stays bounded: chunks go through as they
+ * arrive, items come out in small arrays, and a record over the per-record limit is skipped
+ * without being held whole, in every format.
  */
 import { isUtf8 } from 'node:buffer';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { parse as csvParse } from 'csv-parse';
 import { chain } from 'stream-chain';
+import { none } from 'stream-chain/core';
+import Assembler from 'stream-json/assembler.js';
 import jsonParser from 'stream-json/parser.js';
 import { pick } from 'stream-json/filters/pick.js';
-import { streamArray } from 'stream-json/streamers/stream-array.js';
 
 export type ExportFormat = 'ndjson' | 'json-array' | 'result' | 'csv';
 
@@ -24,12 +28,25 @@ export interface RawItem {
   raw?: Buffer;
   /** CSV rows: every value is a string, nested values are JSON text. */
   fromCsv?: boolean;
+  /** About the file as a whole, not one record (a damaged gzip archive): listed even past the error cap. */
+  whole?: boolean;
 }
 
 export class FormatError extends Error {}
 
-/** Lines longer than this are skipped with a reason instead of being buffered. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+/**
+ * The per-record limit, in every format: a longer NDJSON line, CSV row (its bytes, quoted line
+ * breaks included) or JSON array element (its compact JSON text) is skipped with a reason that
+ * names the limit, without being held whole.
+ */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+/** NDJSON's name for the per-record limit. */
+export const MAX_LINE_BYTES = MAX_RECORD_BYTES;
+
+export interface OpenOptions {
+  /** The per-record limit in bytes (MAX_RECORD_BYTES; smaller in tests). */
+  maxRecordBytes?: number;
+}
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -46,8 +63,93 @@ export interface Recoded {
   firstLine: number;
 }
 
-/** Peeks at the start of the input, decides the format and returns the item stream. */
-export async function openRecordStream(input: AsyncIterable<Buffer>): Promise<RecordStream> {
+/** Peeks at the start of the input, decides the format (and gzip) and returns the item stream. */
+export async function openRecordStream(input: AsyncIterable<Buffer>, options: OpenOptions = {}): Promise<RecordStream> {
+  const cap = options.maxRecordBytes ?? MAX_RECORD_BYTES;
+  const iterator = input[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  while (headBytes < 2) {
+    const next = await iterator.next();
+    if (next.done) break;
+    const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value);
+    head.push(chunk);
+    headBytes += chunk.length;
+  }
+  const start = Buffer.concat(head);
+  const source = prepend(start, { [Symbol.asyncIterator]: () => iterator as AsyncIterator<Buffer> });
+  // gzip by its magic bytes (1f 8b), whatever the file is called.
+  if (start[0] !== 0x1f || start[1] !== 0x8b) return detect(source, cap);
+  const gz: Gunzipped = { fed: 0, content: 0 };
+  let stream: RecordStream;
+  try {
+    stream = await detect(gunzip(source, gz), cap);
+  } catch (err) {
+    if (err instanceof FormatError && gz.damage) {
+      throw new FormatError(`the gzip archive is damaged after ${gz.damage.at} bytes, before any content could be read (zlib: ${gz.damage.reason})`);
+    }
+    throw err;
+  }
+  return { ...stream, items: reportDamage(stream.items, gz) };
+}
+
+/** What gunzip() read, and why it stopped early if it did. */
+interface Gunzipped {
+  /** Compressed bytes given to zlib. */
+  fed: number;
+  /** Decompressed bytes that came out. */
+  content: number;
+  /** Where decompression broke (compressed bytes) and zlib's reason. */
+  damage?: { at: number; reason: string };
+}
+
+/**
+ * Decompresses gzip (several members one after the other, as `cat a.gz b.gz` makes, included).
+ * A damaged or truncated archive ends the content where it broke and is noted in `gz`; a failure
+ * to read the input itself is thrown.
+ */
+async function* gunzip(input: AsyncIterable<Buffer>, gz: Gunzipped): AsyncGenerator<Buffer> {
+  let readError: { err: unknown } | undefined;
+  const guarded = async function* () {
+    try {
+      for await (const chunk of input) {
+        gz.fed += chunk.length;
+        yield chunk;
+      }
+    } catch (err) {
+      readError = { err };
+      throw err;
+    }
+  };
+  const unzip = zlib.createGunzip();
+  // Errors surface through the iteration below; the callback only keeps them from going unhandled.
+  pipeline(Readable.from(guarded(), { highWaterMark: 1 }), unzip, () => undefined);
+  try {
+    for await (const chunk of unzip as AsyncIterable<Buffer>) {
+      gz.content += chunk.length;
+      yield chunk;
+    }
+  } catch (err) {
+    if (readError) throw readError.err;
+    const e = err as NodeJS.ErrnoException;
+    // Cut short, all of it was read; otherwise zlib knows how far it got before the bad data.
+    const at = e.code === 'Z_BUF_ERROR' ? gz.fed : unzip.bytesWritten;
+    gz.damage = { at, reason: e.message };
+  } finally {
+    unzip.destroy();
+  }
+}
+
+async function* reportDamage(items: AsyncGenerator<RawItem[]>, gz: Gunzipped): AsyncGenerator<RawItem[]> {
+  yield* items;
+  const { damage } = gz;
+  if (damage) {
+    const error = `the gzip archive is damaged after ${damage.at} bytes of compressed input (${gz.content} bytes decompressed): the rest of the file was not read (zlib: ${damage.reason})`;
+    yield [{ error, whole: true }];
+  }
+}
+
+async function detect(input: AsyncIterable<Buffer>, cap: number): Promise<RecordStream> {
   const iterator = input[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let first = -1;
@@ -82,13 +184,13 @@ export async function openRecordStream(input: AsyncIterable<Buffer>): Promise<Re
   if (!firstLine) firstLine = all.toString('utf8', first, Math.min(all.length, first + 65536));
   const source = prepend(all, rest);
   const c = all[first];
-  if (c === 0x5b /* [ */) return { format: 'json-array', items: jsonArrayItems(source, false) };
+  if (c === 0x5b /* [ */) return { format: 'json-array', items: jsonArrayItems(source, false, cap) };
   if (c === 0x7b /* { */) {
     if (sawNewline || firstLine.trim().endsWith('}')) {
       try {
         const obj: unknown = JSON.parse(firstLine.trim());
-        if (isResultWrapper(obj)) return { format: 'result', items: jsonArrayItems(source, true) };
-        return { format: 'ndjson', items: ndjsonItems(source) };
+        if (isResultWrapper(obj)) return { format: 'result', items: jsonArrayItems(source, true, cap) };
+        return { format: 'ndjson', items: ndjsonItems(source, cap) };
       } catch {
         // Decided below.
       }
@@ -96,15 +198,15 @@ export async function openRecordStream(input: AsyncIterable<Buffer>): Promise<Re
     // A first line that is not a whole object (too long to hold, pretty-printed, or broken):
     // only an endpoint response opens with `{` alone or with its "result" key; anything else
     // is NDJSON whose first line is long or bad, reported like any other line.
-    if (/^\{\s*("result"\s*:[\s\S]*)?$/.test(firstLine.trim())) return { format: 'result', items: jsonArrayItems(source, true) };
-    return { format: 'ndjson', items: ndjsonItems(source) };
+    if (/^\{\s*("result"\s*:[\s\S]*)?$/.test(firstLine.trim())) return { format: 'result', items: jsonArrayItems(source, true, cap) };
+    return { format: 'ndjson', items: ndjsonItems(source, cap) };
   }
   if (looksLikeCsvHeader(firstLine)) {
     const recoded: Recoded = { lines: 0, firstLine: 0 };
-    return { format: 'csv', items: csvItems(recodeToUtf8(source, recoded)), recoded };
+    return { format: 'csv', items: csvItems(recodeToUtf8(source, recoded), cap), recoded };
   }
   throw new FormatError(
-    'unknown format: expected NDJSON, a JSON array, a {"result": [...]} object or CSV with a header row',
+    'unknown format: expected NDJSON, a JSON array, a {"result": [...]} object or CSV with a header row (any of them may be gzip-compressed)',
   );
 }
 
@@ -123,7 +225,7 @@ async function* prepend(head: Buffer, rest: AsyncIterable<Buffer>): AsyncGenerat
 }
 
 /** NDJSON by hand: exact line numbers, per-line errors and bounded lines need our own split. */
-async function* ndjsonItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawItem[]> {
+async function* ndjsonItems(source: AsyncIterable<Buffer>, cap: number): AsyncGenerator<RawItem[]> {
   let line = 0;
   let carry: Buffer[] = [];
   let carryBytes = 0;
@@ -158,10 +260,13 @@ async function* ndjsonItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawIt
     for (;;) {
       const nl = chunk.indexOf(0x0a, pos);
       if (nl < 0) break;
-      if (skipping) {
+      // A long line inside one large chunk is over the limit as much as one spread over several.
+      if (skipping || carryBytes + nl - pos > cap) {
         line++;
-        out.push({ line, error: `line longer than ${MAX_LINE_BYTES} bytes` });
+        out.push({ line, error: `line longer than ${cap} bytes` });
         skipping = false;
+        carry = [];
+        carryBytes = 0;
       } else if (carryBytes > 0) {
         carry.push(chunk.subarray(pos, nl));
         parseLine(Buffer.concat(carry), out);
@@ -175,7 +280,7 @@ async function* ndjsonItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawIt
     if (pos < chunk.length && !skipping) {
       const tail = chunk.subarray(pos);
       carryBytes += tail.length;
-      if (carryBytes > MAX_LINE_BYTES) {
+      if (carryBytes > cap) {
         carry = [];
         carryBytes = 0;
         skipping = true;
@@ -186,7 +291,7 @@ async function* ndjsonItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawIt
   const out: RawItem[] = [];
   if (skipping) {
     line++;
-    out.push({ line, error: `line longer than ${MAX_LINE_BYTES} bytes` });
+    out.push({ line, error: `line longer than ${cap} bytes` });
   } else if (carryBytes > 0) parseLine(Buffer.concat(carry), out);
   if (out.length) yield out;
 }
@@ -198,14 +303,131 @@ function isBlank(b: Buffer): boolean {
 
 const BATCH = 500;
 
-async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean): AsyncGenerator<RawItem[]> {
+/** A parser token, or one of the packed ones boundValues() makes (its value may be TOO_LONG). */
+interface JsonToken {
+  name: string;
+  value?: unknown;
+}
+
+/** Stands for a key, string or number longer than the per-record limit, whose text was dropped. */
+const TOO_LONG = Object.freeze({ tooLong: true });
+
+/**
+ * Packs streamed keys, strings and numbers into keyValue/stringValue/numberValue tokens, as the
+ * parser's own packing would, but stops gathering one past `cap` characters (each is at least a
+ * byte): the parser would gather a 2 GB string whole before anything downstream could count it.
+ */
+function boundValues(cap: number) {
+  let text = '';
+  let length = 0;
+  return (token: JsonToken): JsonToken | typeof none => {
+    switch (token.name) {
+      case 'startKey':
+      case 'startString':
+      case 'startNumber':
+        text = '';
+        length = 0;
+        return none;
+      case 'stringChunk':
+      case 'numberChunk': {
+        const chunk = token.value as string;
+        length += chunk.length;
+        text = length > cap ? '' : text + chunk;
+        return none;
+      }
+      case 'endKey':
+        return { name: 'keyValue', value: length > cap ? TOO_LONG : text };
+      case 'endString':
+        return { name: 'stringValue', value: length > cap ? TOO_LONG : text };
+      case 'endNumber':
+        return { name: 'numberValue', value: length > cap ? TOO_LONG : text };
+      default:
+        return token;
+    }
+  };
+}
+
+/** Bytes of a packed token's own text in compact JSON (strings counted unescaped); separators are counted apart. */
+function tokenBytes(token: JsonToken): number {
+  switch (token.name) {
+    case 'keyValue':
+      return token.value === TOO_LONG ? Infinity : Buffer.byteLength(token.value as string) + 3; // quotes and colon
+    case 'stringValue':
+      return token.value === TOO_LONG ? Infinity : Buffer.byteLength(token.value as string) + 2;
+    case 'numberValue':
+      return token.value === TOO_LONG ? Infinity : (token.value as string).length;
+    case 'falseValue':
+      return 5;
+    case 'nullValue':
+    case 'trueValue':
+      return 4;
+    default:
+      return 1; // a bracket or brace
+  }
+}
+
+type ArrayItem = { key: number; value: unknown } | { key: number; error: string };
+
+/**
+ * The elements of a top-level array, each assembled by stream-json's Assembler while its size
+ * stays within `cap`; past it, what was assembled is dropped, the element's remaining tokens are
+ * passed over and one error item stands for it. (streamArray cannot skip an element part-way and
+ * keep the indexes of the ones after it.)
+ */
+function arrayElements(cap: number) {
+  const asm = new Assembler();
+  let depth = 0;
+  let ended = false;
+  let index = 0;
+  let bytes = 0;
+  /** Right after an opening bracket or a key: the next key or value needs no comma before it. */
+  let first = true;
+  let skipping = false;
+  return (token: JsonToken): ArrayItem | typeof none => {
+    if (ended) return none;
+    if (depth === 0) {
+      if (token.name !== 'startArray') throw new Error('the records are not in an array');
+      depth = 1;
+      return none;
+    }
+    const { name } = token;
+    if (depth === 1) {
+      if (name === 'endArray') {
+        ended = true;
+        return none;
+      }
+      bytes = 0;
+      first = true;
+      skipping = false;
+    }
+    const opens = name === 'startObject' || name === 'startArray';
+    const closes = name === 'endObject' || name === 'endArray';
+    if (opens) depth++;
+    else if (closes) depth--;
+    if (!skipping) {
+      bytes += tokenBytes(token) + (first || closes ? 0 : 1);
+      first = opens || name === 'keyValue';
+      if (bytes > cap) {
+        skipping = true;
+        asm.dropToLevel(0);
+      } else asm.consume(token as Parameters<Assembler['consume']>[0]);
+    }
+    if (depth > 1) return none;
+    const key = index++;
+    return skipping ? { key, error: `element longer than ${cap} bytes` } : { key, value: asm.current };
+  };
+}
+
+async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean, cap: number): AsyncGenerator<RawItem[]> {
   // Notes whether `result` was there at all: `{"result": []}` is an empty export, not a wrong object.
   let sawResult = false;
-  const seen = (token: unknown) => {
+  const seen = (token: JsonToken) => {
     sawResult = true;
     return token;
   };
-  const stages = wrapped ? [jsonParser(), pick({ filter: 'result' }), seen, streamArray()] : [jsonParser(), streamArray()];
+  // The parser only streams values (its packing would gather one whole, however long): boundValues packs them.
+  const head = [jsonParser({ packValues: false }), boundValues(cap)];
+  const stages = wrapped ? [...head, pick({ filter: 'result' }), seen, arrayElements(cap)] : [...head, arrayElements(cap)];
   // A failure to read the input is not a syntax error: it must fail the import, not end it.
   let readError: { err: unknown } | undefined;
   const guarded = async function* () {
@@ -220,9 +442,9 @@ async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean):
   let out: RawItem[] = [];
   let next = 0;
   try {
-    for await (const item of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
+    for await (const item of pipeline as AsyncIterable<ArrayItem>) {
       next = item.key + 1;
-      out.push({ index: item.key, value: item.value });
+      out.push('error' in item ? { index: item.key, error: item.error } : { index: item.key, value: item.value });
       if (out.length >= BATCH) {
         yield out;
         out = [];
@@ -239,17 +461,139 @@ async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean):
   if (out.length) yield out;
 }
 
-async function* csvItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawItem[]> {
+/** A CSV row over the per-record limit, dropped by boundCsvRows(): where it started and ended. */
+interface SkippedRow {
+  line: number;
+  endLine: number;
+}
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Passes CSV bytes on whole rows at a time and drops any row longer than `cap` bytes, quoted line
+ * breaks included, putting a SkippedRow in its place. Rows end at a line break outside quotes,
+ * quotes read as csv-parse reads them (opening only at the start of a cell; `""` inside quotes is
+ * one quote; closing before a comma or line end). This exists because csv-parse's own
+ * max_record_size stops the parse at the first long row, even with skip_records_with_error.
+ */
+async function* boundCsvRows(source: AsyncIterable<Buffer>, cap: number): AsyncGenerator<Buffer | SkippedRow> {
+  let quoted = false;
+  /** Inside quotes, a quote was just seen: the next byte tells an escaped quote from the closing one. */
+  let closing = false;
+  let cellStart = true;
+  let line = 1;
+  let rowLine = 1;
+  /** The current row's bytes from earlier chunks, not yet passed on. */
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  /** The current row is over the limit: its bytes are dropped until it ends. */
+  let skipping = false;
+  let offset = 0;
+  for await (const chunk of source) {
+    /** Bytes of this chunk before `flushed` were passed on or dropped; the current row starts at `start`. */
+    let flushed = 0;
+    let start = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      // A BOM leaves the first cell at its start.
+      if (offset + i < 3 && b === BOM[offset + i]) continue;
+      if (quoted) {
+        if (!closing) {
+          if (b === QUOTE) closing = true;
+          else if (b === LF) line++;
+          continue;
+        }
+        closing = false;
+        if (b === QUOTE) continue;
+        // csv-parse stays in quotes after a quote followed by anything else (an invalid closing quote).
+        if (b !== COMMA && b !== LF && b !== CR) continue;
+        quoted = false;
+      }
+      if (b === QUOTE) {
+        if (cellStart) quoted = true;
+        cellStart = false;
+      } else if (b === COMMA) cellStart = true;
+      else if (b === LF) {
+        const size = heldBytes + i - start;
+        if (skipping || size > cap) {
+          // Pass on the whole rows before this one, then drop it.
+          if (!skipping && start > flushed) yield chunk.subarray(flushed, start);
+          yield { line: rowLine, endLine: line };
+          flushed = i + 1;
+          skipping = false;
+        } else if (held.length) yield* held;
+        held = [];
+        heldBytes = 0;
+        line++;
+        rowLine = line;
+        start = i + 1;
+        cellStart = true;
+      } else cellStart = false;
+    }
+    offset += chunk.length;
+    if (skipping) continue;
+    if (start > flushed) yield chunk.subarray(flushed, start);
+    const tail = chunk.subarray(start);
+    heldBytes += tail.length;
+    if (heldBytes > cap) {
+      held = [];
+      heldBytes = 0;
+      skipping = true;
+    } else if (tail.length) held.push(tail);
+  }
+  if (skipping) yield { line: rowLine, endLine: line };
+  else yield* held;
+}
+
+/**
+ * CSV rows by csv-parse. A row over the limit splits the input: the parser before it ends at the
+ * row's start, and a new one, given the header's columns and counting lines from the row's end,
+ * reads on after it.
+ */
+async function* csvItems(source: AsyncIterable<Buffer>, cap: number): AsyncGenerator<RawItem[]> {
+  const pieces = boundCsvRows(source, cap)[Symbol.asyncIterator]();
+  let columns: string[] | undefined;
+  let lineOffset = 0;
+  for (;;) {
+    let skipped: SkippedRow | undefined;
+    const segment = async function* () {
+      for (;;) {
+        const next = await pieces.next();
+        if (next.done) return;
+        if (!Buffer.isBuffer(next.value)) {
+          skipped = next.value;
+          return;
+        }
+        yield next.value;
+      }
+    };
+    const header = columns ?? ((names: string[]) => (columns = names));
+    for await (const items of csvSegment(segment(), header, lineOffset)) yield items;
+    if (!skipped) return;
+    if (!columns) throw new FormatError(`the CSV header row is longer than ${cap} bytes`);
+    yield [{ line: skipped.line, error: `row longer than ${cap} bytes` }];
+    lineOffset = skipped.endLine;
+  }
+}
+
+/** One csv-parse run; `header` takes the column names from the first row, or gives them. */
+async function* csvSegment(source: AsyncIterable<Buffer>, header: string[] | ((names: string[]) => string[]), lineOffset: number): AsyncGenerator<RawItem[]> {
   const skipped: RawItem[] = [];
   const parser = csvParse({
     bom: true,
-    columns: true,
+    columns: header,
     info: true,
     skip_empty_lines: true,
     relax_quotes: false,
     skip_records_with_error: true,
     on_skip: (err) => {
-      skipped.push({ line: Number(err?.['lines'] ?? 0) || undefined, error: `invalid CSV: ${err?.message ?? 'unreadable row'}` });
+      const line = Number(err?.['lines'] ?? 0);
+      // csv-parse counts lines from where this run started; the file's lines are further on.
+      const message = err?.message.replace(/\bline (\d+)/g, (_, n: string) => `line ${Number(n) + lineOffset}`);
+      skipped.push({ line: line ? line + lineOffset : undefined, error: `invalid CSV: ${message ?? 'unreadable row'}` });
       return undefined;
     },
   });
@@ -259,9 +603,10 @@ async function* csvItems(source: AsyncIterable<Buffer>): AsyncGenerator<RawItem[
   input.pipe(parser);
   let out: RawItem[] = [];
   for await (const row of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    const line = row.info.lines + lineOffset;
     // The parser runs ahead of this loop: report only the skipped rows above this one, in line order.
-    while (skipped.length && (skipped[0]?.line ?? 0) < row.info.lines) out.push(skipped.shift()!);
-    out.push({ line: row.info.lines, value: row.record, fromCsv: true });
+    while (skipped.length && (skipped[0]?.line ?? 0) < line) out.push(skipped.shift()!);
+    out.push({ line, value: row.record, fromCsv: true });
     if (out.length >= BATCH) {
       yield out;
       out = [];

@@ -3,12 +3,15 @@
  * are told, the report, the hot fields and the stored full record. Fixtures are small
  * hand-written records; expected values are written out by hand.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findSource, sourceInfo, type SourceName } from '../sources.ts';
 import { LogStore } from '../store/log-store.ts';
+import { MAX_RECORD_BYTES } from './formats.ts';
 import { ImportFailure, importFile, importStream, type ImportOptions } from './import.ts';
 import { canonicalRecord } from './normalize.ts';
 
@@ -485,7 +488,7 @@ describe('report', () => {
     expect(r).toMatchObject({ imported: 2, rejected: 1, errors: [{ line: 3, reason: expect.stringMatching(/^invalid JSON: /) }] });
   });
 
-  it('an empty {"result": []} with a known source imports nothing and fails nothing', async () => {
+  it('an empty {"result": []} with a known source imports nothing, fails nothing and says the file held no records', async () => {
     const store = await newStore();
     expect(await run(store, '{"result": []}', { source: 'edge_logs' })).toEqual({
       source: 'cloudflare.logs.prod',
@@ -495,7 +498,30 @@ describe('report', () => {
       rejected: 0,
       errors: [],
       errorsOmitted: 0,
+      note: 'the file held no records',
     });
+  });
+
+  it('a header-only CSV and an empty JSON array say the file held no records; a file of duplicates or rejects does not', async () => {
+    const store = await newStore();
+    for (const [body, format] of [
+      ['id,timestamp,project,event_message,metadata\r\n', 'csv'],
+      ['id,timestamp,event_message\n\n\n', 'csv'],
+      ['[]', 'json-array'],
+    ] as const) {
+      const r = await run(store, body, { source: 'edge_logs' });
+      expect(r).toEqual({ source: 'cloudflare.logs.prod', format, imported: 0, duplicates: 0, rejected: 0, errors: [], errorsOmitted: 0, note: 'the file held no records' });
+    }
+    expect(await run(store, ndjson(good('a')), { source: 'edge_logs' })).not.toHaveProperty('note');
+    expect(await run(store, ndjson(good('a')), { source: 'edge_logs' })).not.toHaveProperty('note');
+    expect(await run(store, ndjson(missingTs), { source: 'edge_logs' })).not.toHaveProperty('note');
+  });
+
+  it('a header-only CSV with no name: the failure says the file held no records', async () => {
+    const store = await newStore();
+    await expect(run(store, 'id,timestamp,event_message\n')).rejects.toThrow(
+      'cannot tell the source of this file from its name, and it held no records; give it explicitly (source name or alias)',
+    );
   });
 
   it('an empty JSON array with no name: ImportFailure, the source cannot be told', async () => {
@@ -555,6 +581,113 @@ describe('report', () => {
       errorsOmitted: 0,
     });
   });
+});
+
+describe('gzip-compressed exports', () => {
+  const good = (id: string) => edge({ id });
+  const missingTs = { id: 'bad', project: P, event_message: 'no ts', metadata: {} };
+  const bodies = {
+    ndjson: [JSON.stringify(good('a')), '', '{"id":', JSON.stringify(missingTs), JSON.stringify(good('b')), JSON.stringify(good('a'))].join('\n') + '\n',
+    'json-array': JSON.stringify([good('a'), missingTs, good('b'), good('a')]),
+    csv: ['id,timestamp,project,event_message,metadata', `a,${T0},${P},ok,`, '', `bad,,${P},no ts,`, `b,${T1},${P},ok,`, 'short'].join('\n') + '\n',
+  };
+
+  for (const [format, body] of Object.entries(bodies)) {
+    it(`${format}: the same report and records as the plain file, lines counted in the content`, async () => {
+      const plainStore = await newStore();
+      const gzStore = await newStore();
+      const plain = await run(plainStore, body, { source: 'edge_logs' });
+      const gz = await importStream(gzStore, [gzipSync(body)], { source: 'edge_logs' });
+      expect(plain).toMatchObject({ format, imported: 2, rejected: format === 'json-array' ? 1 : 2 });
+      expect(gz).toEqual(plain);
+      expect(ids(gzStore, 'edge_logs')).toEqual(ids(plainStore, 'edge_logs'));
+    });
+  }
+
+  it('the bad lines of a compressed NDJSON file are numbered as in the decompressed text', async () => {
+    const store = await newStore();
+    const r = await importStream(store, [gzipSync(bodies.ndjson)], { source: 'edge_logs' });
+    // Line 2 is blank; 3 is broken JSON, 4 lacks a timestamp, 6 repeats a.
+    expect(r).toMatchObject({ imported: 2, duplicates: 1, rejected: 2, errors: [{ line: 3 }, { line: 4, reason: 'missing timestamp' }] });
+  });
+
+  it('a .ndjson.gz file from disk: the source from its name, progress counted in compressed bytes', async () => {
+    const store = await newStore();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'le-gz-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'edge_logs.ndjson.gz');
+    const gz = gzipSync(ndjson(good('a'), good('b'), good('c')));
+    fs.writeFileSync(file, gz);
+    const seen: Array<{ bytes: number; records: number }> = [];
+    const r = await importFile(store, file, { onProgress: (p) => seen.push(p) });
+    expect(r).toEqual({ file: 'edge_logs.ndjson.gz', source: 'cloudflare.logs.prod', format: 'ndjson', imported: 3, duplicates: 0, rejected: 0, errors: [], errorsOmitted: 0 });
+    expect(seen.at(-1)).toEqual({ bytes: gz.length, records: 3 });
+  });
+
+  it('two gzip members one after the other import as one file', async () => {
+    const store = await newStore();
+    const r = await importStream(store, [Buffer.concat([gzipSync(ndjson(good('a'), good('b'))), gzipSync(ndjson(good('c')))])], { source: 'edge_logs' });
+    expect(r).toMatchObject({ imported: 3, rejected: 0 });
+    expect(ids(store, 'edge_logs')).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a truncated archive: the records before the damage are imported, and one error says where it stopped', async () => {
+    const store = await newStore();
+    const N = 3000;
+    // Random messages compress little, so half the archive holds a good share of the records.
+    const lines = Array.from({ length: N }, (_, i) => JSON.stringify({ ...good(`r${i}`), event_message: randomBytes(60).toString('hex') }));
+    const full = gzipSync(lines.join('\n') + '\n');
+    const cut = full.subarray(0, Math.floor(full.length / 2));
+    const r = await importStream(store, [cut], { source: 'edge_logs' });
+    const stored = ids(store, 'edge_logs');
+    expect(stored.length).toBeGreaterThan(N / 4);
+    expect(stored.length).toBeLessThan(N);
+    expect(stored).toEqual(lines.slice(0, stored.length).map((_, i) => `r${i}`));
+    expect(r.imported).toBe(stored.length);
+    const last = r.errors.at(-1)!;
+    expect(last).toEqual({
+      reason: expect.stringMatching(new RegExp(`^the gzip archive is damaged after ${cut.length} bytes of compressed input \\(\\d+ bytes decompressed\\): the rest of the file was not read`)),
+    });
+    // At most the cut line before it, and the damage itself.
+    expect(r.rejected).toBe(r.errors.length);
+    expect(r.errors.length).toBeLessThanOrEqual(2);
+  });
+
+  it('the damage is listed even when the error list is full', async () => {
+    const store = await newStore();
+    const bad = Array.from({ length: 1005 }, (_, i) => JSON.stringify({ id: `bad${i}`, project: P, event_message: 'no ts' }));
+    const gz = gzipSync(`${bad.join('\n')}\n${JSON.stringify(good('ok'))}\n`);
+    const r = await importStream(store, [gz.subarray(0, gz.length - 4)], { source: 'edge_logs' });
+    expect(r).toMatchObject({ imported: 1, rejected: 1006, errorsOmitted: 5 });
+    expect(r.errors).toHaveLength(1001);
+    expect(r.errors[1000]!.reason).toMatch(/^the gzip archive is damaged after /);
+  });
+});
+
+describe('per-record limit', () => {
+  const good = (id: string) => edge({ id });
+  // A record padded past the limit by its message.
+  const huge = (id: string) => ({ ...good(id), event_message: 'x'.repeat(MAX_RECORD_BYTES) });
+
+  it(`JSON array and {"result": [...]}: an element over ${MAX_RECORD_BYTES} bytes is rejected at its index, the others stored`, async () => {
+    for (const wrap of [(s: string) => s, (s: string) => `{"result": ${s}}`]) {
+      const store = await newStore();
+      const body = wrap(`[${[good('a'), huge('big'), good('b')].map((r) => JSON.stringify(r)).join(',')}]`);
+      const r = await run(store, body, { source: 'edge_logs' });
+      expect(r).toMatchObject({ imported: 2, rejected: 1, errors: [{ index: 1, reason: `element longer than ${MAX_RECORD_BYTES} bytes` }] });
+      expect(ids(store, 'edge_logs')).toEqual(['a', 'b']);
+    }
+  }, 20_000);
+
+  it(`CSV: a row over ${MAX_RECORD_BYTES} bytes is rejected at its line, the rows around it stored`, async () => {
+    const store = await newStore();
+    const row = (id: string, msg: string) => `${id},${T0},${P},"${msg}",`;
+    const body = ['id,timestamp,project,event_message,metadata', row('a', 'ok'), row('big', 'y\n'.repeat(MAX_RECORD_BYTES / 2)), row('b', 'ok')].join('\n') + '\n';
+    const r = await run(store, body, { source: 'edge_logs' });
+    // The long row starts on line 3 and spans MAX_RECORD_BYTES / 2 + 1 lines; b is on the line after.
+    expect(r).toMatchObject({ imported: 2, rejected: 1, errors: [{ line: 3, reason: `row longer than ${MAX_RECORD_BYTES} bytes` }] });
+    expect(ids(store, 'edge_logs')).toEqual(['a', 'b']);
+  }, 20_000);
 });
 
 describe('hot fields', () => {

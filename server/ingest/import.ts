@@ -39,10 +39,11 @@ export interface ImportProgress {
 }
 
 export interface ImportErrorEntry {
-  /** 1-based line of NDJSON/CSV input. */
+  /** 1-based line of NDJSON/CSV input (of the decompressed content, for a gzip file). */
   line?: number;
   /** 0-based element of a JSON array or a `result` array. */
   index?: number;
+  /** Without a line or an index, it is about the file as a whole (a damaged gzip archive). */
   reason: string;
 }
 
@@ -61,6 +62,8 @@ export interface ImportReport {
    * (Latin-1, what spreadsheet tools save) instead of being rejected.
    */
   recoded?: { encoding: 'windows-1252'; lines: number; firstLine: number };
+  /** Said of the file as a whole when there is nothing else to show: "the file held no records". */
+  note?: string;
 }
 
 /** An import that could not run at all; nothing was written. */
@@ -157,6 +160,8 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
     // below is only ever given for data that is on disk.
     opts.onProgress?.({ ...progress });
     if (recoded && recoded.lines > 0) report.recoded = { encoding: 'windows-1252', lines: recoded.lines, firstLine: recoded.firstLine };
+    // Every item the reader gives is imported, a duplicate or rejected: none of them means none at all.
+    if (report.imported + report.duplicates + report.rejected === 0) report.note = 'the file held no records';
     return report;
   } finally {
     session.close();

@@ -119,7 +119,8 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
       const sample = first.done ? undefined : first.value.find((i) => i.value !== undefined);
       info = sample ? sourceFromShape(sample.value, sample.fromCsv) : undefined;
       if (!info) {
-        post({ type: 'fail', message: 'cannot tell the source of this file from its name or its records; give it explicitly (source name or alias)' });
+        const why = first.done ? 'its name, and it held no records' : 'its name or its records';
+        post({ type: 'fail', message: `cannot tell the source of this file from ${why}; give it explicitly (source name or alias)` });
         return;
       }
     }
@@ -132,7 +133,8 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
     let rejects: Rejects = { rejected: 0, errors: [], omitted: 0 };
     const reject = (where: RawItem, reason: string) => {
       rejects.rejected++;
-      if (listed < MAX_LISTED_ERRORS) {
+      // A note about the whole file (a damaged archive) is listed even past the cap.
+      if (listed < MAX_LISTED_ERRORS || where.whole) {
         listed++;
         rejects.errors.push({ ...(where.line !== undefined ? { line: where.line } : {}), ...(where.index !== undefined ? { index: where.index } : {}), reason });
       } else rejects.omitted++;

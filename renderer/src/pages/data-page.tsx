@@ -112,7 +112,7 @@ export function DataPage() {
       <section className="card">
         <div className="card__head">
           <h2>Import exports</h2>
-          <span className="card__note">NDJSON, JSON array, saved endpoint response, or the CSV Supabase’s log explorer downloads</span>
+          <span className="card__note">NDJSON, JSON array, saved endpoint response, or the CSV Supabase’s log explorer downloads; gzip-compressed too</span>
         </div>
         <div className="import-form">
           <div
@@ -141,7 +141,7 @@ export function DataPage() {
               multiple
               hidden
               data-testid="file-input"
-              accept=".ndjson,.jsonl,.json,.csv,.txt,application/json,text/csv"
+              accept=".ndjson,.jsonl,.json,.csv,.txt,.gz,application/json,text/csv,application/gzip"
               onChange={(e) => {
                 if (e.target.files) addFiles(e.target.files);
                 e.target.value = '';
@@ -365,6 +365,11 @@ function ImportJobRow({ job, server, onDismiss }: { job: ImportJob; server: { by
               <strong data-testid="report-rejected">{formatInt(report.rejected)}</strong> rejected
             </span>
           </div>
+          {report.note && (
+            <p className="muted small" data-testid="report-note">
+              {report.note[0]!.toUpperCase() + report.note.slice(1)}.
+            </p>
+          )}
           {report.errors.length > 0 && (
             <ul className="import-report__errors" data-testid="report-errors">
               {report.errors.slice(0, 5).map((e, i) => (
