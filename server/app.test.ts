@@ -1,6 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../queries/registry.ts';
-import { HOST, NOW, TEST_KEY, edgeRecord, fnRecord, makeTestApp, type TestApp } from './testing/fixtures.ts';
+import { createApp } from './app.ts';
+import { AppClock } from './clock.ts';
+import { LogStore } from './store/log-store.ts';
+import { HOST, NOW, TEST_KEY, TEST_PORT, edgeRecord, fnRecord, makeTestApp, tempDir, type TestApp } from './testing/fixtures.ts';
 
 const P = 'projaaaaaaaaaaaaaaaa';
 let t: TestApp | undefined;
@@ -139,6 +144,62 @@ describe('routes', () => {
     const system = await put({ mode: 'system' });
     expect(system.result.mode).toBe('system');
     expect(Math.abs(system.result.now - Date.now() * 1000)).toBeLessThan(60_000_000);
+  });
+});
+
+describe('deleting a source takes its exact name or alias (issue 11)', () => {
+  it('a padded, re-cased or otherwise near name is a 404 and deletes nothing', async () => {
+    t = await makeTestApp({ edge: [edgeRecord(NOW - 10, { id: 'a' }), edgeRecord(NOW - 20, { id: 'b' })] });
+    const count = () => t!.store.summary().find((s) => s.source === 'cloudflare.logs.prod')!.count;
+    for (const name of ['%20edge_logs', 'edge_logs%20', 'EDGE_LOGS', 'Edge_Logs', 'CLOUDFLARE.LOGS.PROD', '%09cloudflare.logs.prod', 'edge_logs%0A']) {
+      const res = await t.request(`/api/sources/${name}`, { method: 'DELETE' });
+      expect(res.status, name).toBe(404);
+      expect((await errorOf(res)).status).toBe('NOT_FOUND');
+      expect(count(), name).toBe(2);
+    }
+    // The exact alias and the exact name both work.
+    const byAlias = await t.request('/api/sources/edge_logs', { method: 'DELETE' });
+    expect(((await byAlias.json()) as { result: unknown }).result).toEqual({ source: 'cloudflare.logs.prod', deleted: 2 });
+    await t.request('/api/imports?source=EDGE_LOGS', { method: 'POST', body: JSON.stringify(edgeRecord(NOW - 5, { id: 'c' })) });
+    expect(count()).toBe(1);
+    const byName = await t.request('/api/sources/cloudflare.logs.prod', { method: 'DELETE' });
+    expect(((await byName.json()) as { result: unknown }).result).toEqual({ source: 'cloudflare.logs.prod', deleted: 1 });
+  });
+});
+
+describe('the renderer (issue 11)', () => {
+  it('serves its files; a missing file is a 404 (not index.html); client-side routes get the app shell', async () => {
+    const dir = tempDir();
+    const ui = path.join(dir, 'ui');
+    fs.mkdirSync(path.join(ui, 'assets'), { recursive: true });
+    fs.writeFileSync(path.join(ui, 'index.html'), '<!doctype html><title>shell</title>');
+    fs.writeFileSync(path.join(ui, 'assets', 'app.js'), 'console.log(1);');
+    const store = await LogStore.open(path.join(dir, 'data'));
+    try {
+      const clock = new AppClock(() => null);
+      const { app } = createApp({ store, clock, apiKey: TEST_KEY, port: () => TEST_PORT, rendererDir: ui });
+      const get = (p: string, method = 'GET') => Promise.resolve(app.request(`http://${HOST}${p}`, { method, headers: { host: HOST } }));
+      const js = await get('/assets/app.js');
+      expect(js.status).toBe(200);
+      expect(await js.text()).toBe('console.log(1);');
+      for (const p of ['/assets/x.js', '/assets/index-0000.css', '/assets/nested/y.js', '/assets/noext', '/favicon.ico', '/logs/app.js.map']) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await get(p, method);
+          expect(res.status, `${method} ${p}`).toBe(404);
+          expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+          if (method === 'GET') expect((await errorOf(res)).status).toBe('NOT_FOUND');
+        }
+      }
+      for (const p of ['/', '/logs', '/usage?project=x&interval=daily', '/functions?project=a.b']) {
+        const res = await get(p);
+        expect(res.status, p).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(await res.text()).toBe('<!doctype html><title>shell</title>');
+      }
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -290,6 +351,8 @@ describe('results cache', () => {
     const def = ENDPOINTS[0]!;
     let value = 1;
     await cache.get(def, 'k', () => ({ rows: [{ v: value }], now: value }));
+    // Asked for again (a hit): only entries asked for since their last computation are refreshed.
+    await cache.get(def, 'k', () => ({ rows: [{ v: -1 }], now: -1 }));
     value = 2;
     elapsed = 300_000;
     await cache.tick();

@@ -7,18 +7,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ENDPOINTS, findEndpoint, type EndpointDefinition } from '../queries/registry.ts';
 import type { ImportRun, SourceListing, EndpointListing } from './api-types.ts';
 import type { AppClock } from './clock.ts';
 import { ResultsCache } from './endpoints/cache.ts';
-import { validateParams, type RawParams } from './endpoints/params.ts';
+import { rawParams, validateParams } from './endpoints/params.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS, runEndpointWithin, serializeResult } from './endpoints/run.ts';
-import { AppError, badParam, errorBody } from './errors.ts';
+import { AppError, badParam, errorBody, methodNotAllowed, type ErrorDetail } from './errors.ts';
 import { ImportFailure, importStream, type ImportReport } from './ingest/import.ts';
-import { findSource, SOURCE_NAMES } from './sources.ts';
+import { findSource, findSourceExact, SOURCE_NAMES } from './sources.ts';
+import { EngineTrapped } from './store/db.ts';
 import { isDiskFull, type LogStore } from './store/log-store.ts';
-import { formatIsoMicros, parseIsoMicros } from './time.ts';
+import { formatIsoMicros, INSTANT_RANGE, readIsoMicros } from './time.ts';
 
 export interface AppDeps {
   store: LogStore;
@@ -36,12 +36,23 @@ export interface AppDeps {
   queryTimeoutMs?: number;
   /** Loads the embedded demo data (the UI's "load demo data"). */
   loadDemo?: () => Promise<ImportReport[]>;
+  /** The body window, ms (DEFAULT_BODY_TIMEOUT_MS): 408 for a body that is too slow. */
+  bodyTimeoutMs?: number;
 }
 
 /** Imports stream to disk and never sit in memory: the limit only stops runaway uploads. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 64 * 1024 ** 3;
 /** Largest JSON body of parameters (endpoints, clock); read whole, so kept small. */
 export const MAX_PARAMS_BODY_BYTES = 1024 ** 2;
+/**
+ * The body window: a body of parameters must arrive within it, and an upload (which may take
+ * hours) must bring MIN_UPLOAD_BYTES_PER_WINDOW in each window the server waits for it.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/** About 0.5 KiB/s at the default window: far below any real upload, far above a trickle meant to hold the connection. */
+export const MIN_UPLOAD_BYTES_PER_WINDOW = 16 * 1024;
+const DISK_FULL_MESSAGE = 'the disk is full: nothing from this request was kept, and the data saved before is intact; free some space and try again';
+const ENDPOINT_METHODS = ['GET', 'HEAD', 'POST'] as const;
 const KEEP_FINISHED_IMPORTS = 50;
 
 function sha256(text: string): Buffer {
@@ -54,12 +65,111 @@ export function keyMatches(given: string | undefined, expected: Buffer): boolean
   return timingSafeEqual(sha256(given), expected);
 }
 
-function json(c: Context, body: unknown, status = 200): Response {
-  return c.body(JSON.stringify(body), status as 200, { 'Content-Type': 'application/json; charset=utf-8' });
+function json(c: Context, body: unknown, status = 200, headers: Readonly<Record<string, string>> = {}): Response {
+  return c.body(JSON.stringify(body), status as 200, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
 }
 
 function renderError(c: Context, err: AppError): Response {
-  return json(c, errorBody(err), err.httpStatus);
+  return json(c, errorBody(err), err.httpStatus, err.headers);
+}
+
+type ChunkRead = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
+
+/** A timer this late means the event loop was busy (a long synchronous query, say), not that the client was silent. */
+const TIMER_LATE_MS = 100;
+
+/**
+ * Reads a request body under a watch: each `windowMs` the app spends waiting for it must bring
+ * `minBytes` or the body's end, else `stalled()` is thrown (a 408). Only waiting counts, so a busy
+ * consumer (an import committing a batch) never makes the client look slow; a window in which the
+ * event loop itself stalled starts over rather than blaming the client.
+ */
+class BodyWatch {
+  #waited = 0;
+  #bytes = 0;
+
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly windowMs: number,
+    private readonly minBytes: number,
+    private readonly stalled: () => AppError,
+  ) {}
+
+  async read(): Promise<ChunkRead> {
+    // race() handles this read's rejection too, should it lose and the connection close later.
+    const next = this.reader.read().then((r) => ({ r }));
+    for (;;) {
+      const remaining = this.windowMs - this.#waited;
+      const started = performance.now();
+      let late = false;
+      let timer: NodeJS.Timeout | undefined;
+      const elapsed = new Promise<null>((resolve) => {
+        timer = setTimeout(() => {
+          late = performance.now() - started - remaining > TIMER_LATE_MS;
+          // After setImmediate: data already in the socket is read first, not taken for silence.
+          setImmediate(resolve, null);
+        }, remaining);
+      });
+      const got = await Promise.race([next, elapsed]);
+      clearTimeout(timer);
+      const bytes = got && !got.r.done ? got.r.value.byteLength : 0;
+      // Data can also win the race after a stall: the loop reads sockets before late timers.
+      if (late || performance.now() - started - remaining > TIMER_LATE_MS) {
+        this.#waited = 0;
+        this.#bytes = bytes;
+      } else {
+        this.#waited += Math.min(performance.now() - started, remaining);
+        this.#bytes += bytes;
+        if (this.#waited >= this.windowMs) {
+          if (this.#bytes < this.minBytes && !got?.r.done) throw this.stalled();
+          this.#waited = this.#bytes = 0;
+        }
+      }
+      if (got) return got.r;
+    }
+  }
+}
+
+/** The 408 of a body given up on; the rest of it will never be read, so the connection closes. */
+function bodyStalled(message: string): AppError {
+  return new AppError('timeout', message, [], { Connection: 'close' });
+}
+
+/** A small body (endpoint parameters, the clock) as text: at most MAX_PARAMS_BODY_BYTES (413), within one body window (408). */
+async function readSmallBody(c: Context, windowMs: number): Promise<string> {
+  const tooLarge = () => new AppError('payload_too_large', `a request body of parameters is limited to ${MAX_PARAMS_BODY_BYTES} bytes`);
+  if (Number(c.req.header('content-length') ?? 0) > MAX_PARAMS_BODY_BYTES) throw tooLarge();
+  const body = c.req.raw.body;
+  if (!body) return '';
+  // At most 1 MiB: it must arrive whole within one window.
+  const watch = new BodyWatch(body.getReader(), windowMs, Infinity, () => bodyStalled(`the request body did not arrive within ${windowMs / 1000} s`));
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await watch.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_PARAMS_BODY_BYTES) throw tooLarge();
+    parts.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(parts));
+}
+
+/** A JSON object body, or a 400 with `help`. */
+function parseObjectBody(text: string, help: string): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw badParam('body', help);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badParam('body', help);
+  return body as Record<string, unknown>;
+}
+
+/** An own property only: nothing inherited from a prototype counts as sent. */
+function own(o: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
 }
 
 export function createApp(deps: AppDeps) {
@@ -67,6 +177,7 @@ export function createApp(deps: AppDeps) {
   const cache = deps.cache ?? new ResultsCache();
   const keyDigest = sha256(deps.apiKey);
   const maxUpload = deps.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const bodyWindowMs = deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const imports = new Map<string, ImportRun>();
   const serialized = new WeakMap<object, string>();
   deps.store.onChange(() => cache.clear());
@@ -77,8 +188,10 @@ export function createApp(deps: AppDeps) {
     if (err instanceof AppError) return renderError(c, err);
     // Internal details (SQL text, stack) stay in the server log, never in the answer.
     console.error(err);
-    if (isDiskFull(err)) {
-      return renderError(c, new AppError('insufficient_storage', 'the disk is full: nothing from this request was kept, and the data saved before is intact; free some space and try again'));
+    if (isDiskFull(err)) return renderError(c, new AppError('insufficient_storage', DISK_FULL_MESSAGE));
+    if (err instanceof EngineTrapped) {
+      // The store is reopening from its last commit (docs/ARCHITECTURE.md, "Engine failures").
+      return renderError(c, new AppError('unavailable', 'the database engine failed on a request and is reopening from the last saved state; try again in a moment', [], { 'Retry-After': '1' }));
     }
     return renderError(c, new AppError('internal', 'internal error while answering the request'));
   });
@@ -109,14 +222,6 @@ export function createApp(deps: AppDeps) {
     }
     await next();
   });
-  const paramsBodyLimit = bodyLimit({
-    maxSize: MAX_PARAMS_BODY_BYTES,
-    onError: () => {
-      throw new AppError('payload_too_large', `a request body of parameters is limited to ${MAX_PARAMS_BODY_BYTES} bytes`);
-    },
-  });
-  app.use('/api/endpoints/*', paramsBodyLimit);
-  app.use('/api/clock', paramsBodyLimit);
 
   // ---- the three endpoints (docs/ARCHITECTURE.md, "Endpoint rules and where they live") ----
   app.get('/api/endpoints', (c) => {
@@ -143,12 +248,15 @@ export function createApp(deps: AppDeps) {
   const runRoute = async (c: Context, key: string) => {
     const def = findEndpoint(key, registry);
     if (!def) throw new AppError('not_found', `no endpoint named or identified ${key}`);
-    if (c.req.method !== 'GET' && c.req.method !== 'POST') {
-      throw new AppError('method_not_allowed', `${c.req.method} is not allowed on endpoints; use GET or POST`);
+    // HEAD is answered as GET (Hono drops the body).
+    if (!(ENDPOINT_METHODS as readonly string[]).includes(c.req.method)) {
+      throw methodNotAllowed(c.req.method, ENDPOINT_METHODS, `${c.req.method} is not allowed on endpoints; use GET or POST`);
     }
-    const raw: RawParams = { ...c.req.queries() };
+    // No prototype: a `__proto__` key from the body is copied as a key, never as the prototype.
+    const raw = rawParams();
+    for (const [k, v] of Object.entries(c.req.queries())) raw[k] = v;
     if (c.req.method === 'POST') {
-      const text = await c.req.text();
+      const text = await readSmallBody(c, bodyWindowMs);
       if (text.trim() !== '') {
         let body: unknown;
         try {
@@ -185,9 +293,25 @@ export function createApp(deps: AppDeps) {
 
   // ---- the app's own API (docs/ARCHITECTURE.md, "App API") ----
   app.post('/api/imports', async (c) => {
-    const sourceParam = c.req.query('source') || undefined;
+    // Each parameter once, as on the endpoints: a repeat is a 400, never "the first one wins".
+    const repeated: ErrorDetail[] = [];
+    const query = (name: string): string | undefined => {
+      const all = c.req.queries(name) ?? [];
+      if (all.length > 1) repeated.push({ reason: 'duplicate', location: name, message: `${name} is given more than once` });
+      return all[0] || undefined;
+    };
+    const sourceParam = query('source');
+    const idParam = query('id');
+    const fileParam = query('filename');
+    const projectParam = query('project');
+    if (repeated.length) throw new AppError('bad_request', repeated.map((d) => d.message).join('; '), repeated);
     if (sourceParam && !findSource(sourceParam)) {
       throw badParam('source', `source must be one of ${SOURCE_NAMES.join(', ')} or their aliases`);
+    }
+    // A reused id would overwrite the earlier run's progress, which a client may still be polling.
+    if (idParam !== undefined && imports.has(idParam)) {
+      const message = `an import with id ${idParam} exists already; give each import its own id`;
+      throw new AppError('conflict', message, [{ reason: 'duplicate', location: 'id', message }]);
     }
     const length = Number(c.req.header('content-length') ?? NaN);
     if (Number.isFinite(length) && length > maxUpload) {
@@ -196,8 +320,8 @@ export function createApp(deps: AppDeps) {
     const body = c.req.raw.body;
     if (!body) throw badParam('body', 'the request body (the export file) is empty');
     const run: ImportRun = {
-      id: c.req.query('id') || randomUUID(),
-      file: c.req.query('filename') || undefined,
+      id: idParam ?? randomUUID(),
+      file: fileParam,
       state: 'running',
       bytes: 0,
       totalBytes: Number.isFinite(length) ? length : undefined,
@@ -206,9 +330,18 @@ export function createApp(deps: AppDeps) {
     };
     imports.set(run.id, run);
     let tooLarge = false;
+    const stalledMessage = `the upload stalled: less than ${MIN_UPLOAD_BYTES_PER_WINDOW / 1024} KiB arrived in ${bodyWindowMs / 1000} s`;
+    let stalled = false;
+    const watch = new BodyWatch(body.getReader(), bodyWindowMs, MIN_UPLOAD_BYTES_PER_WINDOW, () => {
+      stalled = true;
+      return bodyStalled(stalledMessage);
+    });
     async function* chunks(): AsyncGenerator<Buffer> {
       let seen = 0;
-      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      for (;;) {
+        const next = await watch.read();
+        if (next.done) return;
+        const chunk = next.value;
         seen += chunk.byteLength;
         if (seen > maxUpload) {
           tooLarge = true;
@@ -220,7 +353,7 @@ export function createApp(deps: AppDeps) {
     try {
       const report = await importStream(deps.store, chunks(), {
         source: sourceParam,
-        project: c.req.query('project') || undefined,
+        project: projectParam,
         fileName: run.file,
         onProgress: (p) => {
           run.bytes = p.bytes;
@@ -236,11 +369,15 @@ export function createApp(deps: AppDeps) {
         run.error = 'upload too large';
         throw new AppError('payload_too_large', `the upload is larger than the limit of ${maxUpload} bytes`);
       }
+      if (stalled) {
+        run.error = stalledMessage;
+        throw bodyStalled(stalledMessage);
+      }
       if (err instanceof ImportFailure) {
         run.error = err.message;
         throw badParam('body', err.message, 'import_failed');
       }
-      run.error = 'internal error';
+      run.error = isDiskFull(err) ? DISK_FULL_MESSAGE : 'internal error';
       throw err;
     } finally {
       run.finishedAt = Date.now();
@@ -260,7 +397,8 @@ export function createApp(deps: AppDeps) {
   });
 
   app.delete('/api/sources/:name', async (c) => {
-    const source = findSource(c.req.param('name'));
+    // Exact name or alias only: a delete must not reach a source through a near-miss spelling.
+    const source = findSourceExact(c.req.param('name'));
     if (!source) throw new AppError('not_found', `no source ${c.req.param('name')}`);
     const deleted = await deps.store.deleteSource(source.name);
     return json(c, { result: { source: source.name, deleted } });
@@ -268,18 +406,16 @@ export function createApp(deps: AppDeps) {
 
   app.get('/api/clock', (c) => json(c, { result: clockView(deps.clock) }));
   app.on(['PUT', 'POST'], '/api/clock', async (c) => {
-    let body: { mode?: unknown; now?: unknown };
-    try {
-      body = (await c.req.json()) as typeof body;
-    } catch {
-      throw badParam('body', 'the request body must be JSON like {"mode": "fixed", "now": "2026-01-01T00:00:00Z"}');
-    }
-    if (body.mode === 'fixed') {
-      const us = typeof body.now === 'string' ? parseIsoMicros(body.now) : undefined;
-      if (us === undefined) throw badParam('now', 'now must be an ISO 8601 timestamp');
-      deps.clock.set('fixed', us);
-    } else if (body.mode === 'system' || body.mode === 'latest') {
-      deps.clock.set(body.mode);
+    const body = parseObjectBody(await readSmallBody(c, bodyWindowMs), 'the request body must be JSON like {"mode": "fixed", "now": "2026-01-01T00:00:00Z"}');
+    const mode = own(body, 'mode');
+    const now = own(body, 'now');
+    if (mode === 'fixed') {
+      const read = typeof now === 'string' ? readIsoMicros(now) : undefined;
+      if (read && 'problem' in read && read.problem === 'out-of-range') throw badParam('now', `now must be within ${INSTANT_RANGE.text}`);
+      if (!read || !('us' in read)) throw badParam('now', 'now must be an ISO 8601 timestamp');
+      deps.clock.set('fixed', read.us);
+    } else if (mode === 'system' || mode === 'latest') {
+      deps.clock.set(mode);
     } else {
       throw badParam('mode', 'mode must be one of system, fixed, latest');
     }
@@ -291,6 +427,21 @@ export function createApp(deps: AppDeps) {
     if (!deps.loadDemo) throw new AppError('not_found', 'this server has no demo data');
     return json(c, { result: await deps.loadDemo() });
   });
+
+  // A known route asked with another method is a 405 naming the ones it takes (HEAD comes with GET).
+  const routeMethods: Array<[string, readonly string[]]> = [
+    ['/api/endpoints', ['GET', 'HEAD']],
+    ['/api/imports', ['GET', 'HEAD', 'POST']],
+    ['/api/sources', ['GET', 'HEAD']],
+    ['/api/sources/:name', ['DELETE']],
+    ['/api/clock', ['GET', 'HEAD', 'PUT', 'POST']],
+    ['/api/demo', ['POST']],
+  ];
+  for (const [route, allowed] of routeMethods) {
+    app.all(route, (c) => {
+      throw methodNotAllowed(c.req.method, allowed);
+    });
+  }
 
   app.all('/api/*', (c) => {
     throw new AppError('not_found', `no route ${c.req.method} ${c.req.path}`);
@@ -305,8 +456,12 @@ export function createApp(deps: AppDeps) {
       c.header('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'");
     });
     app.get('*', serveStatic({ root }));
-    // Client-side routes fall back to the app shell.
-    app.get('*', (c) => c.html(indexHtml));
+    // Client-side routes (/logs, /usage: no extension) fall back to the app shell; a missing
+    // file is a 404, or a stale page would run index.html as its script.
+    app.get('*', (c) => {
+      if (c.req.path.startsWith('/assets/') || /\.[^/.]+$/.test(c.req.path)) throw new AppError('not_found', `no file ${c.req.path}`);
+      return c.html(indexHtml);
+    });
   }
 
   return { app, cache, imports };

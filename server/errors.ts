@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'timeout'
+  | 'conflict'
   | 'payload_too_large'
   | 'headers_too_large'
   | 'internal'
@@ -23,6 +24,7 @@ const STATUS: Record<ErrorKind, { code: number; status: string }> = {
   not_found: { code: 404, status: 'NOT_FOUND' },
   method_not_allowed: { code: 405, status: 'METHOD_NOT_ALLOWED' },
   timeout: { code: 408, status: 'REQUEST_TIMEOUT' },
+  conflict: { code: 409, status: 'ALREADY_EXISTS' },
   payload_too_large: { code: 413, status: 'PAYLOAD_TOO_LARGE' },
   headers_too_large: { code: 431, status: 'REQUEST_HEADER_FIELDS_TOO_LARGE' },
   internal: { code: 500, status: 'INTERNAL' },
@@ -42,6 +44,8 @@ export class AppError extends Error {
     readonly kind: ErrorKind,
     message: string,
     readonly details: ErrorDetail[] = [],
+    /** Headers the answer carries (Allow on a 405, Connection: close when the body is abandoned). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
@@ -54,6 +58,11 @@ export class AppError extends Error {
 /** A 400 about one parameter. */
 export function badParam(location: string, message: string, reason = 'invalid'): AppError {
   return new AppError('bad_request', message, [{ reason, location, message }]);
+}
+
+/** A 405 naming the methods the route takes, in its Allow header as RFC 9110 requires. */
+export function methodNotAllowed(method: string, allowed: readonly string[], message = `${method} is not allowed here; use ${allowed.join(', ')}`): AppError {
+  return new AppError('method_not_allowed', message, [], { Allow: allowed.join(', ') });
 }
 
 export interface ErrorBody {

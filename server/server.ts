@@ -3,11 +3,12 @@
  * (`npm run serve`), by `npm start` and by the Electron shell's server process.
  */
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
-import { createApp } from './app.ts';
+import { createApp, DEFAULT_BODY_TIMEOUT_MS } from './app.ts';
 import { AppClock } from './clock.ts';
+import { CACHE_TICK_MS } from './endpoints/cache.ts';
 import { AppError, errorBody, type ErrorKind } from './errors.ts';
 import type { ImportReport } from './ingest/import.ts';
 import type { DataLockKind } from './store/data-lock.ts';
@@ -32,6 +33,11 @@ export interface ServerOptions {
   queryTimeoutMs?: number;
   /** Largest accepted import upload, bytes (413 beyond it). */
   maxUploadBytes?: number;
+  /**
+   * The body window, ms (DEFAULT_BODY_TIMEOUT_MS): a body of parameters must arrive within it, an
+   * upload must bring 16 KiB in each window the server waits for it (408 otherwise).
+   */
+  bodyTimeoutMs?: number;
 }
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -69,6 +75,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     loadDemo: opts.loadDemo ? () => opts.loadDemo!(store, clock.now()) : undefined,
     queryTimeoutMs: opts.queryTimeoutMs,
     maxUploadBytes: opts.maxUploadBytes,
+    bodyTimeoutMs: opts.bodyTimeoutMs,
   });
   const headersTimeout = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const listening = new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -99,11 +106,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw err;
   }
   server.on('clientError', answerClientError);
+  const bodyWindow = opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => limitUnreadBody(req, res, bodyWindow));
   port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   // The lock now tells `npm run import` where to send files instead of opening the folder itself.
   store.lock?.update({ url, apiKey });
-  const warm = setInterval(() => void cache.tick(), 5_000);
+  // Each tick refreshes a bounded batch (endpoints/cache.ts), so it runs often.
+  const warm = setInterval(() => void cache.tick(), CACHE_TICK_MS);
   warm.unref();
   return {
     url,
@@ -113,11 +123,29 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     clock,
     async close() {
       clearInterval(warm);
+      // Stops a running tick's batch before the store closes under it.
+      cache.clear();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.save();
       await store.close();
     },
   };
+}
+
+/**
+ * A body still arriving once its answer is out (one the app never reads: a GET's, a refused
+ * request's) is only discarded; it gets one body window more, then the connection closes, so a
+ * trickle cannot hold it. Keep-alive connections whose requests are complete are not touched.
+ */
+function limitUnreadBody(req: IncomingMessage, res: ServerResponse, windowMs: number): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    const timer = setTimeout(() => {
+      if (!req.complete) req.socket.destroy();
+    }, windowMs);
+    timer.unref();
+    req.once('close', () => clearTimeout(timer));
+  });
 }
 
 /** What Node's parser refused (before the app sees a request), in the one error envelope. */

@@ -67,6 +67,14 @@ export function findSource(nameOrAlias: string): SourceInfo | undefined {
   return byKey.get(nameOrAlias.trim().toLowerCase());
 }
 
+/**
+ * Resolves a source by its exact name or alias (no trimming, no case folding): for deletes,
+ * where a near-miss name must not reach a source.
+ */
+export function findSourceExact(nameOrAlias: string): SourceInfo | undefined {
+  return SOURCES.find((s) => s.name === nameOrAlias || s.alias === nameOrAlias);
+}
+
 export function sourceInfo(name: SourceName): SourceInfo {
   const s = byKey.get(name.toLowerCase());
   if (!s) throw new Error(`unknown source ${name}`);

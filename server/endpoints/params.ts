@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import type { EndpointDefinition, ParamSpec } from '../../queries/registry.ts';
-import { AppError } from '../errors.ts';
-import { parseIsoMicros } from '../time.ts';
+import { AppError, badParam } from '../errors.ts';
+import { INSTANT_RANGE, readIsoMicros } from '../time.ts';
 import { compileRe2 } from './re2.ts';
 
 export type BindValue = string | number | null;
@@ -22,8 +22,16 @@ export const MAX_TEXT_LENGTH = 256;
 /** Longest accepted RE2 pattern. */
 export const MAX_PATTERN_LENGTH = 2048;
 
-/** Raw input: query string or JSON body values; arrays mean the parameter was repeated. */
+/**
+ * Raw input: query string or JSON body values; arrays mean the parameter was repeated. Only
+ * own properties count: build it with `rawParams()`, whose objects have no prototype.
+ */
 export type RawParams = Record<string, unknown>;
+
+/** An empty parameter object without a prototype, so a `__proto__` key is just a key. */
+export function rawParams(): RawParams {
+  return Object.create(null) as RawParams;
+}
 
 function fieldSchema(spec: ParamSpec) {
   return z.unknown().transform((raw, ctx): BindValue => {
@@ -53,9 +61,10 @@ function fieldSchema(spec: ParamSpec) {
         if (!spec.allowed?.includes(value)) return fail(`${spec.name} must be one of ${spec.allowed?.join(', ')}`);
         return value;
       case 'iso-timestamp': {
-        const us = parseIsoMicros(value);
-        if (us === undefined) return fail(`${spec.name} is not an ISO 8601 timestamp: ${value.slice(0, 64)}`);
-        return us;
+        const read = readIsoMicros(value);
+        if ('us' in read) return read.us;
+        if (read.problem === 'out-of-range') return fail(`${spec.name} is outside the supported range ${INSTANT_RANGE.text}: ${value.slice(0, 64)}`);
+        return fail(`${spec.name} is not an ISO 8601 timestamp: ${value.slice(0, 64)}`);
       }
       case 're2': {
         if (value.length > MAX_PATTERN_LENGTH) return fail(`${spec.name} is a pattern longer than ${MAX_PATTERN_LENGTH} characters`);
@@ -85,8 +94,9 @@ function schemaOf(def: EndpointDefinition) {
 
 /** Validates the declared parameters (undeclared ones are ignored); throws a 400 naming each bad one. */
 export function validateParams(def: EndpointDefinition, raw: RawParams): ValidParams {
-  const declared: Record<string, unknown> = {};
-  for (const p of def.params) declared[p.name] = raw[p.name];
+  // Own properties only: a value inherited from a prototype was never sent.
+  const declared = rawParams();
+  for (const p of def.params) declared[p.name] = Object.hasOwn(raw, p.name) ? raw[p.name] : undefined;
   const result = schemaOf(def).safeParse(declared);
   if (!result.success) {
     const details = result.error.issues.map((i) => ({
@@ -96,6 +106,7 @@ export function validateParams(def: EndpointDefinition, raw: RawParams): ValidPa
     }));
     throw new AppError('bad_request', details.map((d) => d.message).join('; '), details);
   }
+  checkTimeRanges(def, result.data);
   const bind: Record<string, BindValue> = {};
   const keyParts: Record<string, BindValue> = {};
   for (const p of def.params) {
@@ -104,4 +115,21 @@ export function validateParams(def: EndpointDefinition, raw: RawParams): ValidPa
     keyParts[p.name] = v;
   }
   return { bind, key: JSON.stringify(keyParts) };
+}
+
+/**
+ * A range given backwards (`X_start` after `X_end`) is a mistake, not an empty answer. Equal
+ * ends are allowed: logs.all's (start, end] is then simply empty.
+ */
+function checkTimeRanges(def: EndpointDefinition, values: Record<string, BindValue>): void {
+  for (const p of def.params) {
+    if (p.kind !== 'iso-timestamp' || !p.name.endsWith('_start')) continue;
+    const endName = `${p.name.slice(0, -'_start'.length)}_end`;
+    if (!def.params.some((q) => q.name === endName && q.kind === 'iso-timestamp')) continue;
+    const start = values[p.name];
+    const end = values[endName];
+    if (typeof start === 'number' && typeof end === 'number' && start > end) {
+      throw badParam(p.name, `${p.name} is after ${endName}`);
+    }
+  }
 }

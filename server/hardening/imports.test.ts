@@ -6,17 +6,19 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ImportRun } from '../api-types.ts';
 import type { ImportReport } from '../ingest/import.ts';
 import { importStream } from '../ingest/import.ts';
 import { MAX_LINE_BYTES } from '../ingest/formats.ts';
 import { LogStore } from '../store/log-store.ts';
 import { NOW, edgeRecord, makeTestApp, tempDir, type TestApp } from '../testing/fixtures.ts';
-import { P, chunked, edgeNdjson, httpRequest, realServer, sleep, startCli, storeProblems, type RealServer } from './helpers.ts';
+import { P, chunked, edgeNdjson, httpRequest, rawExchange, rawJson, realServer, sleep, startCli, storeProblems, type RealServer } from './helpers.ts';
 
 let t: TestApp | undefined;
 let s: RealServer | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await t?.close();
   t = undefined;
   await s?.stop();
@@ -202,6 +204,76 @@ describe('upload size limit', () => {
     // Under the limit is fine.
     const small = await httpRequest(s.port, '/api/imports?source=edge_logs', { method: 'POST', headers: { host, 'x-api-key': s.apiKey }, body: edgeNdjson(10) });
     expect(small.status).toBe(200);
+  });
+});
+
+describe('the import parameters (issue 11)', () => {
+  const runs = async (app: TestApp) => ((await (await app.request('/api/imports')).json()) as { result: ImportRun[] }).result;
+  const edgeCount = (app: TestApp) => app.store.summary().find((x) => x.source === 'cloudflare.logs.prod')!.count;
+
+  it('a repeated source, id, filename or project is a 400 naming it, before anything is read or stored', async () => {
+    t = await makeTestApp();
+    for (const [query, name] of [
+      ['source=edge_logs&source=function_edge_logs', 'source'],
+      ['source=edge_logs&source=edge_logs', 'source'],
+      ['source=edge_logs&id=a&id=b', 'id'],
+      ['source=edge_logs&filename=a.ndjson&filename=b.ndjson', 'filename'],
+      [`source=edge_logs&project=${P}&project=projbbbbbbbbbbbbbbbb`, 'project'],
+    ] as const) {
+      const { status, json } = await upload(t, edgeNdjson(3, { prefix: 'rep' }), query);
+      expect(status, query).toBe(400);
+      expect((json.error as unknown as { errors: unknown[] }).errors, query).toEqual([{ reason: 'duplicate', location: name, message: `${name} is given more than once` }]);
+    }
+    expect(edgeCount(t)).toBe(0);
+    expect(await runs(t)).toEqual([]);
+  });
+
+  it('reusing an import id is a 409 naming id; the first run keeps its progress entry and nothing of the second body is stored', async () => {
+    t = await makeTestApp();
+    const first = await upload(t, edgeNdjson(4, { prefix: 'first' }), 'source=edge_logs&id=job-1&filename=one.ndjson');
+    expect(first.status).toBe(200);
+    const before = await runs(t);
+    expect(before).toHaveLength(1);
+    expect(before[0]).toMatchObject({ id: 'job-1', file: 'one.ndjson', state: 'done', records: 4 });
+    const again = await t.request('/api/imports?source=edge_logs&id=job-1&filename=two.ndjson', { method: 'POST', body: edgeNdjson(7, { prefix: 'second' }) });
+    expect(again.status).toBe(409);
+    const e = ((await again.json()) as { error: { code: number; status: string; message: string; errors: unknown[] } }).error;
+    expect(e).toMatchObject({ code: 409, status: 'ALREADY_EXISTS', message: 'an import with id job-1 exists already; give each import its own id' });
+    expect(e.errors).toEqual([{ reason: 'duplicate', location: 'id', message: 'an import with id job-1 exists already; give each import its own id' }]);
+    expect(await runs(t)).toEqual(before);
+    expect(edgeCount(t)).toBe(4);
+    // Another id is fine.
+    expect((await upload(t, edgeNdjson(7, { prefix: 'second' }), 'source=edge_logs&id=job-2')).status).toBe(200);
+    expect(edgeCount(t)).toBe(11);
+  });
+
+  it('an import refused for a full disk is a 507, and its progress entry says the disk is full (not "internal error")', async () => {
+    t = await makeTestApp();
+    const realOpen = fs.promises.open;
+    vi.spyOn(fs.promises, 'open').mockImplementation(async (...args: Parameters<typeof fs.promises.open>) => {
+      if (String(args[0]).endsWith('catalog.sqlite.tmp')) throw Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC' });
+      return realOpen(...args);
+    });
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { status, json } = await upload(t, edgeNdjson(50, { prefix: 'full' }), 'source=edge_logs&id=full-1');
+    expect(status).toBe(507);
+    expect(json.error!.message).toMatch(/^the disk is full/);
+    vi.restoreAllMocks();
+    const [run] = await runs(t);
+    expect(run).toMatchObject({ id: 'full-1', state: 'failed' });
+    expect(run!.error).toBe('the disk is full: nothing from this request was kept, and the data saved before is intact; free some space and try again');
+    expect(edgeCount(t)).toBe(0);
+  });
+
+  it('an upload that stalls is a 408 and its progress entry says so', async () => {
+    s = await realServer({ bodyTimeoutMs: 300 });
+    const host = `127.0.0.1:${s.port}`;
+    const r = await rawExchange(s.port, [`POST /api/imports?source=edge_logs&id=stalled HTTP/1.1\r\nHost: ${host}\r\nX-API-KEY: ${s.apiKey}\r\nContent-Length: 100000\r\n\r\n${edgeNdjson(3, { prefix: 'st' })}`], 0, 10_000);
+    expect(r.status).toBe(408);
+    expect(rawJson(r.text)).toMatchObject({ error: { code: 408, status: 'REQUEST_TIMEOUT', message: 'the upload stalled: less than 16 KiB arrived in 0.3 s' } });
+    const list = JSON.parse((await httpRequest(s.port, '/api/imports', { headers: { host, 'x-api-key': s.apiKey } })).body) as { result: ImportRun[] };
+    expect(list.result).toEqual([expect.objectContaining({ id: 'stalled', state: 'failed', error: 'the upload stalled: less than 16 KiB arrived in 0.3 s' })]);
+    expect(s.store.summary().find((x) => x.source === 'cloudflare.logs.prod')!.count).toBe(0);
   });
 });
 

@@ -1,14 +1,17 @@
 /**
  * Issue 7, over real sockets to the real server: foreign Host (DNS rebinding) and Origin are
  * refused before routing; only loopback listens; oversized and slow header blocks are cut off
- * with the JSON envelope; what the server writes to disk is owner-only.
+ * with the JSON envelope; what the server writes to disk is owner-only. Issue 11: slow and
+ * silent bodies are cut off (408) without touching busy servers or idle keep-alive connections.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { P, edgeNdjson, httpRequest, rawExchange, rawJson, realServer, type RealServer } from './helpers.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SPEED_PATHS } from '../endpoints/speed-paths.ts';
+import { P, edgeNdjson, httpRequest, rawExchange, rawJson, realServer, sleep, type RealServer } from './helpers.ts';
 
 let s: RealServer;
 beforeAll(async () => {
@@ -196,5 +199,146 @@ describe('files on disk', () => {
     const files = fs.readdirSync(path.join(parts, 'edge_logs')).sort();
     expect(files).toEqual([path.basename(p!.dbFile(p!.row.version)), path.basename(p!.blocks.file)].sort());
     for (const f of files) expect(mode(path.join(parts, 'edge_logs', f)), f).toBe(0o600);
+  });
+});
+
+describe('request bodies (issue 11): a window of 300 ms on this server', () => {
+  let b: RealServer;
+  let head: (method: string, target: string, extra?: string) => string;
+  beforeAll(async () => {
+    b = await realServer({ bodyTimeoutMs: 300 });
+    head = (method, target, extra = '') => `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${b.port}\r\nX-API-KEY: ${b.apiKey}\r\n${extra}`;
+  });
+  afterAll(async () => {
+    await b.stop();
+  });
+
+  function expect408(r: { status: number | undefined; text: string; closedAfterMs: number }, what: string) {
+    expect(r.status, what).toBe(408);
+    expect(r.text, what).toMatch(/\r\nconnection: close\r\n/i);
+    expect(rawJson(r.text), what).toEqual({ error: expect.objectContaining({ code: 408, status: 'REQUEST_TIMEOUT' }) });
+  }
+
+  it('a body that stops arriving (endpoints, clock, imports; by length or chunked) is a 408 and the connection closes', async () => {
+    const cases: Array<[string, string]> = [
+      ['logs.all by length', `${head('POST', '/api/endpoints/logs.all', 'Content-Length: 100\r\n')}\r\n{"proj`],
+      ['logs.all chunked', `${head('POST', '/api/endpoints/query/logs.all', 'Transfer-Encoding: chunked\r\n')}\r\n6\r\n{"proj\r\n`],
+      ['clock', `${head('PUT', '/api/clock', 'Content-Length: 100\r\n')}\r\n{"mo`],
+      ['imports', `${head('POST', '/api/imports?source=edge_logs', 'Content-Length: 100000\r\n')}\r\n${edgeNdjson(2, { prefix: 'stall' }).slice(0, 300)}`],
+    ];
+    for (const [what, text] of cases) {
+      // The socket stays open on the client's side: only the server can end this exchange.
+      const r = await rawExchange(b.port, [text], 0, 10_000);
+      expect408(r, what);
+      expect(r.closedAfterMs, what).toBeGreaterThanOrEqual(280);
+      expect(r.closedAfterMs, what).toBeLessThan(3_000);
+    }
+    expect(b.store.summary().find((x) => x.alias === 'edge_logs')!.count).toBe(0);
+  });
+
+  it('a trickle (one byte every 50 ms) does not hold the connection: parameters must arrive within the window, uploads bring 16 KiB per window', async () => {
+    const drip = Array.from({ length: 200 }, () => ' ');
+    for (const [what, start] of [
+      ['logs.all', `${head('POST', '/api/endpoints/logs.all', 'Content-Length: 1000\r\n')}\r\n`],
+      ['imports', `${head('POST', '/api/imports?source=edge_logs', 'Content-Length: 1000\r\n')}\r\n`],
+    ] as const) {
+      const r = await rawExchange(b.port, [start, ...drip], 50, 15_000);
+      expect408(r, what);
+      // Cut within a few windows, not after the whole drip (10 s).
+      expect(r.closedAfterMs, what).toBeLessThan(3_000);
+    }
+  });
+
+  it('an upload slower than the window but steady (24 KiB every 150 ms, 3 s in all) is imported whole', async () => {
+    const body = Buffer.from(edgeNdjson(1500, { prefix: 'steady' }));
+    const parts: Buffer[] = [];
+    for (let o = 0; o < body.length; o += 24 * 1024) parts.push(body.subarray(o, o + 24 * 1024));
+    expect(parts.length).toBeGreaterThan(20);
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: b.port, method: 'POST', path: '/api/imports?source=edge_logs', agent: false, headers: { host: `127.0.0.1:${b.port}`, 'x-api-key': b.apiKey, 'content-length': String(body.length) } });
+      req.on('response', (r) => {
+        let text = '';
+        r.on('data', (d: Buffer) => (text += d.toString()));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      void (async () => {
+        for (const part of parts) {
+          req.write(part);
+          await sleep(150);
+        }
+        req.end();
+      })();
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({ result: { imported: 1500, rejected: 0 } });
+  });
+
+  /** A socket whose writes the test times itself; resolves with all the server wrote once it closes. */
+  function openExchange(): Promise<{ socket: net.Socket; reply: Promise<string> }> {
+    return new Promise((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port: b.port }, () => resolve({ socket, reply }));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (text += d));
+      socket.on('error', () => undefined);
+      const reply = new Promise<string>((done) => socket.on('close', () => done(text)));
+    });
+  }
+  const busyFor = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+
+  it('a busy server is not a silent client: the event loop stalled past the window while the rest of the body sat in the socket', async () => {
+    // A project with no records: the answer is known whatever the other tests imported.
+    const body = JSON.stringify({ project: 'projzzzzzzzzzzzzzzzz', project_tier: 'FREE' });
+    const { socket, reply } = await openExchange();
+    socket.write(`${head('POST', '/api/endpoints/logs.all', `Content-Length: ${body.length}\r\nConnection: close\r\n`)}\r\n${body.slice(0, 10)}`);
+    // The server is reading the body now; the rest reaches its socket, then the process is busy
+    // for 1 s (a long synchronous query would do the same), well past the 300 ms window.
+    await sleep(100);
+    socket.write(body.slice(10));
+    busyFor(1_000);
+    const text = await reply;
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(rawJson(text)).toEqual({ result: [] });
+  });
+
+  it('a query computing longer than the window, the client waiting in silence, is answered', async () => {
+    const paths = SPEED_PATHS as unknown as Record<string, (...a: unknown[]) => unknown>;
+    const original = paths['partitioned-logs-all']!;
+    const spy = vi.spyOn(paths, 'partitioned-logs-all').mockImplementation((...a: unknown[]) => {
+      busyFor(800);
+      return original(...a);
+    });
+    try {
+      const body = JSON.stringify({ project: P, project_tier: 'FREE' });
+      const r = await rawExchange(b.port, [`${head('POST', '/api/endpoints/logs.all', `Content-Length: ${body.length}\r\nConnection: close\r\n`)}\r\n${body}`], 0, 10_000);
+      expect(r.status).toBe(200);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('an idle keep-alive connection between complete requests is left alone', async () => {
+    // Two requests on one connection, 800 ms (more than two windows) apart.
+    const r = await rawExchange(b.port, [`${head('GET', '/api/sources')}\r\n`, `${head('GET', '/api/clock', 'Connection: close\r\n')}\r\n`], 800, 10_000);
+    expect(r.text.match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
+    expect(r.closedAfterMs).toBeGreaterThanOrEqual(800);
+  });
+
+  it('a body nobody reads (of a GET, of a refused request) cannot hold the connection once it is answered', async () => {
+    const drip = Array.from({ length: 100 }, () => 'x');
+    for (const [what, start, status] of [
+      ['GET with a body', `${head('GET', '/api/sources', 'Content-Length: 1000\r\n')}\r\n`, 200],
+      ['wrong key', `POST /api/imports?source=edge_logs HTTP/1.1\r\nHost: 127.0.0.1:${b.port}\r\nX-API-KEY: wrong\r\nContent-Length: 1000\r\n\r\n`, 401],
+    ] as const) {
+      const r = await rawExchange(b.port, [start, ...drip], 50, 15_000);
+      expect(r.status, what).toBe(status);
+      // Not after the whole drip (5 s).
+      expect(r.closedAfterMs, what).toBeLessThan(2_000);
+    }
   });
 });

@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ENDPOINTS, type EndpointDefinition } from '../../queries/registry.ts';
 import { createApp } from '../app.ts';
 import { AppClock } from '../clock.ts';
+import { validateParams } from '../endpoints/params.ts';
+import { AppError } from '../errors.ts';
 import { LogStore } from '../store/log-store.ts';
 import { HOST, NOW, TEST_KEY, TEST_PORT, edgeRecord, fnRecord, makeTestApp, tempDir, type TestApp } from '../testing/fixtures.ts';
 import { P, queryEntryPoints, testSpeedPath } from './helpers.ts';
@@ -145,6 +147,65 @@ describe('parameter values', () => {
   });
 });
 
+describe('parameters are own properties only (issue 11)', () => {
+  it('a "__proto__" key in a POST body is a parameter name like any other: nothing is read through it', async () => {
+    t = await makeTestApp({ fn: [fnRecord(NOW - 1000)] });
+    const queries = spyOnQueries(t.store);
+    // JSON.parse makes "__proto__" an own key; copying it by assignment would set the prototype.
+    const cases: Array<[string, string, string]> = [
+      ['functions.invocation-stats', `{"__proto__":{"interval":"1hr"},"project":"${P}"}`, 'interval'],
+      ['logs.all', `{"__proto__":{"project_tier":"ENTERPRISE"},"project":"${P}"}`, 'project_tier'],
+      ['usage.api-counts', `{"__proto__":{"project":"${P}"},"interval":"daily"}`, 'project'],
+    ];
+    for (const [name, body, missing] of cases) {
+      const e = await errorOf(await t.request(`/api/endpoints/${name}`, { method: 'POST', body }), 400);
+      expect(e.errors, name).toEqual([{ reason: 'required', location: missing, message: `${missing} is required` }]);
+    }
+    expect(queries()).toBe(0);
+    // And nothing leaked into Object.prototype.
+    expect(({} as Record<string, unknown>).interval).toBeUndefined();
+    expect(({} as Record<string, unknown>).project_tier).toBeUndefined();
+  });
+
+  it('"__proto__" in the query string is ignored like any undeclared parameter', async () => {
+    t = await makeTestApp({ fn: [fnRecord(NOW - 1000)] });
+    const res = await t.request(`/api/endpoints/functions.invocation-stats?__proto__=x&__proto__%5Binterval%5D=1hr&project=${P}`);
+    const e = await errorOf(res, 400);
+    expect(e.errors).toEqual([{ reason: 'required', location: 'interval', message: 'interval is required' }]);
+    const ok = await t.request(`/api/endpoints/functions.invocation-stats?__proto__=x&project=${P}&interval=1hr`);
+    expect(ok.status).toBe(200);
+  });
+
+  it('validateParams reads only own properties: values on a prototype were never sent', () => {
+    const inherited = Object.create({ project: P, interval: '1hr' }) as Record<string, unknown>;
+    let thrown: unknown;
+    try {
+      validateParams(byName('functions.invocation-stats'), inherited);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(AppError);
+    expect((thrown as AppError).details.map((d) => [d.location, d.reason])).toEqual([
+      ['project', 'required'],
+      ['interval', 'required'],
+    ]);
+    // The same values as own properties are accepted.
+    expect(validateParams(byName('functions.invocation-stats'), { project: P, interval: '1hr' }).bind).toMatchObject({ project: P, interval: '1hr' });
+  });
+
+  it('the clock body: "__proto__" is not read through, and a body that is not an object is a 400, not a 500', async () => {
+    t = await makeTestApp();
+    const proto = await errorOf(await t.request('/api/clock', { method: 'PUT', body: '{"__proto__":{"mode":"system"}}' }), 400);
+    expect(proto.errors).toEqual([{ reason: 'invalid', location: 'mode', message: 'mode must be one of system, fixed, latest' }]);
+    for (const body of ['null', '[]', '"system"', '7', '']) {
+      const e = await errorOf(await t.request('/api/clock', { method: 'PUT', body }), 400);
+      expect(e.errors[0]!.location, body).toBe('body');
+    }
+    // The clock did not move.
+    expect(((await (await t.request('/api/clock')).json()) as { result: { mode: string; now: number } }).result).toMatchObject({ mode: 'fixed', now: NOW });
+  });
+});
+
 describe('methods and bodies', () => {
   it('PUT, DELETE and PATCH on every endpoint route are 405 JSON, and run nothing', async () => {
     t = await makeTestApp();
@@ -152,12 +213,55 @@ describe('methods and bodies', () => {
     for (const def of ENDPOINTS) {
       for (const p of [`/api/endpoints/${def.name}`, `/api/endpoints/query/${def.id}`, `/api/endpoints/query/${def.name}`]) {
         for (const method of ['PUT', 'DELETE', 'PATCH']) {
-          const e = await errorOf(await t.request(`${p}?project=${P}&project_tier=FREE&interval=daily`, { method, body: method === 'DELETE' ? undefined : '{}' }), 405);
+          const res = await t.request(`${p}?project=${P}&project_tier=FREE&interval=daily`, { method, body: method === 'DELETE' ? undefined : '{}' });
+          expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+          const e = await errorOf(res, 405);
           expect(e).toMatchObject({ status: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed on endpoints; use GET or POST` });
         }
       }
     }
     expect(queries()).toBe(0);
+  });
+
+  it('HEAD on every endpoint route is answered as GET, without a body (issue 11)', async () => {
+    t = await makeTestApp({ fn: [fnRecord(NOW - 1000)], edge: [edgeRecord(NOW - 1000)] });
+    for (const def of ENDPOINTS) {
+      const q = def.name === 'logs.all' ? `project=${P}&project_tier=FREE` : `project=${P}&interval=${def.name === 'usage.api-counts' ? 'daily' : '1hr'}`;
+      for (const p of [`/api/endpoints/${def.name}`, `/api/endpoints/query/${def.id}`, `/api/endpoints/query/${def.name}`]) {
+        const head = await t.request(`${p}?${q}`, { method: 'HEAD' });
+        expect(head.status, p).toBe(200);
+        expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(head.headers.get('x-log-explorer-now')).toBe(String(NOW));
+        expect(await head.text()).toBe('');
+      }
+    }
+    // A bad request is the same 400 as for GET, still without a body.
+    const bad = await t.request(`/api/endpoints/logs.all?project_tier=FREE`, { method: 'HEAD' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toBe('');
+  });
+
+  it('another method on a known API route is a 405 with an Allow header naming the methods it takes', async () => {
+    t = await makeTestApp();
+    const cases: Array<[string, string, string]> = [
+      ['/api/endpoints', 'POST', 'GET, HEAD'],
+      ['/api/imports', 'PUT', 'GET, HEAD, POST'],
+      ['/api/imports', 'DELETE', 'GET, HEAD, POST'],
+      ['/api/sources', 'POST', 'GET, HEAD'],
+      ['/api/sources/edge_logs', 'GET', 'DELETE'],
+      ['/api/sources/edge_logs', 'HEAD', 'DELETE'],
+      ['/api/clock', 'DELETE', 'GET, HEAD, PUT, POST'],
+      ['/api/demo', 'GET', 'POST'],
+    ];
+    for (const [p, method, allow] of cases) {
+      const res = await t.request(p, { method });
+      expect(res.status, `${method} ${p}`).toBe(405);
+      expect(res.headers.get('allow'), `${method} ${p}`).toBe(allow);
+      if (method !== 'HEAD') expect((await errorOf(res, 405)).message).toBe(`${method} is not allowed here; use ${allow}`);
+    }
+    // Unknown routes stay 404, and HEAD on GET routes works.
+    expect((await t.request('/api/nothing-here', { method: 'PUT' })).status).toBe(404);
+    expect((await t.request('/api/sources', { method: 'HEAD' })).status).toBe(200);
   });
 
   it('an endpoint POST body larger than 1 MiB is a 413 without being read whole', async () => {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ImportReport } from '../ingest/import.ts';
 import { MAX_NESTING_DEPTH } from '../ingest/normalize.ts';
 import { sourceInfo } from '../sources.ts';
+import { EngineTrapped, engineLimits } from '../store/db.ts';
 import { ImportWriter } from '../store/log-store.ts';
 import { NOW, SEC, edgeRecord, makeTestApp, type TestApp } from '../testing/fixtures.ts';
 import { P } from './helpers.ts';
@@ -71,6 +72,27 @@ describe('keys that are special to JavaScript', () => {
     expect(Object.keys(meta)).toEqual(['request', '__proto__', 'constructor', 'response']);
     expect(JSON.stringify(meta)).toContain('"__proto__":[{"interval":"1hr"}]');
     expect(Object.getPrototypeOf(meta)).toBe(Object.prototype);
+  });
+});
+
+describe('an engine failure', () => {
+  it('answers 503 with Retry-After while the store reopens, then every request answers as before', async () => {
+    t = await makeTestApp({ edge: [edgeRecord(NOW - SEC, { id: 'one' }), edgeRecord(NOW - 2 * SEC, { id: 'two' })] });
+    const before = await logsAll(t);
+    const guard = engineLimits.functionTextChars;
+    engineLimits.functionTextChars = Infinity;
+    try {
+      t.store.catalog.defineFunction('huge_text', () => 'x'.repeat(6_000_000));
+      expect(() => t!.store.catalog.query('SELECT huge_text()')).toThrow(EngineTrapped);
+    } finally {
+      engineLimits.functionTextChars = guard;
+    }
+    const during = await t.request(`/api/endpoints/logs.all?project=${P}&project_tier=ENTERPRISE`);
+    expect(during.status).toBe(503);
+    expect(during.headers.get('retry-after')).toBe('1');
+    expect(((await during.json()) as { error: { message: string } }).error.message).toMatch(/reopening from the last saved state/);
+    await t.store.recoverEngine();
+    expect(await logsAll(t)).toEqual(before);
   });
 });
 
