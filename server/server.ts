@@ -126,8 +126,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       // Stops a running tick's batch before the store closes under it.
       cache.clear();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.save();
-      await store.close();
+      try {
+        await store.save();
+      } finally {
+        // A failed save (a full disk) still lets the folder go: the lock and open files.
+        await store.close();
+      }
     },
   };
 }

@@ -14,7 +14,7 @@ import { importStream } from '../ingest/import.ts';
 import { sourceInfo } from '../sources.ts';
 import { ImportWriter, LogStore, type StoredRecord } from '../store/log-store.ts';
 import { HOST, NOW, TEST_KEY, TEST_PORT, tempDir } from '../testing/fixtures.ts';
-import { P, chunked, edgeNdjson, filesUnder, storeProblems } from './helpers.ts';
+import { P, chunked, edgeNdjson, filesUnder, realServer, storeProblems } from './helpers.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -223,6 +223,15 @@ describe('a full disk means nothing changed (issue 11)', () => {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a shutdown whose save fails still releases the folder (lock and files), and says why', async () => {
+    const s = await realServer();
+    const err = Object.assign(new Error('cannot save the store: the disk is full (ENOSPC); the last saved store is intact'), { code: 'ENOSPC' });
+    vi.spyOn(s.store, 'save').mockRejectedValue(err);
+    await expect(s.close()).rejects.toBe(err);
+    expect(fs.existsSync(path.join(s.dir, 'data', 'LOCK'))).toBe(false);
+    fs.rmSync(s.dir, { recursive: true, force: true });
   });
 
   it('an import refused for a full disk leaves no bytes behind, even when its rollback cannot be saved either', async () => {
