@@ -3,7 +3,7 @@
  * project resolved per the source's rule, id kept or derived from content, hot fields picked.
  */
 import { createHash } from 'node:crypto';
-import { FAMILY, HOT_COLUMNS } from '../store/hot-columns.ts';
+import { FAMILY, HOT_COLUMNS, SOURCE_FIELDS } from '../store/hot-columns.ts';
 import type { StoredRecord } from '../store/log-store.ts';
 import { findSource, type SourceInfo } from '../sources.ts';
 import { inRange, parseRecordTimestamp, RECORD_RANGE } from '../time.ts';
@@ -158,6 +158,13 @@ export function normalizeRecord(
   const record: StoredRecord = { id, ts, project, raw: stored };
   // Hot fields, as HOT_COLUMNS declares them per source (families last: they read the URL).
   for (const col of HOT_COLUMNS[source.hot]) {
+    if (col.read === 'source') {
+      const field = col.field as ExplorerField;
+      const v = readSourceField(metadata, source, field);
+      if (field === 'status') record.status = v as number | null;
+      else record[field] = v as string | null;
+      continue;
+    }
     const v = pick(metadata, col.from);
     if (col.read === 'number') record[col.field as 'status' | 'exec'] = numberOrNull(v);
     else if (col.read === 'text') {
@@ -172,6 +179,42 @@ export function normalizeRecord(
     if (typeof v === 'string' && v.includes('\u0000')) return { error: `${field} contains a NUL character` };
   }
   return { record };
+}
+
+export type ExplorerField = 'status' | 'method' | 'path' | 'level';
+
+/**
+ * One explorer field of a record, read where its source keeps it (SOURCE_FIELDS): status as a
+ * number, method upper-case, a path from a URL's path, level as written; null when absent.
+ */
+export function readSourceField(metadata: Json | undefined, source: SourceInfo, field: ExplorerField): number | string | null {
+  const rule = SOURCE_FIELDS[source.name][field];
+  if (!rule) return null;
+  const v = 'at' in rule ? pick(metadata, rule.at) : pick(metadata, rule.urlAt);
+  if (field === 'status') return numberOrNull(v);
+  const text = stringOrNull(v ?? null);
+  if (text === null) return null;
+  if (field === 'method') return text.toUpperCase();
+  return 'urlAt' in rule ? pathOfUrl(text) : text;
+}
+
+/** The explorer fields of a stored record's text (records stored before they were kept, converted ones). */
+export function sourceFieldsOfStored(storedText: string, source: SourceInfo): Record<ExplorerField, number | string | null> {
+  const rec = JSON.parse(storedText) as JsonObject;
+  let metadata = rec.metadata;
+  if (typeof metadata === 'string') {
+    try {
+      metadata = JSON.parse(metadata) as Json;
+    } catch {
+      metadata = undefined;
+    }
+  }
+  return {
+    status: readSourceField(metadata, source, 'status'),
+    method: readSourceField(metadata, source, 'method'),
+    path: readSourceField(metadata, source, 'path'),
+    level: readSourceField(metadata, source, 'level'),
+  };
 }
 
 /**

@@ -82,7 +82,7 @@ export interface PackedBatch {
 }
 
 /** Fields that hold text or null; any other null-first field starts as a number column. */
-const TEXT_FIELDS = new Set(['id', 'project', 'url', 'functionId']);
+const TEXT_FIELDS = new Set(['id', 'project', 'url', 'functionId', 'method', 'path', 'level']);
 
 /** Packs records for postMessage; `transfer` lists the buffers to hand over rather than copy. */
 export function packBatch(records: readonly StoredRecord[]): { batch: PackedBatch; transfer: ArrayBuffer[] } {

@@ -4,24 +4,25 @@
  * (partition DDL and inserts), the normalizer and the flat view used by the SQL definitions all
  * read this table; nothing else restates it. See docs/ARCHITECTURE.md, "Hot columns".
  */
-import type { HotKind } from '../sources.ts';
+import type { HotKind, SourceName } from '../sources.ts';
 
 /** The StoredRecord fields a hot column can come from. */
-export type HotField = 'url' | 'families' | 'status' | 'functionId' | 'exec';
+export type HotField = 'url' | 'families' | 'status' | 'functionId' | 'exec' | 'method' | 'path' | 'level';
 
 export interface HotColumn {
   /** Column name in the hot table (and in the endpoint SQL). */
   column: string;
-  sqlType: 'INTEGER' | 'REAL';
+  sqlType: 'INTEGER' | 'REAL' | 'TEXT';
   field: HotField;
   /** Path inside `metadata` (either shape) where the value is read. */
   from: readonly string[];
   /**
    * `number`: a finite number or numeric text, else NULL. `text`: text kept as is.
    * `families`: bits of the API family strings in the request path (the path from `from`,
-   * else the URL's path). Text fields are stored as dictionary ids (`dictionary`).
+   * else the URL's path). Text fields are stored as dictionary ids (`dictionary`). `source`: the
+   * explorer's fields, read where each source keeps them (SOURCE_FIELDS; `from` is unused).
    */
-  read: 'number' | 'text' | 'families';
+  read: 'number' | 'text' | 'families' | 'source';
   dictionary?: 'urls' | 'functions';
   notNull?: boolean;
 }
@@ -34,11 +35,42 @@ const FUNCTION: HotColumn = { column: 'function', sqlType: 'INTEGER', field: 'fu
 const FUNCTION_KEY: HotColumn = { ...FUNCTION, notNull: true };
 const EXEC: HotColumn = { column: 'exec', sqlType: 'REAL', field: 'exec', from: ['execution_time_ms'], read: 'number' };
 
+/** The explorer's filter fields, read per source (SOURCE_FIELDS). */
+const BY_SOURCE = (column: 'status' | 'method' | 'path' | 'level'): HotColumn => ({
+  column,
+  sqlType: column === 'status' ? 'INTEGER' : 'TEXT',
+  field: column,
+  from: [],
+  read: 'source',
+});
+
 export const HOT_COLUMNS: Readonly<Record<HotKind, readonly HotColumn[]>> = {
-  edge: [URL_COLUMN, FAMILIES, STATUS],
-  function_edge: [FUNCTION_KEY, EXEC, STATUS],
-  function_event: [FUNCTION],
-  plain: [],
+  // Edge paths come from the URL dictionary (`url`), so they are not stored twice.
+  edge: [URL_COLUMN, FAMILIES, STATUS, BY_SOURCE('method')],
+  function_edge: [FUNCTION_KEY, EXEC, STATUS, BY_SOURCE('method'), BY_SOURCE('path')],
+  function_event: [FUNCTION, BY_SOURCE('level')],
+  plain: [BY_SOURCE('status'), BY_SOURCE('method'), BY_SOURCE('path'), BY_SOURCE('level')],
+};
+
+/** Where a source keeps a field: a metadata path, or (`url`) the path of the URL at that metadata path. */
+export type FieldRule = { at: readonly string[] } | { urlAt: readonly string[] };
+
+/**
+ * The explorer's filter fields of each source, where its records keep them (docs/ARCHITECTURE.md,
+ * "Explorer"). A source without a rule for a field has no such filter or facet. `status` is a
+ * number (numeric text too); `method` is stored upper-case; `level` as written (a level or a
+ * severity, as the source calls it); `path` is a request path.
+ */
+export const SOURCE_FIELDS: Readonly<Record<SourceName, Partial<Record<'status' | 'method' | 'path' | 'level', FieldRule>>>> = {
+  'cloudflare.logs.prod': { status: { at: ['response', 'status_code'] }, method: { at: ['request', 'method'] }, path: { urlAt: ['request', 'url'] } },
+  'postgres.logs': { level: { at: ['parsed', 'error_severity'] } },
+  'deno-relay-logs': { status: { at: ['response', 'status_code'] }, method: { at: ['request', 'method'] }, path: { urlAt: ['request', 'url'] } },
+  'deno-subhosting-events': { level: { at: ['level'] } },
+  'gotrue.logs.prod': { status: { at: ['status'] }, method: { at: ['method'] }, path: { at: ['path'] }, level: { at: ['level'] } },
+  'realtime.logs.prod': { level: { at: ['level'] } },
+  'storage.logs.prod.2': { status: { at: ['res', 'statusCode'] }, method: { at: ['req', 'method'] }, path: { urlAt: ['req', 'url'] }, level: { at: ['level'] } },
+  'postgREST.logs.prod': {},
+  'pgbouncer.logs.prod': {},
 };
 
 /**

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SOURCES } from '../sources.ts';
 import { openDbSync } from './db.ts';
+import { sourceFieldsOfStored } from '../ingest/normalize.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
 import type { LogStore, StoredRecord } from './log-store.ts';
 
@@ -33,7 +34,7 @@ export async function convertLegacyStore(store: LogStore, dataDir: string): Prom
           const cols = new Set(HOT_COLUMNS[info.hot].map((c) => c.column));
           const select =
             `SELECT h.rid, h.ts, p.ref, h.off, h.len, i.id` +
-            `${cols.has('url') ? ', u.url, h.families' : ', NULL, NULL'}${cols.has('status') ? ', h.status' : ', NULL'}` +
+            `${cols.has('url') ? ', u.url, h.families' : ', NULL, NULL'}${info.hot === 'edge' || info.hot === 'function_edge' ? ', h.status' : ', NULL'}` +
             `${cols.has('function') ? ', f.function_id' : ', NULL'}${cols.has('exec') ? ', h.exec' : ', NULL'}` +
             ` FROM ${info.alias} h JOIN projects p ON p.id = h.project JOIN ${info.alias}_ids i ON i.rid = h.rid` +
             `${cols.has('url') ? ' LEFT JOIN urls u ON u.id = h.url' : ''}${cols.has('function') ? ' LEFT JOIN functions f ON f.id = h.function' : ''}` +
@@ -50,6 +51,8 @@ export async function convertLegacyStore(store: LogStore, dataDir: string): Prom
                 if (n === 0) throw new Error(`${info.alias}.ndjson ends before byte ${(off as number) + (len as number)}`);
                 got += n;
               }
+              // The old format kept no explorer fields: they are read from the record.
+              const fields = sourceFieldsOfStored(raw.toString('utf8'), info);
               return {
                 id: id as string,
                 ts: ts as number,
@@ -57,9 +60,12 @@ export async function convertLegacyStore(store: LogStore, dataDir: string): Prom
                 raw,
                 url: (url as string | null) ?? undefined,
                 families: (families as number | null) ?? undefined,
-                status: status as number | null,
+                status: cols.has('status') && info.hot !== 'plain' ? (status as number | null) : (fields.status as number | null),
                 functionId: fn as string | null,
                 exec: exec as number | null,
+                method: fields.method as string | null,
+                path: fields.path as string | null,
+                level: fields.level as string | null,
               };
             });
             insert(info, batch);

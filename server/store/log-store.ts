@@ -33,6 +33,10 @@ export interface StoredRecord {
   status?: number | null;
   functionId?: string | null;
   exec?: number | null;
+  /** The explorer's fields, where the source has them (SOURCE_FIELDS). */
+  method?: string | null;
+  path?: string | null;
+  level?: string | null;
 }
 
 /** One stored row as `dump` returns it. */
@@ -48,6 +52,9 @@ export interface StoredRow {
   status?: number | null;
   functionId?: string | null;
   exec?: number | null;
+  method?: string | null;
+  path?: string | null;
+  level?: string | null;
 }
 
 function uuidText(bytes: Uint8Array): string {
@@ -404,6 +411,11 @@ export class LogStore {
     p.lastUsed = ++this.useClock;
     const db = p.load();
     this.loaded.add(p);
+    if (p.migrated) {
+      p.migrated = false;
+      // Written soon, so that a migrated partition does not wait in memory for the next import.
+      setImmediate(() => void this.save().catch((err: unknown) => console.error('could not save migrated partitions:', err)));
+    }
     this.enforceBudget(p);
     return db;
   }
@@ -987,7 +999,8 @@ export class LogStore {
           const v = hot[i] ?? null;
           if (c.field === 'url') row.url = this.urls.get(v as number);
           else if (c.field === 'functionId') row.functionId = v === null ? null : (fns.get(v as number) ?? null);
-          else row[c.field] = v as number | null;
+          else if (c.sqlType === 'TEXT') row[c.field as 'method' | 'path' | 'level'] = v as string | null;
+          else row[c.field as 'status' | 'exec' | 'families'] = v as number | null;
         });
         out.push(row);
       }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { SourceInfo } from '../sources.ts';
 import { MICROS } from '../time.ts';
 import { openDbSync, type Db } from './db.ts';
+import { sourceFieldsOfStored, type ExplorerField } from '../ingest/normalize.ts';
 import { HOT_COLUMNS, HOT_LAYOUT } from './hot-columns.ts';
 import type { PartitionRow } from './catalog.ts';
 import { RecordBlocks } from './record-blocks.ts';
@@ -78,6 +79,8 @@ export class Partition {
   lastBatch = 0;
   /** Bytes of the loaded database, as last measured. */
   loadedBytes = 0;
+  /** Columns were added at load (addMissingColumns): the store should save it. */
+  migrated = false;
 
   constructor(
     readonly source: SourceInfo,
@@ -118,7 +121,30 @@ export class Partition {
     const db = openDbSync(image, { cacheKiB: 256 });
     if (!image) for (const stmt of partitionDdl(this.source)) db.exec(stmt);
     this.db = db;
+    if (image && this.addMissingColumns(db)) this.dirty = this.migrated = true;
     return db;
+  }
+
+  /**
+   * A partition written before some hot columns existed (the explorer's fields) gets them, filled
+   * from its records; the store saves it soon after. Returns whether anything changed.
+   */
+  private addMissingColumns(db: Db): boolean {
+    const t = this.source.alias;
+    const have = new Set(db.rows(`PRAGMA table_info(${t})`).map((r) => r[1] as string));
+    const missing = HOT_COLUMNS[this.source.hot].filter((c) => !have.has(c.column));
+    if (!missing.length) return false;
+    db.transaction(() => {
+      for (const c of missing) db.exec(`ALTER TABLE ${t} ADD COLUMN ${c.column} ${c.sqlType}`);
+      const fromRecords = missing.filter((c) => c.read === 'source');
+      if (!fromRecords.length) return;
+      const set = `UPDATE ${t} SET ${fromRecords.map((c) => `${c.column} = ?`).join(', ')} WHERE rid = ?`;
+      for (const [rid, blk, boff, len] of db.rows(`SELECT rid, blk, boff, len FROM ${t}`)) {
+        const fields = sourceFieldsOfStored(this.blocks.read({ blk: blk as number, boff: boff as number, len: len as number }).toString('utf8'), this.source);
+        db.run(set, [...fromRecords.map((c) => fields[c.field as ExplorerField]), rid as number]);
+      }
+    });
+    return true;
   }
 
   /** Bytes the loaded database occupies. */

@@ -635,18 +635,18 @@ describe('converting a single-file store (formats 1-3)', () => {
     ]);
 
     expect(store.dump('cloudflare.logs.prod')).toEqual([
-      { partition: '20261121', rid: 1, id: 'e1', ts: ts.e1, project: PA, raw: lines.e1, url: U1, families: 1, status: 200 },
-      { partition: '20261122', rid: 1, id: 'e2', ts: ts.e2, project: PB, raw: lines.e2, url: U2, families: 2, status: 404 },
-      { partition: '20261122', rid: 2, id: 'e3', ts: ts.e3, project: PA, raw: lines.e3, url: U1, families: 1, status: 500 },
+      { partition: '20261121', rid: 1, id: 'e1', ts: ts.e1, project: PA, raw: lines.e1, url: U1, families: 1, status: 200, method: null },
+      { partition: '20261122', rid: 1, id: 'e2', ts: ts.e2, project: PB, raw: lines.e2, url: U2, families: 2, status: 404, method: null },
+      { partition: '20261122', rid: 2, id: 'e3', ts: ts.e3, project: PA, raw: lines.e3, url: U1, families: 1, status: 500, method: null },
     ]);
     expect(store.dump('deno-relay-logs')).toEqual([
-      { partition: '20261122', rid: 1, id: 'f1', ts: ts.f1, project: PA, raw: lines.f1, functionId: 'fn-a', exec: 10, status: 200 },
-      { partition: '20261122', rid: 2, id: 'f2', ts: ts.f2, project: PA, raw: lines.f2, functionId: 'fn-a', exec: 30, status: 500 },
-      { partition: '20261122', rid: 3, id: 'f3', ts: ts.f3, project: PB, raw: lines.f3, functionId: 'fn-b', exec: null, status: null },
+      { partition: '20261122', rid: 1, id: 'f1', ts: ts.f1, project: PA, raw: lines.f1, functionId: 'fn-a', exec: 10, status: 200, method: null, path: null },
+      { partition: '20261122', rid: 2, id: 'f2', ts: ts.f2, project: PA, raw: lines.f2, functionId: 'fn-a', exec: 30, status: 500, method: null, path: null },
+      { partition: '20261122', rid: 3, id: 'f3', ts: ts.f3, project: PB, raw: lines.f3, functionId: 'fn-b', exec: null, status: null, method: null, path: null },
     ]);
     expect(store.dump('gotrue.logs.prod')).toEqual([
-      { partition: '20261120', rid: 1, id: UUID, ts: ts.a1, project: PA, raw: lines.a1 },
-      { partition: '20261120', rid: 2, id: 'auth-2', ts: ts.a2, project: PA, raw: lines.a2 },
+      { partition: '20261120', rid: 1, id: UUID, ts: ts.a1, project: PA, raw: lines.a1, status: null, method: null, path: null, level: null },
+      { partition: '20261120', rid: 2, id: 'auth-2', ts: ts.a2, project: PA, raw: lines.a2, status: null, method: null, path: null, level: null },
     ]);
     const summary = store.summary();
     expect(summary.find((s) => s.source === 'cloudflare.logs.prod')).toMatchObject({
