@@ -1,0 +1,480 @@
+/**
+ * The explorer's query over any source (docs/ARCHITECTURE.md, "Explorer"): parameters read and
+ * checked once, then the rows of the partitions a window touches, filtered by SQL on the hot
+ * columns (status, method, path, level, function) and, for a text search, by the record itself.
+ * Pages, histograms, facets, counts and exports all walk rows through `scanRows`.
+ */
+import type { RE2JS } from 're2js';
+import { AppError, badParam } from '../errors.ts';
+import { canonicalRecord } from '../ingest/normalize.ts';
+import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
+import type { SqlValue } from '../store/db.ts';
+import { SOURCE_FIELDS } from '../store/hot-columns.ts';
+import type { LogStore } from '../store/log-store.ts';
+import type { Partition } from '../store/partition.ts';
+import { INSTANT_RANGE, MICROS, readIsoMicros } from '../time.ts';
+import { compileRe2 } from '../endpoints/re2.ts';
+import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
+
+export type ExplorerFieldName = 'status' | 'method' | 'path' | 'level' | 'function_id';
+export const EXPLORER_FIELDS: readonly ExplorerFieldName[] = ['status', 'method', 'path', 'level', 'function_id'];
+
+/** The explorer fields a source has: where SOURCE_FIELDS reads them, and function ids for the function sources. */
+export function fieldsOf(source: SourceInfo): ExplorerFieldName[] {
+  const rules = SOURCE_FIELDS[source.name];
+  return EXPLORER_FIELDS.filter((f) => (f === 'function_id' ? source.hot === 'function_edge' || source.hot === 'function_event' : rules[f] !== undefined));
+}
+
+/** What a histogram splits by: the status class where the source has a status, else the level. */
+export function splitOf(source: SourceInfo): 'status' | 'level' {
+  return SOURCE_FIELDS[source.name].status ? 'status' : 'level';
+}
+
+/** A `status` filter value: one code, or a class (`5xx`). */
+type StatusSpec = { code: number } | { cls: number };
+
+interface Filter<T> {
+  include: T[];
+  exclude: T[];
+}
+
+export interface ExplorerQuery {
+  source: SourceInfo;
+  /** Project id in the catalog; null = every project; -1 = a project the store does not know (no rows). */
+  project: number | null;
+  projectRef: string | null;
+  start: number;
+  end: number;
+  q: { text: string; lower: string; re: RE2JS | null; rawSafe: boolean } | null;
+  status: Filter<StatusSpec>;
+  method: Filter<string>;
+  path: Filter<string>;
+  level: Filter<string>;
+  function: Filter<number>;
+  limit: number;
+  cursor: Cursor | null;
+}
+
+/** Where a page stopped: the last row's instant and, among rows of that instant, its row number. */
+export interface Cursor {
+  ts: number;
+  rid: number;
+}
+
+export const MAX_LIMIT = 1000;
+export const DEFAULT_LIMIT = 100;
+/** The window when none is given: the day before the clock's now. */
+export const DEFAULT_SPAN = MICROS.day;
+
+type Params = (name: string) => string | undefined;
+
+/** Reads one parameter given at most once (a repeat is a 400, as on the endpoints). */
+export function singleParams(all: (name: string) => string[] | undefined): Params {
+  return (name) => {
+    const values = all(name) ?? [];
+    if (values.length > 1) throw new AppError('bad_request', `${name} is given more than once`, [{ reason: 'duplicate', location: name, message: `${name} is given more than once` }]);
+    const v = values[0];
+    if (v !== undefined && v.length > (name === 'q' ? MAX_PATTERN_LENGTH : name === 'cursor' ? 200 : MAX_TEXT_LENGTH)) {
+      throw badParam(name, `${name} is longer than the limit`);
+    }
+    return v === '' ? undefined : v;
+  };
+}
+
+function instant(get: Params, name: string): number | undefined {
+  const text = get(name);
+  if (text === undefined) return undefined;
+  const read = readIsoMicros(text);
+  if ('us' in read) return read.us;
+  if (read.problem === 'out-of-range') throw badParam(name, `${name} must be within ${INSTANT_RANGE.text}`);
+  throw badParam(name, `${name} is not an ISO 8601 timestamp: ${text.slice(0, 64)}`);
+}
+
+function list(get: Params, name: string): { include: string[]; exclude: string[] } {
+  const out = { include: [] as string[], exclude: [] as string[] };
+  for (const part of (get(name) ?? '').split(',')) {
+    const v = part.trim();
+    if (!v) continue;
+    if (v.startsWith('!')) {
+      if (v.length > 1) out.exclude.push(v.slice(1));
+    } else out.include.push(v);
+  }
+  return out;
+}
+
+function statusSpec(v: string): StatusSpec {
+  if (/^[1-5]xx$/i.test(v)) return { cls: Number(v[0]) };
+  if (/^\d{3}$/.test(v)) return { code: Number(v) };
+  throw badParam('status', `status takes codes like 503 or classes like 5xx, not ${v.slice(0, 20)}`);
+}
+
+/** Reads and checks the explorer's parameters; every rejection names its parameter. */
+export function readExplorerQuery(store: LogStore, get: Params, now: number): ExplorerQuery {
+  const sourceText = get('source');
+  if (!sourceText) throw badParam('source', `source is required: one of ${SOURCE_NAMES.join(', ')} or their aliases`);
+  const source = findSource(sourceText);
+  if (!source) throw badParam('source', `source must be one of ${SOURCE_NAMES.join(', ')} or their aliases`);
+  const projectRef = get('project') ?? null;
+  const project = projectRef === null ? null : (store.projects.find(projectRef) ?? -1);
+  const end = instant(get, 'end') ?? now;
+  const start = instant(get, 'start') ?? end - DEFAULT_SPAN;
+  if (start > end) throw badParam('start', 'start is after end');
+
+  const has = new Set(fieldsOf(source));
+  const checked = (name: ExplorerFieldName) => {
+    const l = list(get, name);
+    if ((l.include.length || l.exclude.length) && !has.has(name)) {
+      throw badParam(name, `${source.alias} records have no ${name}; its fields are ${[...has].join(', ') || 'none'}`);
+    }
+    return l;
+  };
+  const status = checked('status');
+  const method = checked('method');
+  const level = checked('level');
+  const fn = checked('function_id');
+  const functionIds = (ids: string[]) => ids.map((id) => store.functions.find(id) ?? -1);
+
+  const regex = get('regex');
+  if (regex !== undefined && regex !== '0' && regex !== '1') throw badParam('regex', 'regex must be 0 or 1');
+  const qText = get('q');
+  let q: ExplorerQuery['q'] = null;
+  if (qText !== undefined) {
+    let re: RE2JS | null = null;
+    if (regex === '1') {
+      try {
+        re = compileRe2(`(?i)${qText}`);
+      } catch (err) {
+        throw badParam('q', `q is not a valid RE2 pattern: ${(err as Error).message}`);
+      }
+    }
+    // The raw record can stand in for the message only when JSON writes the text as it is.
+    const rawSafe = re === null && /^[\x20-\x7e]*$/.test(qText) && !/["\\]/.test(qText);
+    q = { text: qText, lower: qText.toLowerCase(), re, rawSafe };
+  }
+
+  const limitText = get('limit');
+  const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badParam('limit', `limit must be an integer from 1 to ${MAX_LIMIT}`);
+
+  return {
+    source,
+    project,
+    projectRef,
+    start,
+    end,
+    q,
+    status: { include: status.include.map(statusSpec), exclude: status.exclude.map(statusSpec) },
+    method: { include: method.include.map((m) => m.toUpperCase()), exclude: method.exclude.map((m) => m.toUpperCase()) },
+    path: checked('path'),
+    level: { include: level.include.map((l) => l.toLowerCase()), exclude: level.exclude.map((l) => l.toLowerCase()) },
+    function: { include: functionIds(fn.include), exclude: functionIds(fn.exclude) },
+    limit,
+    cursor: readCursor(get('cursor')),
+  };
+}
+
+export function writeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.ts, c.rid])).toString('base64url');
+}
+
+function readCursor(text: string | undefined): Cursor | null {
+  if (text === undefined) return null;
+  try {
+    const v = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 2 && v.every((x) => Number.isSafeInteger(x))) return { ts: v[0] as number, rid: v[1] as number };
+  } catch {
+    // Answered below.
+  }
+  throw badParam('cursor', 'cursor is not one this server handed out (use `next` from the previous page)');
+}
+
+/** The partitions of the window, newest first. */
+export function partitionsOf(store: LogStore, q: ExplorerQuery): Partition[] {
+  if (q.project === -1) return [];
+  if (q.project !== null) return store.partitionsWithProject(q.source.name, q.project, q.start + 1, q.end);
+  return store
+    .partitions(q.source.name)
+    .filter((p) => p.row.rows > 0 && p.start <= q.end && p.end > q.start)
+    .reverse();
+}
+
+/** Edge paths live in the URL dictionary: the ids of URLs whose path starts with one of `prefixes`. */
+function urlIdsWithPath(store: LogStore, prefixes: string[]): string {
+  const ids: number[] = [];
+  for (let after = 0; ; ) {
+    const slice = store.urls.slice(after, 10_000);
+    for (const { id, url } of slice) {
+      const p = pathOf(url);
+      if (prefixes.some((x) => p.startsWith(x))) ids.push(id);
+      after = id;
+    }
+    if (slice.length < 10_000) break;
+  }
+  return JSON.stringify(ids);
+}
+
+export function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url.replace(/[?#].*$/, '');
+  }
+}
+
+/** SQL conditions and their values for the hot filters of one partition's table. */
+export function whereOf(store: LogStore, q: ExplorerQuery): { sql: string; params: SqlValue[] } {
+  const parts = ['ts > ?', 'ts <= ?'];
+  const params: SqlValue[] = [q.start, q.end];
+  if (q.project !== null) {
+    parts.push('project = ?');
+    params.push(q.project);
+  }
+  const statusSql = (s: StatusSpec) => {
+    if ('code' in s) {
+      params.push(s.code);
+      return 'status = ?';
+    }
+    params.push(s.cls * 100, s.cls * 100 + 99);
+    return 'status BETWEEN ? AND ?';
+  };
+  const inList = (column: string, values: Array<string | number>, lower = false) => {
+    params.push(...values);
+    return `${lower ? `lower(${column})` : column} IN (${values.map(() => '?').join(', ')})`;
+  };
+  const add = <T>(f: Filter<T>, one: (values: T[]) => string, column: string) => {
+    if (f.include.length) parts.push(`(${one(f.include)})`);
+    // A record without the field is kept by an exclusion (NOT on NULL would drop it).
+    if (f.exclude.length) parts.push(`(${column} IS NULL OR NOT (${one(f.exclude)}))`);
+  };
+  add(q.status, (v) => v.map(statusSql).join(' OR '), 'status');
+  add(q.method, (v) => inList('method', v), 'method');
+  add(q.level, (v) => inList('level', v, true), 'level');
+  add(q.function, (v) => inList('function', v), 'function');
+  if (q.path.include.length || q.path.exclude.length) {
+    if (q.source.hot === 'edge') {
+      if (q.path.include.length) {
+        parts.push('url IN (SELECT value FROM json_each(?))');
+        params.push(urlIdsWithPath(store, q.path.include));
+      }
+      if (q.path.exclude.length) {
+        parts.push('url NOT IN (SELECT value FROM json_each(?))');
+        params.push(urlIdsWithPath(store, q.path.exclude));
+      }
+    } else {
+      const prefix = (v: string[]) =>
+        v
+          .map((p) => {
+            params.push(p.length, p);
+            return 'substr(path, 1, ?) = ?';
+          })
+          .join(' OR ');
+      add(q.path, prefix, 'path');
+    }
+  }
+  return { sql: parts.join(' AND '), params };
+}
+
+/** One candidate row: where its record is, and its hot fields (those the source has). */
+export interface ScanRow {
+  p: Partition;
+  rid: number;
+  ts: number;
+  project: number;
+  blk: number;
+  boff: number;
+  len: number;
+  status: number | null;
+  method: string | null;
+  path: string | null;
+  level: string | null;
+  function: number | null;
+  url: number | null;
+}
+
+/** The hot columns a source's table has, in ScanRow's names (missing ones read as NULL). */
+function selectList(source: SourceInfo): string {
+  const has = (c: string) => {
+    if (c === 'url') return source.hot === 'edge';
+    if (c === 'function') return source.hot === 'function_edge' || source.hot === 'function_event';
+    if (c === 'status') return source.hot !== 'function_event';
+    if (c === 'method') return source.hot !== 'function_event';
+    if (c === 'path') return source.hot === 'function_edge' || source.hot === 'plain';
+    return source.hot === 'function_event' || source.hot === 'plain';
+  };
+  return ['status', 'method', 'path', 'level', 'function', 'url'].map((c) => (has(c) ? c : `NULL AS ${c}`)).join(', ');
+}
+
+export interface ScanLimits {
+  /** Stop once this many rows passed every filter. */
+  matches?: number;
+  /** Stop a text search after this long (ms), returning where it got to. */
+  budgetMs?: number;
+  /** Past this instant (performance.now()) the scan fails with a 503. */
+  deadline?: number;
+}
+
+export interface ScanProgress {
+  /** The last row looked at (the cursor to go on from), if any. */
+  last: Cursor | null;
+  /** Every row of the window was looked at. */
+  complete: boolean;
+}
+
+const BATCH = 2000;
+
+/**
+ * Walks the rows of the window newest first (instant, then row number, descending), from the
+ * cursor if any, calling `visit` for each row that passes every filter, the text search
+ * included. Yields to the event loop between batches.
+ */
+export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, record: () => Buffer) => void, limits: ScanLimits = {}): Promise<ScanProgress> {
+  const started = performance.now();
+  const where = whereOf(store, q);
+  const cols = selectList(q.source);
+  const table = q.source.alias;
+  const matcher = textMatcher(store, q);
+  let matches = 0;
+  let last: Cursor | null = q.cursor;
+  for (const p of partitionsOf(store, q)) {
+    if (last && p.start > last.ts) continue;
+    for (;;) {
+      const db = store.use(p);
+      const after = last && last.ts < p.end ? ' AND (ts < ? OR (ts = ? AND rid < ?))' : '';
+      const params = [...where.params, ...(after ? [last!.ts, last!.ts, last!.rid] : []), BATCH];
+      const rows = db.rows(`SELECT rid, ts, project, blk, boff, len, ${cols} FROM ${table} WHERE ${where.sql}${after} ORDER BY ts DESC, rid DESC LIMIT ?`, params);
+      for (const [rid, ts, project, blk, boff, len, status, method, path, level, fn, url] of rows) {
+        const row: ScanRow = {
+          p,
+          rid: rid as number,
+          ts: ts as number,
+          project: project as number,
+          blk: blk as number,
+          boff: boff as number,
+          len: len as number,
+          status: status as number | null,
+          method: method as string | null,
+          path: path as string | null,
+          level: level as string | null,
+          function: fn as number | null,
+          url: url as number | null,
+        };
+        last = { ts: row.ts, rid: row.rid };
+        let raw: Buffer | undefined;
+        const record = () => (raw ??= store.readRecord(p, row));
+        if (matcher && !matcher(row, record)) continue;
+        visit(row, record);
+        if (limits.matches !== undefined && ++matches >= limits.matches) return { last, complete: false };
+      }
+      const now = performance.now();
+      if (limits.deadline !== undefined && now > limits.deadline) {
+        throw new AppError('unavailable', 'the search ran longer than its time limit and was stopped; narrow the range or the filters');
+      }
+      if (matcher && limits.budgetMs !== undefined && now - started > limits.budgetMs && rows.length) return { last, complete: false };
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (rows.length < BATCH) break;
+    }
+  }
+  return { last, complete: true };
+}
+
+/** The text search as a test of one row, or null without one. */
+function textMatcher(store: LogStore, q: ExplorerQuery): ((row: ScanRow, record: () => Buffer) => boolean) | null {
+  const search = q.q;
+  if (!search) return null;
+  const test = (text: string) => (search.re ? search.re.test(text) : text.toLowerCase().includes(search.lower));
+  const withUrl = q.source.hot === 'edge' || q.source.hot === 'function_edge';
+  const needle = search.rawSafe ? Buffer.from(search.lower, 'latin1') : null;
+  return (row, record) => {
+    if (row.url !== null && test(store.urls.get(row.url))) return true;
+    const raw = record();
+    // Most records do not hold the text anywhere: skip them without parsing.
+    if (needle && !containsLower(raw, needle)) return false;
+    const rec = JSON.parse(raw.toString('utf8')) as { event_message?: unknown; metadata?: unknown };
+    const message = typeof rec.event_message === 'string' ? rec.event_message : rec.event_message == null ? '' : JSON.stringify(rec.event_message);
+    if (test(message)) return true;
+    if (withUrl && row.url === null) {
+      const url = urlOf(rec.metadata);
+      if (url && test(url)) return true;
+    }
+    return false;
+  };
+}
+
+function urlOf(metadata: unknown): string | null {
+  let m = metadata;
+  if (typeof m === 'string') {
+    try {
+      m = JSON.parse(m);
+    } catch {
+      return null;
+    }
+  }
+  while (Array.isArray(m)) m = m[0];
+  let r = (m as { request?: unknown } | undefined)?.request;
+  while (Array.isArray(r)) r = r[0];
+  const url = (r as { url?: unknown } | undefined)?.url;
+  return typeof url === 'string' ? url : null;
+}
+
+/** ASCII case-insensitive search of a lower-case needle in bytes. */
+function containsLower(hay: Buffer, needle: Buffer): boolean {
+  if (needle.length === 0) return true;
+  const first = needle[0]!;
+  const upper = first >= 0x61 && first <= 0x7a ? first - 32 : first;
+  for (let i = 0; i + needle.length <= hay.length; i++) {
+    const c = hay[i]!;
+    if (c !== first && c !== upper) continue;
+    let j = 1;
+    for (; j < needle.length; j++) {
+      let h = hay[i + j]!;
+      if (h >= 0x41 && h <= 0x5a) h += 32;
+      if (h !== needle[j]) break;
+    }
+    if (j === needle.length) return true;
+  }
+  return false;
+}
+
+/** Project refs by catalog id, for records (their project is the ref resolved at import). */
+export function projectRefs(store: LogStore): (id: number) => string {
+  const refs = new Map<number, string>();
+  return (id) => {
+    let ref = refs.get(id);
+    if (ref === undefined) {
+      ref = (store.catalog.rows('SELECT ref FROM projects WHERE id = ?', [id])[0]?.[0] as string | undefined) ?? '';
+      refs.set(id, ref);
+    }
+    return ref;
+  };
+}
+
+/** Function ids (text) by dictionary id. */
+export function functionTexts(store: LogStore): (id: number | null) => string | null {
+  const texts = new Map<number, string | null>();
+  return (id) => {
+    if (id === null || id === 0) return null;
+    let t = texts.get(id);
+    if (t === undefined) {
+      t = (store.catalog.rows('SELECT function_id FROM functions WHERE id = ?', [id])[0]?.[0] as string | undefined) ?? null;
+      texts.set(id, t);
+    }
+    return t;
+  };
+}
+
+/** A row's explorer fields as the API shows them (only those its source has). */
+export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnText: (id: number | null) => string | null): Partial<Record<ExplorerFieldName, string | number | null>> {
+  const out: Partial<Record<ExplorerFieldName, string | number | null>> = {};
+  for (const f of fieldsOf(q.source)) {
+    if (f === 'function_id') out.function_id = fnText(row.function);
+    else if (f === 'path') out.path = q.source.hot === 'edge' ? (row.url ? pathOf(store.urls.get(row.url)) : null) : row.path;
+    else out[f] = row[f];
+  }
+  return out;
+}
+
+/** The record as logs.all returns it, plus the explorer's fields. */
+export function recordOf(q: ExplorerQuery, row: ScanRow, raw: Buffer, projectRef: string): Record<string, unknown> {
+  const rec = JSON.parse(canonicalRecord(raw.toString('utf8'), q.source, projectRef, row.ts)) as Record<string, unknown>;
+  return { id: rec.id, timestamp: row.ts, event_message: rec.event_message, metadata: rec.metadata };
+}
