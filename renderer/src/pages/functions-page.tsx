@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { InvocationStatsRow } from '../../../server/api-types.ts';
 import { useClock, useInvocationStats } from '../api/hooks.ts';
@@ -13,7 +13,7 @@ import { PageHeader, Toolbar } from '../components/page-header.tsx';
 import { ProjectPicker } from '../components/project-picker.tsx';
 import { RefreshButton } from '../components/refresh-button.tsx';
 import { Segmented } from '../components/segmented.tsx';
-import { ChartSkeleton, StatsSkeleton } from '../components/skeleton.tsx';
+import { ChartSkeleton, StatsSkeleton, TableSkeleton } from '../components/skeleton.tsx';
 import { Stat } from '../components/stat.tsx';
 import { ClockHint } from '../components/clock-hint.tsx';
 import { bucketStarts, FUNCTION_INTERVALS, FUNCTION_SERIES, type FunctionInterval } from '../lib/buckets.ts';
@@ -25,6 +25,8 @@ import { functionsRequest } from '../lib/view-request.ts';
 import { summarizeInvocations } from '../lib/stats.ts';
 import { FUNCTION_SOURCE, sourceOf, useSourceProjects } from './page-data.ts';
 import { useSources } from '../api/hooks.ts';
+import { useFunctionTable, useFunctionTotal } from '../api/functions.ts';
+import { FunctionTable, percentileNote } from './function-table.tsx';
 
 const INTERVAL_LABELS: Record<FunctionInterval, string> = {
   '5min': '5 min',
@@ -80,6 +82,25 @@ export function FunctionsPage() {
     [source, view.project],
   );
 
+  // Every function of the project over the whole window: the table, the picker's slugs and the
+  // headline's period percentiles (per-bucket percentiles cannot give the period's).
+  const tableParams = view.project ? { project: view.project, interval: view.functions.interval } : null;
+  const table = useFunctionTable(tableParams);
+  const total = useFunctionTotal(tableParams);
+  const tableRows = table.data?.rows;
+  const currentRows = table.data && !table.isPlaceholderData ? table.data.rows : undefined;
+  const slugs = useMemo(() => new Map((tableRows ?? []).map((r) => [r.functionId, r.slug])), [tableRows]);
+  const period = view.functions.fn ? currentRows?.find((r) => r.functionId === view.functions.fn) : total.data;
+  const periodPending = view.functions.fn ? !currentRows : total.isPending;
+  const percentiles = total.data?.percentiles ?? currentRows?.[0]?.percentiles;
+  const selectedName = view.functions.fn ? (slugs.get(view.functions.fn) ?? view.functions.fn) : null;
+  const tableWindow = total.data ? formatRange(total.data.window.start, total.data.window.end, precisionOf(view.functions.interval)) : '';
+  const chartRef = useRef<HTMLElement>(null);
+  const pickerLabel = (functionId: string, count: number) => {
+    const slug = slugs.get(functionId);
+    return `${slug ? `${slug} · ` : ''}${functionId} · ${formatInt(count)}`;
+  };
+
   const data: Datum[] = useMemo(() => (rows ?? []).map((r) => ({ ...r, ok: r.count - r.error_count })), [rows]);
   const summary = useMemo(() => summarizeInvocations(rows ?? []), [rows]);
   const windowText = useMemo(() => {
@@ -128,7 +149,7 @@ export function FunctionsPage() {
             {view.functions.fn && !functionOptions.some((f) => f.functionId === view.functions.fn) && <option value={view.functions.fn}>{view.functions.fn}</option>}
             {functionOptions.map((f) => (
               <option key={f.functionId} value={f.functionId}>
-                {f.functionId} · {formatInt(f.count)}
+                {pickerLabel(f.functionId, f.count)}
               </option>
             ))}
           </select>
@@ -157,6 +178,9 @@ export function FunctionsPage() {
       ) : !rows || !view.project ? (
         <>
           <StatsSkeleton count={5} />
+          <div className="card">
+            <TableSkeleton rows={4} />
+          </div>
           <ChartSkeleton />
           <ChartSkeleton />
         </>
@@ -178,21 +202,54 @@ export function FunctionsPage() {
               note="bucket averages weighted by invocations"
             />
             <Stat
-              label="p95 · max of buckets"
+              label="p95 · period"
               testId="stat-p95"
-              value={formatMs(summary.maxBucketP95Ms)}
-              note="largest per-bucket p95, not the period’s p95"
-              hint="Each bucket's p95 is exact for that bucket (nearest rank). A percentile of the whole period cannot be computed from per-bucket percentiles, so this shows the largest bucket p95."
+              value={periodPending ? '…' : formatMs(period?.p95Ms)}
+              note={percentiles === 'approximate' ? 'whole window, within 0.5%' : 'whole window, exact'}
+              hint={percentiles ? `Over every invocation of the window, not per bucket: ${percentileNote(percentiles, view.functions.interval)}.` : undefined}
             />
-            <Stat label="Max execution" testId="stat-max" value={formatMs(summary.maxMs)} note={`largest bucket p99: ${formatMs(summary.maxBucketP99Ms)}`} />
+            <Stat
+              label="p99 · period"
+              testId="stat-p99"
+              value={periodPending ? '…' : formatMs(period?.p99Ms)}
+              note={<span data-testid="stat-max">max {formatMs(summary.maxMs)}</span>}
+              hint={percentiles ? `Over every invocation of the window, not per bucket: ${percentileNote(percentiles, view.functions.interval)}.` : undefined}
+            />
           </div>
 
           {summary.invocations === 0 && <ClockHint what="invocations" source={sourceOf(sources.data, FUNCTION_SOURCE)} />}
 
-          <section className="card" data-testid="chart-invocations">
+          <FunctionTable
+            rows={tableRows}
+            loading={table.isPending}
+            refetching={table.isPlaceholderData || (table.isFetching && !table.isPending)}
+            error={table.isError ? table.error : null}
+            onRetry={() => void table.refetch()}
+            project={view.project}
+            interval={view.functions.interval}
+            selected={view.functions.fn}
+            percentiles={percentiles}
+            windowText={tableWindow}
+            onChart={(fn) => {
+              update((v) => ({ ...v, functions: { ...v.functions, fn } }));
+              chartRef.current?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+            }}
+            onLogs={(href) => {
+              // Entered through the URL, as back/forward do: the Logs page takes every filter it knows from it.
+              history.pushState(null, '', href);
+              window.dispatchEvent(new PopStateEvent('popstate'));
+            }}
+          />
+
+          <section className="card fn-chart-anchor" data-testid="chart-invocations" ref={chartRef}>
             <div className="card__head">
               <h2>
                 Invocations {BUCKET_WORD[interval]}{' '}
+                {selectedName && (
+                  <span className="fn-chart-fn" data-testid="chart-function">
+                    · {selectedName}
+                  </span>
+                )}{' '}
                 <span className="card__note" data-testid="window">
                   · {windowText}
                 </span>

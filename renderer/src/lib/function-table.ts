@@ -1,0 +1,71 @@
+/**
+ * The Functions page's table: sorting (empty figures always last, whichever the direction) and
+ * the link to a function's logs.
+ */
+import type { FunctionStatsRow } from '../../../server/functions/types.ts';
+import type { FunctionInterval } from './buckets.ts';
+import type { RangePreset } from './logs.ts';
+
+export const SORT_KEYS = ['name', 'invocations', 'errors', 'errorRate', 'avgMs', 'p95Ms', 'p99Ms'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export type SortDir = 'asc' | 'desc';
+
+export interface TableSort {
+  key: SortKey;
+  dir: SortDir;
+}
+
+export const DEFAULT_SORT: TableSort = { key: 'invocations', dir: 'desc' };
+
+/** The slug when the records name one, else the id. */
+export function functionName(row: Pick<FunctionStatsRow, 'slug' | 'functionId'>): string {
+  return row.slug ?? row.functionId;
+}
+
+/** Names read A→Z first; figures worst (largest) first. */
+export function firstDir(key: SortKey): SortDir {
+  return key === 'name' ? 'asc' : 'desc';
+}
+
+/** A header click: the same column flips, another starts in its natural direction. */
+export function nextSort(current: TableSort, key: SortKey): TableSort {
+  return current.key === key ? { key, dir: current.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: firstDir(key) };
+}
+
+const byName = (a: FunctionStatsRow, b: FunctionStatsRow) => functionName(a).localeCompare(functionName(b)) || a.functionId.localeCompare(b.functionId);
+
+/**
+ * Sorted copy. A function without a figure (no invocations, or none timed) goes last in both
+ * directions: "worst error rate" must not start with functions that were never called. Ties
+ * go to the busier function, then by name.
+ */
+export function sortFunctionRows(rows: readonly FunctionStatsRow[], sort: TableSort): FunctionStatsRow[] {
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    if (sort.key === 'name') return sign * byName(a, b);
+    const x = a[sort.key];
+    const y = b[sort.key];
+    if (x === null || y === null) {
+      if (x !== y) return x === null ? 1 : -1;
+    } else if (x !== y) return sign * (x - y);
+    return b.invocations - a.invocations || byName(a, b);
+  });
+}
+
+/** The Logs page range that covers an interval's window. */
+const LOGS_RANGE: Record<FunctionInterval, RangePreset> = {
+  '5min': '15m',
+  '15min': '15m',
+  '1hr': '1h',
+  '1day': '24h',
+  '7day': '7d',
+};
+
+/**
+ * The Logs page filtered to one function's invocation records, in the app's URL scheme
+ * (path = page, query = its state; see url-state.ts).
+ */
+export function functionLogsHref(project: string, functionId: string, interval: FunctionInterval): string {
+  const q = new URLSearchParams({ project, source: 'function_edge_logs', function_id: functionId, range: LOGS_RANGE[interval] });
+  return `/logs?${q.toString()}`;
+}

@@ -1,0 +1,189 @@
+import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
+import type { FunctionStatsRow, PercentileKind } from '../../../server/functions/types.ts';
+import { ErrorPanel } from '../components/error-panel.tsx';
+import { TableSkeleton } from '../components/skeleton.tsx';
+import type { FunctionInterval } from '../lib/buckets.ts';
+import { formatInt, formatMs, formatPercent } from '../lib/format.ts';
+import { DEFAULT_SORT, functionLogsHref, nextSort, sortFunctionRows, type SortKey, type TableSort } from '../lib/function-table.ts';
+
+/** Times are shown without their unit: the header says ms once, which keeps the table narrow. */
+const COLUMNS: ReadonlyArray<{ key: SortKey; label: string; unit?: string; title: string; numeric: boolean }> = [
+  { key: 'name', label: 'Function', title: 'Slug from the function’s newest records (/functions/v1/<slug>), and its id', numeric: false },
+  { key: 'invocations', label: 'Invocations', title: 'Invocations in the whole window', numeric: true },
+  { key: 'errors', label: 'Errors', title: 'Invocations answered with status ≥ 400', numeric: true },
+  { key: 'errorRate', label: 'Error rate', title: 'Errors / invocations', numeric: true },
+  { key: 'avgMs', label: 'Avg', unit: 'ms', title: 'Average execution time over the whole window, ms', numeric: true },
+  { key: 'p95Ms', label: 'p95', unit: 'ms', title: 'Execution time p95 over the whole window, ms', numeric: true },
+  { key: 'p99Ms', label: 'p99', unit: 'ms', title: 'Execution time p99 over the whole window, ms', numeric: true },
+];
+
+/** How the window's p95/p99 were computed, in words. */
+export function percentileNote(kind: PercentileKind, interval: FunctionInterval): string {
+  if (kind === 'exact') return 'p95/p99 exact (nearest rank over every invocation)';
+  return `p95/p99 within 0.5% (merged ${interval === '7day' ? 'daily' : 'hourly'} sketches)`;
+}
+
+/**
+ * Every function of the project over the whole window, sortable by any column; each row links
+ * to its chart (selects it on this page) and to its invocation logs.
+ */
+export function FunctionTable({
+  rows,
+  loading,
+  refetching,
+  error,
+  onRetry,
+  project,
+  interval,
+  selected,
+  percentiles,
+  windowText,
+  onChart,
+  onLogs,
+}: {
+  rows: FunctionStatsRow[] | undefined;
+  loading: boolean;
+  refetching: boolean;
+  error: unknown;
+  onRetry: () => void;
+  project: string;
+  interval: FunctionInterval;
+  selected: string;
+  percentiles: PercentileKind | undefined;
+  windowText: string;
+  onChart: (functionId: string) => void;
+  onLogs: (href: string) => void;
+}) {
+  const [sort, setSort] = useState<TableSort>(DEFAULT_SORT);
+  const sorted = useMemo(() => sortFunctionRows(rows ?? [], sort), [rows, sort]);
+  const maxRate = useMemo(() => Math.max(0, ...(rows ?? []).map((r) => r.errorRate ?? 0)), [rows]);
+
+  let body: ReactNode;
+  if (error) body = <div className="pad"><ErrorPanel error={error} onRetry={onRetry} /></div>;
+  else if (!rows && loading) body = <TableSkeleton rows={4} />;
+  else if (sorted.length === 0) body = <div className="pad muted" data-testid="function-table-empty">This project has no edge function invocations stored.</div>;
+  else
+    body = (
+      <div className="table-wrap">
+        <table className="table fn-table" data-testid="function-table-grid">
+          <thead>
+            <tr>
+              {COLUMNS.map((c) => {
+                const active = sort.key === c.key;
+                const arrow = (
+                  <span className="fn-sort__arrow" aria-hidden="true">
+                    {active && sort.dir === 'asc' ? '▲' : '▼'}
+                  </span>
+                );
+                return (
+                  <th key={c.key} className={c.numeric ? 'num' : undefined} aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'} title={c.title}>
+                    <button type="button" className={`fn-sort${active ? ' is-active' : ''}`} data-testid={`sort-${c.key}`} onClick={() => setSort((s) => nextSort(s, c.key))}>
+                      {c.label}
+                      {c.unit && <span className="fn-unit">{c.unit}</span>}
+                      {arrow}
+                    </button>
+                  </th>
+                );
+              })}
+              <th className="fn-links-head">
+                <span className="fn-sr-only">Links</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sorted.map((r) => {
+              const idle = r.invocations === 0;
+              const href = functionLogsHref(project, r.functionId, interval);
+              return (
+                <tr
+                  key={r.functionId}
+                  className={`fn-row${r.functionId === selected ? ' is-selected' : ''}${idle ? ' is-idle' : ''}`}
+                  data-testid="function-row"
+                  data-function-id={r.functionId}
+                  aria-selected={r.functionId === selected}
+                >
+                  <td className="fn-name-cell">
+                    <div className="fn-name">
+                      {r.slug !== null ? (
+                        <span className="fn-slug" data-testid="function-slug">
+                          {r.slug}
+                        </span>
+                      ) : (
+                        <span className="fn-slug fn-slug--none" data-testid="function-slug" title="No record of this function names a /functions/v1/<slug> URL">
+                          no slug
+                        </span>
+                      )}
+                      <span className="fn-id mono" data-testid="function-id">
+                        {r.functionId}
+                      </span>
+                    </div>
+                  </td>
+                  <td className="num mono" data-testid="function-invocations">
+                    {formatInt(r.invocations)}
+                  </td>
+                  <td className="num mono" data-testid="function-errors">
+                    {formatInt(r.errors)}
+                  </td>
+                  <td className="num mono" data-testid="function-error-rate">
+                    <span className="fn-rate">
+                      <span className="fn-rate__track" aria-hidden="true">
+                        <span className="fn-rate__bar" style={{ width: `${maxRate > 0 ? ((r.errorRate ?? 0) / maxRate) * 100 : 0}%` }} />
+                      </span>
+                      {formatPercent(r.errorRate)}
+                    </span>
+                  </td>
+                  <td className="num mono" data-testid="function-avg">
+                    {formatMs(r.avgMs, false)}
+                  </td>
+                  <td className="num mono" data-testid="function-p95">
+                    {formatMs(r.p95Ms, false)}
+                  </td>
+                  <td className="num mono" data-testid="function-p99">
+                    {formatMs(r.p99Ms, false)}
+                  </td>
+                  <td className="actions fn-links">
+                    <button type="button" className="link-btn" data-testid="function-chart" title="Show this function’s charts" onClick={() => onChart(r.functionId)}>
+                      Chart
+                    </button>
+                    <a
+                      href={href}
+                      data-testid="function-logs"
+                      title="Open this function’s invocation logs"
+                      onClick={(e: MouseEvent<HTMLAnchorElement>) => {
+                        // Modified clicks open a new tab as links do.
+                        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+                        e.preventDefault();
+                        onLogs(href);
+                      }}
+                    >
+                      Logs
+                    </a>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    );
+
+  return (
+    <section className={`card${refetching ? ' is-refetching' : ''}`} data-testid="function-table" aria-busy={refetching}>
+      <div className="card__head">
+        <h2>
+          Functions{' '}
+          <span className="card__note" data-testid="function-table-window">
+            · whole window{windowText ? ` · ${windowText}` : ''}
+            {rows ? ` · ${rows.length} ${rows.length === 1 ? 'function' : 'functions'}` : ''}
+          </span>
+        </h2>
+        {percentiles && (
+          <span className="fn-note" data-testid="function-percentiles" data-kind={percentiles}>
+            {percentileNote(percentiles, interval)}
+          </span>
+        )}
+      </div>
+      {body}
+    </section>
+  );
+}
