@@ -14,7 +14,10 @@ import { ResultsCache } from './endpoints/cache.ts';
 import { rawParams, validateParams } from './endpoints/params.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS, runEndpointWithin, serializeResult } from './endpoints/run.ts';
 import { AppError, badParam, errorBody, methodNotAllowed, type ErrorDetail } from './errors.ts';
+import { registerViewRoutes } from './routes/views.ts';
 import { ImportFailure, importStream, type ImportReport } from './ingest/import.ts';
+import { registerFunctionRoutes } from './routes/functions.ts';
+import { registerLogRoutes } from './routes/logs.ts';
 import { findSource, findSourceExact, SOURCE_NAMES } from './sources.ts';
 import { EngineTrapped } from './store/db.ts';
 import { isDiskFull, type LogStore } from './store/log-store.ts';
@@ -136,7 +139,7 @@ function bodyStalled(message: string): AppError {
 }
 
 /** A small body (endpoint parameters, the clock) as text: at most MAX_PARAMS_BODY_BYTES (413), within one body window (408). */
-async function readSmallBody(c: Context, windowMs: number): Promise<string> {
+export async function readSmallBody(c: Context, windowMs: number): Promise<string> {
   const tooLarge = () => new AppError('payload_too_large', `a request body of parameters is limited to ${MAX_PARAMS_BODY_BYTES} bytes`);
   if (Number(c.req.header('content-length') ?? 0) > MAX_PARAMS_BODY_BYTES) throw tooLarge();
   const body = c.req.raw.body;
@@ -428,6 +431,12 @@ export function createApp(deps: AppDeps) {
     return json(c, { result: await deps.loadDemo() });
   });
 
+  registerViewRoutes(app, deps);
+
+  registerFunctionRoutes(app, deps);
+
+  registerLogRoutes(app, deps);
+
   // A known route asked with another method is a 405 naming the ones it takes (HEAD comes with GET).
   const routeMethods: Array<[string, readonly string[]]> = [
     ['/api/endpoints', ['GET', 'HEAD']],
@@ -436,6 +445,9 @@ export function createApp(deps: AppDeps) {
     ['/api/sources/:name', ['DELETE']],
     ['/api/clock', ['GET', 'HEAD', 'PUT', 'POST']],
     ['/api/demo', ['POST']],
+    ['/api/views', ['GET', 'HEAD', 'POST']],
+    ['/api/views/:id', ['PATCH', 'DELETE']],
+    ['/api/searches', ['GET', 'HEAD', 'POST', 'DELETE']],
   ];
   for (const [route, allowed] of routeMethods) {
     app.all(route, (c) => {

@@ -3,6 +3,7 @@ import { ApiError, forgetApiKey, getApiKey, setApiKey } from './api/client.ts';
 import { useClock, useSources } from './api/hooks.ts';
 import { useView } from './app-state.tsx';
 import { ErrorPanel } from './components/error-panel.tsx';
+import { SavedViews } from './components/saved-views.tsx';
 import { encodeView, type PageId } from './lib/url-state.ts';
 import { formatDateTime, formatUtc, localZoneName } from './lib/time.ts';
 import type { ThemePref } from './lib/theme.ts';
@@ -102,6 +103,7 @@ function Shell({ onUnauthorized }: { onUnauthorized: () => void }) {
             </li>
           ))}
         </ul>
+        <SavedViews />
         <div className="sidebar__foot">
           <ClockChip />
           <ThemeSwitch />
