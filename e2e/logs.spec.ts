@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { LogRow } from '../server/api-types.ts';
 import { BUSY, NOW_ISO } from './support/fixture-data.ts';
 import { expect, num, test, waitForEndpoint } from './support/fixtures.ts';
@@ -13,11 +14,14 @@ function iso(us: number): string {
   return `${new Date(ms).toISOString().slice(0, -1)}${s.slice(-3)}Z`;
 }
 
-test.describe('Logs page', () => {
+// The exact logs.all view; the explorer (the page's default view) is e2e/explorer.spec.ts.
+const EXACT = `/logs?project=${BUSY}&mode=exact&tier=FREE&range=1h`;
+
+test.describe('Logs page: the exact logs.all view', () => {
   test('the first row is logs.all’s first row, and the request carries µs-precision bounds', async ({ page, open, server }) => {
     const rows = await server.endpoint<LogRow>('logs.all', params1h);
     const req = waitForEndpoint(page, 'logs.all', params1h);
-    await open(`/logs?project=${BUSY}&tier=FREE&range=1h`);
+    await open(EXACT);
     await req;
     const first = page.getByTestId('log-row').first();
     await expect(first).toHaveAttribute('data-id', rows[0]!.id);
@@ -27,7 +31,7 @@ test.describe('Logs page', () => {
 
   test('selecting a row opens its details; arrow keys move the selection', async ({ page, open, server }) => {
     const rows = await server.endpoint<LogRow>('logs.all', params1h);
-    await open(`/logs?project=${BUSY}&tier=FREE&range=1h`);
+    await open(EXACT);
     await page.getByTestId('log-row').first().click();
     const detail = page.getByTestId('log-detail');
     await expect(detail.getByTestId('detail-id')).toHaveText(rows[0]!.id);
@@ -51,7 +55,7 @@ test.describe('Logs page', () => {
     const union = new Map([...page1, ...page2].map((r) => [r.id, r]));
     expect(union.size).toBeLessThan(page1.length + page2.length); // the inclusive end repeats the boundary row
 
-    await open(`/logs?project=${BUSY}&tier=FREE&range=1h`);
+    await open(EXACT);
     await expect(page.getByTestId('logs-count')).toContainText('100 rows loaded');
     const req = waitForEndpoint(page, 'logs.all', { iso_timestamp_end: end, iso_timestamp_start: HOUR_AGO });
     await page.getByTestId('load-older').click();
@@ -66,7 +70,7 @@ test.describe('Logs page', () => {
   });
 
   test('a range preset re-queries from the server’s now', async ({ page, open }) => {
-    await open(`/logs?project=${BUSY}&tier=FREE&range=1h`);
+    await open(EXACT);
     await expect(page.getByTestId('log-row').first()).toBeVisible();
     const req = waitForEndpoint(page, 'logs.all', { iso_timestamp_start: '2026-03-14T14:54:26.535897Z', iso_timestamp_end: NOW_ISO });
     await page.getByTestId('range').getByRole('radio', { name: '15 min' }).click();
@@ -75,7 +79,7 @@ test.describe('Logs page', () => {
   });
 
   test('the page says plainly when the tier’s retention cuts the range', async ({ page, open }) => {
-    await open(`/logs?project=${BUSY}&tier=FREE&range=1h`);
+    await open(EXACT);
     await expect(page.getByTestId('log-row').first()).toBeVisible();
     await expect(page.getByTestId('retention-notice')).toHaveCount(0);
     await page.getByTestId('range').getByRole('radio', { name: '7 days' }).click();
@@ -90,6 +94,14 @@ test.describe('Logs page', () => {
     await expect(notice).toHaveCount(0);
   });
 
+  test('links from before the explorer (a tier, no mode) open this view, and the page says so', async ({ page, open }) => {
+    await open(`/logs?project=${BUSY}&tier=PRO&range=15m`);
+    await expect(page.getByTestId('logs-page')).toHaveAttribute('data-mode', 'exact');
+    await expect(page.getByTestId('mode-exact')).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByTestId('logs-view-description')).toContainText('Exact logs.all view');
+    await expect(page).toHaveURL(/mode=exact&tier=PRO&range=15m/);
+  });
+
   test('the filter box narrows the loaded rows', async ({ page, open, server }) => {
     const rows = await server.endpoint<LogRow>('logs.all', params1h);
     const pathOf = (r: LogRow) => ((r.metadata[0] as { request?: Array<{ path?: string }> }).request?.[0]?.path ?? '').toLowerCase();
@@ -98,14 +110,14 @@ test.describe('Logs page', () => {
     const expected = rows.filter((r) => r.event_message.toLowerCase().includes(term) || pathOf(r).includes(term)).length;
     expect(expected).toBeGreaterThan(0);
     expect(expected).toBeLessThan(rows.length);
-    await open(`/logs?project=${BUSY}&tier=FREE&range=1h`);
+    await open(EXACT);
     await page.getByTestId('logs-filter').fill(term);
     await expect(page.getByTestId('logs-count')).toContainText(`${expected} of 100 loaded rows match`);
     await expect(page.getByTestId('log-row').first()).toHaveAttribute('data-id', rows.find((r) => r.event_message.toLowerCase().includes(term) || pathOf(r).includes(term))!.id);
   });
 
   test('tier and range survive a reload', async ({ page, open }) => {
-    await open(`/logs?project=${BUSY}&tier=FREE&range=1h`);
+    await open(EXACT);
     await page.getByTestId('tier-picker').selectOption('PRO');
     await page.getByTestId('range').getByRole('radio', { name: '3 h' }).click();
     await expect(page).toHaveURL(/tier=PRO&range=3h/);
@@ -115,5 +127,26 @@ test.describe('Logs page', () => {
     await expect(page.getByTestId('tier-picker')).toHaveValue('PRO');
     await expect(page.getByTestId('range').getByRole('radio', { name: '3 h' })).toHaveAttribute('aria-checked', 'true');
     expect(num(await page.getByTestId('logs-count').textContent())).toBeGreaterThan(0);
+  });
+
+  test('CSV and JSON export what the table shows: the rows the filter box keeps', async ({ page, open, server }) => {
+    const rows = await server.endpoint<LogRow>('logs.all', params1h);
+    const pathOf = (r: LogRow) => ((r.metadata[0] as { request?: Array<{ path?: string }> }).request?.[0]?.path ?? '').toLowerCase();
+    const term = pathOf(rows[3]!);
+    const kept = rows.filter((r) => r.event_message.toLowerCase().includes(term) || pathOf(r).includes(term));
+    expect(kept.length).toBeLessThan(rows.length);
+    await open(EXACT);
+    await page.getByTestId('logs-filter').fill(term);
+    await expect(page.getByTestId('logs-count')).toContainText(`${kept.length} of 100 loaded rows match`);
+    // The filter text is marked in the visible rows.
+    await expect(page.getByTestId('log-row').first().locator('mark.ex-mark').first()).toHaveText(new RegExp(`^${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'i'));
+    const csvDownload = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'CSV', exact: true }).click();
+    const csv = fs.readFileSync((await (await csvDownload).path())!, 'utf8').trim().split('\r\n');
+    expect(csv.slice(1).map((l) => l.split(',')[0])).toEqual(kept.map((r) => r.id));
+    const jsonDownload = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'JSON', exact: true }).click();
+    const json = JSON.parse(fs.readFileSync((await (await jsonDownload).path())!, 'utf8')) as { result: LogRow[] };
+    expect(json.result.map((r) => r.id)).toEqual(kept.map((r) => r.id));
   });
 });

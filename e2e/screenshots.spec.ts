@@ -31,6 +31,8 @@ for (const scheme of ['light', 'dark'] as const) {
       await page.getByTestId('log-row').nth(2).click();
       await expect(page.getByTestId('log-detail')).toBeVisible();
       await page.screenshot({ path: `${DIR}/logs-${scheme}.png` });
+      // The retention notice belongs to the exact logs.all view.
+      await page.getByTestId('mode-exact').click();
       await page.getByTestId('range').getByRole('radio', { name: '7 days' }).click();
       await expect(page.getByTestId('retention-notice')).toBeVisible();
       await expect(page.locator('.logs-layout.is-refetching')).toHaveCount(0);
@@ -62,10 +64,12 @@ for (const scheme of ['light', 'dark'] as const) {
       // Hold the endpoint answers back so the skeletons stay on screen.
       let release: () => void = () => {};
       const gate = new Promise<void>((r) => (release = r));
-      await page.route('**/api/endpoints/*', async (route) => {
-        await gate;
-        await route.continue();
-      });
+      for (const pattern of ['**/api/endpoints/*', '**/api/logs**']) {
+        await page.route(pattern, async (route) => {
+          await gate;
+          await route.continue();
+        });
+      }
       await open(`/functions?project=${BUSY}&interval=1day`);
       await expect(page.getByTestId('loading').first()).toBeVisible();
       await page.screenshot({ path: `${DIR}/functions-loading-${scheme}.png` });

@@ -1,6 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { LogRow } from '../../../server/api-types.ts';
-import { logsParams, mergePages, requestFields, resolveRange, retentionCut, rowMatches, statusClass, tierCovering } from './logs.ts';
+import {
+  addFilter,
+  checkFilterValue,
+  explorerParams,
+  filterLabel,
+  filtersFromParams,
+  filtersToParams,
+  logsParams,
+  mergePages,
+  removeFilter,
+  requestFields,
+  resolveRange,
+  retentionCut,
+  rowMatches,
+  statusClass,
+  tierCovering,
+  type LogFilter,
+} from './logs.ts';
 import { US } from './time.ts';
 
 const NOW = 1773500966535897;
@@ -71,5 +88,59 @@ describe('rowMatches', () => {
     expect(rowMatches(r, f, '500')).toBe(true);
     expect(rowMatches(r, f, '404')).toBe(false);
     expect(rowMatches(r, f, '  ')).toBe(true);
+  });
+});
+
+describe('explorer filters', () => {
+  it('checkFilterValue normalizes codes, classes and methods and refuses what the wire form cannot carry', () => {
+    expect(checkFilterValue('status', ' 5XX ')).toEqual({ ok: true, value: '5xx' });
+    expect(checkFilterValue('status', '503')).toEqual({ ok: true, value: '503' });
+    expect(checkFilterValue('status', '6xx').ok).toBe(false);
+    expect(checkFilterValue('status', '99').ok).toBe(false);
+    expect(checkFilterValue('method', 'post')).toEqual({ ok: true, value: 'POST' });
+    expect(checkFilterValue('path', '/a,b').ok).toBe(false);
+    expect(checkFilterValue('level', '!error').ok).toBe(false);
+    expect(checkFilterValue('level', '   ').ok).toBe(false);
+    expect(checkFilterValue('function_id', 'f-1')).toEqual({ ok: true, value: 'f-1' });
+  });
+
+  it('addFilter groups chips by field, and the same value flips instead of doubling', () => {
+    let f: LogFilter[] = [];
+    f = addFilter(f, { field: 'path', value: '/rest', exclude: false });
+    f = addFilter(f, { field: 'status', value: '5xx', exclude: false });
+    f = addFilter(f, { field: 'status', value: '503', exclude: true });
+    expect(f.map(filterLabel)).toEqual(['status 5xx', 'not status 503', 'path /rest*']);
+    f = addFilter(f, { field: 'status', value: '503', exclude: false });
+    expect(f.map(filterLabel)).toEqual(['status 5xx', 'status 503', 'path /rest*']);
+    expect(removeFilter(f, { field: 'status', value: '5xx' }).map(filterLabel)).toEqual(['status 503', 'path /rest*']);
+  });
+
+  it('filters go to one comma-separated parameter per field, `!` for excluded, and come back the same', () => {
+    const chips: LogFilter[] = [
+      { field: 'status', value: '5xx', exclude: false },
+      { field: 'status', value: '404', exclude: true },
+      { field: 'method', value: 'GET', exclude: true },
+      { field: 'level', value: 'error', exclude: false },
+    ];
+    const params = filtersToParams(chips);
+    expect(params).toEqual({ status: '5xx,!404', method: '!GET', level: 'error' });
+    expect(filtersFromParams((name) => params[name] ?? null)).toEqual(chips);
+  });
+
+  it('explorerParams: source first, µs bounds, regex only with text, chips by field', () => {
+    const p = explorerParams({
+      source: 'cloudflare.logs.prod',
+      project: 'abc',
+      range: { start: NOW - US.hour, end: NOW },
+      q: 'timeout',
+      regex: true,
+      filters: [
+        { field: 'path', value: '/auth', exclude: false },
+        { field: 'status', value: '5xx', exclude: false },
+      ],
+    });
+    expect(p).toEqual({ source: 'cloudflare.logs.prod', project: 'abc', start: '2026-03-14T14:09:26.535897Z', end: '2026-03-14T15:09:26.535897Z', q: 'timeout', regex: '1', status: '5xx', path: '/auth' });
+    expect(Object.keys(p)).toEqual(['source', 'project', 'start', 'end', 'q', 'regex', 'status', 'path']);
+    expect(explorerParams({ source: 'edge_logs', project: null, range: {}, q: '', regex: true, filters: [] })).toEqual({ source: 'edge_logs' });
   });
 });

@@ -132,3 +132,138 @@ export function rowMatches(row: LogRow, fields: RequestFields, filter: string): 
     String(fields.status ?? '') === q
   );
 }
+
+// ---- the explorer (issue 12): filters over every source ----
+
+/** The fields the explorer filters on; a source has the ones `/api/logs/fields` lists. */
+export const FILTER_FIELDS = ['status', 'method', 'path', 'level', 'function_id'] as const;
+export type FilterField = (typeof FILTER_FIELDS)[number];
+
+export function isFilterField(name: string): name is FilterField {
+  return (FILTER_FIELDS as readonly string[]).includes(name);
+}
+
+/** One chip: `status: 5xx`, or with `exclude` a "not" chip (`!404` on the wire). */
+export interface LogFilter {
+  field: FilterField;
+  value: string;
+  exclude: boolean;
+}
+
+export type FilterValueCheck = { ok: true; value: string } | { ok: false; reason: string };
+
+/**
+ * Normalizes a typed or clicked value for a field. The wire form is comma-separated with `!`
+ * for exclusion, so a value holding a comma or starting with `!` cannot be sent and is refused.
+ */
+export function checkFilterValue(field: FilterField, raw: string): FilterValueCheck {
+  const value = raw.trim();
+  if (!value) return { ok: false, reason: 'Enter a value' };
+  if (value.includes(',')) return { ok: false, reason: 'A value cannot contain a comma' };
+  if (value.startsWith('!')) return { ok: false, reason: 'Use “exclude” instead of a leading !' };
+  switch (field) {
+    case 'status': {
+      const v = value.toLowerCase();
+      if (/^[1-5]xx$/.test(v) || /^[1-5]\d\d$/.test(v)) return { ok: true, value: v };
+      return { ok: false, reason: 'A status is a code (503) or a class (5xx)' };
+    }
+    case 'method':
+      // Methods are stored upper-case.
+      return /^[A-Za-z]+$/.test(value) ? { ok: true, value: value.toUpperCase() } : { ok: false, reason: 'A method is a word such as GET' };
+    default:
+      return { ok: true, value };
+  }
+}
+
+const fieldOrder = (f: FilterField) => FILTER_FIELDS.indexOf(f);
+
+/** Chips grouped by field (in FILTER_FIELDS order), each field's values in the order added. */
+function canonical(filters: readonly LogFilter[]): LogFilter[] {
+  return filters
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => fieldOrder(a.f.field) - fieldOrder(b.f.field) || a.i - b.i)
+    .map(({ f }) => f);
+}
+
+const sameChip = (a: Pick<LogFilter, 'field' | 'value'>, b: Pick<LogFilter, 'field' | 'value'>) => a.field === b.field && a.value === b.value;
+
+/**
+ * Adds a chip; the same field and value already there is replaced, so including a value that
+ * was excluded flips its chip rather than adding a contradicting one.
+ */
+export function addFilter(filters: readonly LogFilter[], chip: LogFilter): LogFilter[] {
+  const i = filters.findIndex((f) => sameChip(f, chip));
+  if (i >= 0) return filters.map((f, k) => (k === i ? { ...chip } : f));
+  return canonical([...filters, { ...chip }]);
+}
+
+export function removeFilter(filters: readonly LogFilter[], chip: Pick<LogFilter, 'field' | 'value'>): LogFilter[] {
+  return filters.filter((f) => !sameChip(f, chip));
+}
+
+export function findFilter(filters: readonly LogFilter[], field: FilterField, value: string): LogFilter | undefined {
+  return filters.find((f) => f.field === field && f.value === value);
+}
+
+/** `{status: "5xx,!404"}`: one parameter per field, as the API and the page's URL take them. */
+export function filtersToParams(filters: readonly LogFilter[]): Partial<Record<FilterField, string>> {
+  const out: Partial<Record<FilterField, string>> = {};
+  for (const f of canonical(filters)) {
+    const item = `${f.exclude ? '!' : ''}${f.value}`;
+    out[f.field] = out[f.field] === undefined ? item : `${out[f.field]},${item}`;
+  }
+  return out;
+}
+
+/** Reads chips back from parameters; values that cannot be valid chips are dropped, never an error. */
+export function filtersFromParams(get: (name: FilterField) => string | null): LogFilter[] {
+  let out: LogFilter[] = [];
+  for (const field of FILTER_FIELDS) {
+    const raw = get(field);
+    if (!raw) continue;
+    for (const part of raw.split(',')) {
+      const exclude = part.startsWith('!');
+      const checked = checkFilterValue(field, exclude ? part.slice(1) : part);
+      if (checked.ok) out = addFilter(out, { field, value: checked.value, exclude });
+    }
+  }
+  return out;
+}
+
+/** What the explorer asks the server: one source, optional project, a range, text and chips. */
+export interface ExplorerQuery {
+  /** A source name or alias. */
+  source: string;
+  project: string | null;
+  range: LogsRange;
+  q: string;
+  regex: boolean;
+  filters: readonly LogFilter[];
+}
+
+/**
+ * The `/api/logs*` query parameters, in a fixed order (they key the caches). Bounds are ISO
+ * with microseconds: start exclusive, end inclusive.
+ */
+export function explorerParams(query: ExplorerQuery): Record<string, string> {
+  const p: Record<string, string> = { source: query.source };
+  if (query.project) p.project = query.project;
+  if (query.range.start !== undefined) p.start = isoMicros(query.range.start);
+  if (query.range.end !== undefined) p.end = isoMicros(query.range.end);
+  if (query.q) {
+    p.q = query.q;
+    if (query.regex) p.regex = '1';
+  }
+  const byField = filtersToParams(query.filters);
+  for (const field of FILTER_FIELDS) {
+    const v = byField[field];
+    if (v !== undefined) p[field] = v;
+  }
+  return p;
+}
+
+/** A chip as a person reads it: `status 5xx`, `not status 404`, `path /rest/v1*` (a prefix). */
+export function filterLabel(f: LogFilter): string {
+  const value = f.field === 'path' ? `${f.value}*` : f.value;
+  return `${f.exclude ? 'not ' : ''}${f.field} ${value}`;
+}

@@ -3,7 +3,7 @@
  * so a reload or a copied link restores the view. The API key is never part of it.
  */
 import { FUNCTION_INTERVALS, USAGE_INTERVALS, type FunctionInterval, type UsageInterval } from './buckets.ts';
-import { RANGE_PRESETS, TIERS, type RangeChoice, type Tier } from './logs.ts';
+import { filtersFromParams, filtersToParams, FILTER_FIELDS, RANGE_PRESETS, TIERS, type LogFilter, type RangeChoice, type Tier } from './logs.ts';
 import { isoMicros, parseIsoMicros } from './time.ts';
 
 export const PAGES = ['functions', 'logs', 'usage', 'data', 'settings'] as const;
@@ -15,12 +15,28 @@ export interface FunctionsView {
   interval: FunctionInterval;
 }
 
+/** The Logs page's two views: the explorer over every source, or the exact logs.all endpoint. */
+export const LOGS_MODES = ['explore', 'exact'] as const;
+export type LogsMode = (typeof LOGS_MODES)[number];
+
 export interface LogsView {
+  /** logs.all's tier (the exact view only). */
   tier: Tier;
   range: RangeChoice;
   /** Custom range bounds, µs (only with range 'custom'). */
   start?: number;
   end?: number;
+  /**
+   * Absent means 'exact': every view of this page made before the explorer (a link with a
+   * tier, another page's jump to a range) addressed logs.all, and still does. See logsMode.
+   */
+  mode?: LogsMode;
+  /** The explorer's source (name or alias); '' or absent = the first source the server lists. */
+  source?: string;
+  /** Search text (plain, or an RE2 pattern with `regex`). */
+  q?: string;
+  regex?: boolean;
+  filters?: LogFilter[];
 }
 
 export interface UsageView {
@@ -42,9 +58,18 @@ export const DEFAULT_VIEW: AppView = {
   page: 'functions',
   project: null,
   functions: { fn: '', interval: '1day' },
-  logs: { tier: 'FREE', range: '1h' },
+  logs: { tier: 'FREE', range: '1h', mode: 'explore', source: '', q: '', regex: false, filters: [] },
   usage: { interval: 'daily', regex: null },
 };
+
+export function logsMode(logs: LogsView): LogsMode {
+  return logs.mode ?? 'exact';
+}
+
+/** `,` `!` `/` and `:` are legal in a query string; left readable they make `status=5xx,!404` and `path=/rest` links legible. */
+function readableQuery(q: URLSearchParams): string {
+  return q.toString().replace(/%2C/gi, ',').replace(/%21/g, '!').replace(/%2F/gi, '/');
+}
 
 function oneOf<T extends string>(allowed: readonly T[], value: string | null, fallback: T): T {
   return value !== null && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
@@ -59,14 +84,32 @@ export function encodeView(view: AppView): string {
       if (view.functions.fn) q.set('function', view.functions.fn);
       q.set('interval', view.functions.interval);
       break;
-    case 'logs':
-      q.set('tier', view.logs.tier);
-      q.set('range', view.logs.range);
-      if (view.logs.range === 'custom') {
-        if (view.logs.start !== undefined) q.set('start', isoMicros(view.logs.start));
-        if (view.logs.end !== undefined) q.set('end', isoMicros(view.logs.end));
+    case 'logs': {
+      const l = view.logs;
+      const exact = logsMode(l) === 'exact';
+      if (exact) {
+        q.set('mode', 'exact');
+        q.set('tier', l.tier);
+      } else if (l.source) {
+        q.set('source', l.source);
       }
-      break;
+      q.set('range', l.range);
+      if (l.range === 'custom') {
+        if (l.start !== undefined) q.set('start', isoMicros(l.start));
+        if (l.end !== undefined) q.set('end', isoMicros(l.end));
+      }
+      if (!exact) {
+        if (l.q) q.set('q', l.q);
+        if (l.regex) q.set('regex', '1');
+        const byField = filtersToParams(l.filters ?? []);
+        for (const field of FILTER_FIELDS) {
+          const v = byField[field];
+          if (v !== undefined) q.set(field, v);
+        }
+      }
+      const qs = readableQuery(q);
+      return `/logs${qs ? `?${qs}` : ''}`;
+    }
     case 'usage':
       q.set('interval', view.usage.interval);
       if (view.usage.regex !== null) q.set('regex', view.usage.regex);
@@ -102,7 +145,18 @@ export function decodeView(pathname: string, search: string, base: AppView = DEF
     const range = oneOf<RangeChoice>([...RANGE_PRESETS, 'custom'], q.get('range'), base.logs.range);
     const start = q.get('start');
     const end = q.get('end');
-    view.logs = { tier: oneOf(TIERS, q.get('tier'), base.logs.tier), range };
+    // A link with a tier and no mode is a logs.all link from before the explorer.
+    const mode = oneOf<LogsMode>(LOGS_MODES, q.get('mode'), q.has('tier') ? 'exact' : 'explore');
+    view.logs = {
+      tier: oneOf(TIERS, q.get('tier'), base.logs.tier),
+      range,
+      mode,
+      // The explorer's search stays in memory while the exact view is open, and the other way round.
+      source: mode === 'explore' ? (q.get('source') ?? '') : (base.logs.source ?? ''),
+      q: mode === 'explore' ? (q.get('q') ?? '') : (base.logs.q ?? ''),
+      regex: mode === 'explore' ? q.get('regex') === '1' : (base.logs.regex ?? false),
+      filters: mode === 'explore' ? filtersFromParams((f) => q.get(f)) : [...(base.logs.filters ?? [])],
+    };
     if (range === 'custom') {
       const s = start ? parseIsoMicros(start) : undefined;
       const e = end ? parseIsoMicros(end) : undefined;

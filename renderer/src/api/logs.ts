@@ -1,0 +1,249 @@
+/**
+ * The explorer's API (issue 12): `/api/logs/fields`, `/api/logs`, `/api/logs/histogram`,
+ * `/api/logs/facets`, `/api/logs/count` and `/api/logs/export`. Their answers carry more than
+ * `result` (a cursor, how far a search scanned, the bucket width, facet remainders), so they are
+ * read whole here rather than through client.ts's `api()`, with the same key header and the
+ * same error envelope.
+ */
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import type { ErrorBody } from '../../../server/api-types.ts';
+import type { FilterField } from '../lib/logs.ts';
+import { ApiError, getApiKey } from './client.ts';
+
+/** Columns a source's table can show (`columns` of `/api/logs/fields`). */
+export type ExplorerColumn = 'timestamp' | 'status' | 'method' | 'path' | 'level' | 'function_id' | 'event_message';
+
+export interface ExplorerSource {
+  /** Logflare's name, e.g. `cloudflare.logs.prod`. */
+  source: string;
+  /** Supabase's table name, e.g. `edge_logs`. */
+  alias: string;
+  label: string;
+  /** The filter and facet fields this source has. */
+  fields: FilterField[];
+  /** What the histogram stacks by. */
+  split: 'status' | 'level';
+  columns: ExplorerColumn[];
+}
+
+export interface ExplorerFields {
+  status?: number | string | null;
+  method?: string | null;
+  path?: string | null;
+  level?: string | null;
+  function_id?: string | null;
+}
+
+export interface ExplorerRow {
+  id: string;
+  /** µs UTC */
+  timestamp: number;
+  event_message: string;
+  metadata: unknown[];
+  fields: ExplorerFields;
+}
+
+export interface ExplorerPage {
+  result: ExplorerRow[];
+  /** The cursor of the next (older) page; null when the range is exhausted. */
+  next: string | null;
+  /** How far back this page's search looked: a search stops early to stay fast. */
+  scanned: { through: number; complete: boolean };
+}
+
+export interface HistogramBucket {
+  /** Bucket start, µs. */
+  timestamp: number;
+  count: number;
+  by: Record<string, number>;
+}
+
+export interface HistogramAnswer {
+  result: HistogramBucket[];
+  /** Bucket width, µs. */
+  width: number;
+  split: 'status' | 'level';
+}
+
+export interface FacetValue {
+  value: string | number | null;
+  count: number;
+}
+
+export interface FacetsAnswer {
+  result: Partial<Record<FilterField, FacetValue[]>>;
+  /** How many other values each field has beyond the top ones. */
+  others: Partial<Record<FilterField, number>>;
+}
+
+export interface CountAnswer {
+  count: number;
+  /** The export's estimated size. */
+  bytes: number;
+}
+
+export type ExportFormat = 'csv' | 'ndjson';
+
+/** The explorer asks for this many rows per page (the API allows up to 1000). */
+export const EXPLORER_PAGE_SIZE = 200;
+/** Histogram buckets across the range. */
+export const HISTOGRAM_BUCKETS = 60;
+
+export function logsUrl(path: '' | '/histogram' | '/facets' | '/count' | '/export', params: Record<string, string>): string {
+  const qs = new URLSearchParams(params).toString();
+  return `/api/logs${path}${qs ? `?${qs}` : ''}`;
+}
+
+async function fail(res: Response): Promise<never> {
+  let body: unknown = null;
+  try {
+    body = await res.json();
+  } catch {
+    body = null;
+  }
+  const err = (body as Partial<ErrorBody> | null)?.error;
+  if (err && typeof err.message === 'string') {
+    throw new ApiError({ code: err.code ?? res.status, status: err.status ?? 'ERROR', message: err.message, errors: Array.isArray(err.errors) ? err.errors : [] });
+  }
+  const message = `${res.status} ${res.statusText || 'error'}`;
+  throw new ApiError({ code: res.status, status: 'ERROR', message, errors: [{ reason: 'http', message }] });
+}
+
+async function request(url: string, signal?: AbortSignal): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { 'X-API-KEY': getApiKey() ?? '' }, signal, cache: 'no-store' });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    const message = 'The server did not answer. Is Log Explorer still running?';
+    throw new ApiError({ code: 0, status: 'NETWORK', message, errors: [{ reason: 'network', message }] });
+  }
+  if (!res.ok) await fail(res);
+  return res;
+}
+
+/** The whole JSON answer (not just `result`). */
+export async function getLogsJson<T>(path: '' | '/histogram' | '/facets' | '/count' | '/fields', params: Record<string, string>, signal?: AbortSignal): Promise<T> {
+  const res = await request(path === '/fields' ? '/api/logs/fields' : logsUrl(path, params), signal);
+  return (await res.json()) as T;
+}
+
+// ---- hooks ----
+// Keys start with 'endpoint' so imports, deletes, clock changes and Refresh invalidate them
+// with the endpoint results (hooks.ts's invalidateData).
+
+/** The sources, their fields and columns, edge requests first. */
+export function useLogFields() {
+  return useQuery({
+    queryKey: ['logs-fields'],
+    queryFn: async ({ signal }) => (await getLogsJson<{ result: ExplorerSource[] }>('/fields', {}, signal)).result,
+    staleTime: Infinity,
+  });
+}
+
+/** Newest first, paged by the server's cursor. */
+export function useExplorerLogs(params: Record<string, string> | null) {
+  const p = params ?? {};
+  return useInfiniteQuery({
+    queryKey: ['endpoint', 'logs.explorer', p],
+    initialPageParam: null as string | null,
+    queryFn: ({ pageParam, signal }) => {
+      const q: Record<string, string> = { ...p, limit: String(EXPLORER_PAGE_SIZE) };
+      if (pageParam !== null) q.cursor = pageParam;
+      return getLogsJson<ExplorerPage>('', q, signal);
+    },
+    getNextPageParam: (last): string | undefined => last.next ?? undefined,
+    enabled: params !== null,
+    staleTime: Infinity,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useHistogram(params: Record<string, string> | null) {
+  const p = { ...(params ?? {}), buckets: String(HISTOGRAM_BUCKETS) };
+  return useQuery({
+    queryKey: ['endpoint', 'logs.histogram', p],
+    queryFn: ({ signal }) => getLogsJson<HistogramAnswer>('/histogram', p, signal),
+    enabled: params !== null,
+    staleTime: Infinity,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useFacets(params: Record<string, string> | null, fields: readonly FilterField[]) {
+  const p = { ...(params ?? {}), fields: fields.join(',') };
+  return useQuery({
+    queryKey: ['endpoint', 'logs.facets', p],
+    queryFn: ({ signal }) => getLogsJson<FacetsAnswer>('/facets', p, signal),
+    enabled: params !== null && fields.length > 0,
+    staleTime: Infinity,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Asked only when the export dialog opens. */
+export function useLogsCount(params: Record<string, string> | null) {
+  const p = params ?? {};
+  return useQuery({
+    queryKey: ['endpoint', 'logs.count', p],
+    queryFn: async ({ signal }) => (await getLogsJson<{ result: CountAnswer }>('/count', p, signal)).result,
+    enabled: params !== null,
+    staleTime: 0,
+  });
+}
+
+/** The file name the server suggests (Content-Disposition), if any. */
+function dispositionName(header: string | null): string | null {
+  if (!header) return null;
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (star) {
+    try {
+      return decodeURIComponent(star[1]!.trim());
+    } catch {
+      // fall through to the plain form
+    }
+  }
+  const plain = /filename="?([^";]+)"?/i.exec(header);
+  return plain ? plain[1]!.trim() : null;
+}
+
+/**
+ * Downloads every matching record. The key travels in a header, so a plain link cannot do
+ * it: the answer is read here (reporting bytes as they come) and saved from a Blob.
+ */
+export async function downloadExport(
+  params: Record<string, string>,
+  format: ExportFormat,
+  fallbackName: string,
+  onProgress: (bytes: number) => void,
+  signal?: AbortSignal,
+): Promise<{ fileName: string; bytes: number }> {
+  const res = await request(logsUrl('/export', { ...params, format }), signal);
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const reader = res.body?.getReader();
+  if (reader) {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.byteLength;
+      onProgress(bytes);
+    }
+  } else {
+    const buf = new Uint8Array(await res.arrayBuffer());
+    chunks.push(buf);
+    bytes = buf.byteLength;
+  }
+  const fileName = dispositionName(res.headers.get('content-disposition')) ?? `${fallbackName}.${format}`;
+  const type = format === 'csv' ? 'text/csv;charset=utf-8' : 'application/x-ndjson';
+  const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return { fileName, bytes };
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { ExplorerSource } from '../../api/logs.ts';
+import { US } from '../../lib/time.ts';
+import { DEFAULT_VIEW, type LogsView } from '../../lib/url-state.ts';
+import { pagingState, resolveSource, searchLabel, switchSource, usableFilters, zoomOut } from './explorer-state.ts';
+
+const EDGE: ExplorerSource = { source: 'cloudflare.logs.prod', alias: 'edge_logs', label: 'Edge requests', fields: ['status', 'method', 'path'], split: 'status', columns: ['timestamp', 'status', 'method', 'path', 'event_message'] };
+const PG: ExplorerSource = { source: 'postgres.logs', alias: 'postgres_logs', label: 'Postgres', fields: ['level'], split: 'level', columns: ['timestamp', 'level', 'event_message'] };
+const LIST = [EDGE, PG];
+
+describe('resolveSource', () => {
+  it('takes a name or an alias in any case; nothing means the first source', () => {
+    expect(resolveSource(LIST, 'Postgres.Logs')).toBe(PG);
+    expect(resolveSource(LIST, 'POSTGRES_LOGS')).toBe(PG);
+    expect(resolveSource(LIST, '')).toBe(EDGE);
+    expect(resolveSource(LIST, undefined)).toBe(EDGE);
+    expect(resolveSource(LIST, 'nope')).toBeUndefined();
+  });
+});
+
+describe('switching source', () => {
+  const logs: LogsView = { ...DEFAULT_VIEW.logs, source: 'edge_logs', q: 'timeout', filters: [{ field: 'status', value: '5xx', exclude: false }, { field: 'level', value: 'error', exclude: true }] };
+  it('keeps the search, drops the chips the new source has no field for', () => {
+    expect(switchSource(logs, PG)).toMatchObject({ source: 'postgres_logs', q: 'timeout', filters: [{ field: 'level', value: 'error', exclude: true }] });
+  });
+  it('only chips on the source’s fields are sent', () => {
+    expect(usableFilters(logs.filters!, EDGE)).toEqual([{ field: 'status', value: '5xx', exclude: false }]);
+    expect(usableFilters(logs.filters!, undefined)).toEqual([]);
+  });
+});
+
+describe('searchLabel', () => {
+  it('names the source, the text, the chips and the range', () => {
+    const logs: LogsView = { ...DEFAULT_VIEW.logs, q: 'timeout', filters: [{ field: 'status', value: '5xx', exclude: false }, { field: 'status', value: '504', exclude: true }] };
+    expect(searchLabel(EDGE, logs, undefined)).toBe('Edge requests · "timeout" · status 5xx, not status 504 · 1 h');
+    expect(searchLabel(EDGE, { ...logs, regex: true, filters: [] }, undefined)).toBe('Edge requests · /timeout/ · 1 h');
+  });
+});
+
+describe('zoomOut', () => {
+  const NOW = 1773500966535897;
+  it('doubles the span around its middle', () => {
+    expect(zoomOut({ start: NOW - 3 * US.hour, end: NOW - US.hour }, NOW)).toEqual({ start: NOW - 4 * US.hour, end: NOW });
+  });
+  it('does not run past now when the range ended before it', () => {
+    expect(zoomOut({ start: NOW - US.hour, end: NOW }, NOW)).toEqual({ start: NOW - 2 * US.hour, end: NOW });
+  });
+});
+
+describe('pagingState', () => {
+  it('a search that stopped early offers to continue from where it looked back to', () => {
+    expect(pagingState({ next: 'c1', scanned: { through: 42, complete: false } }, 0)).toEqual({ kind: 'continue', through: 42 });
+  });
+  it('a full page offers older records; the last page says the range is exhausted', () => {
+    expect(pagingState({ next: 'c2', scanned: { through: 1, complete: true } }, 200)).toEqual({ kind: 'older' });
+    expect(pagingState({ next: null, scanned: { through: 1, complete: true } }, 12)).toEqual({ kind: 'end' });
+    expect(pagingState({ next: null, scanned: { through: 1, complete: true } }, 0)).toEqual({ kind: 'none' });
+    expect(pagingState(undefined, 0)).toEqual({ kind: 'none' });
+  });
+});

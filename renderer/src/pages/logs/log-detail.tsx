@@ -1,0 +1,98 @@
+import type { ExplorerFields } from '../../api/logs.ts';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { LevelBadge, StatusBadge } from '../../components/explorer-table.tsx';
+import { JsonTree } from '../../components/json-tree.tsx';
+import { formatDateTime, formatUtc, localZoneName } from '../../lib/time.ts';
+
+export interface DetailRecord {
+  id: string;
+  timestamp: number;
+  event_message: string;
+  metadata: unknown;
+  fields: ExplorerFields;
+}
+
+const FIELD_ROWS: Array<[keyof ExplorerFields, string]> = [
+  ['status', 'Status'],
+  ['method', 'Method'],
+  ['path', 'Path'],
+  ['level', 'Level'],
+  ['function_id', 'Function'],
+];
+
+/** Every field of one record: times, id, the source's fields, the message and the metadata tree. */
+export function LogDetail({ record, onClose }: { record: DetailRecord; onClose: () => void }) {
+  const f = record.fields;
+  const json = { id: record.id, timestamp: record.timestamp, event_message: record.event_message, metadata: record.metadata };
+  return (
+    <aside className="log-detail" data-testid="log-detail" aria-label="Selected record">
+      <div className="log-detail__head">
+        <div className="log-detail__title">
+          {f.status !== undefined && <StatusBadge status={f.status} />}
+          {f.level !== undefined && <LevelBadge level={f.level} />}
+          {f.method !== undefined && <span className="mono method">{f.method ?? '—'}</span>}
+          {f.path !== undefined ? (
+            <span className="mono ellipsis" title={f.path ?? undefined}>
+              {f.path ?? '—'}
+            </span>
+          ) : (
+            <span className="mono ellipsis" title={record.event_message.slice(0, 2000)}>
+              {record.event_message.slice(0, 200)}
+            </span>
+          )}
+        </div>
+        <button type="button" className="icon-btn" aria-label="Close details" title="Close (Esc)" onClick={onClose} data-testid="detail-close">
+          ×
+        </button>
+      </div>
+      <div className="log-detail__body">
+        <dl className="kv">
+          <dt>Time</dt>
+          <dd className="mono">
+            {formatDateTime(record.timestamp, 'us')} <span className="muted">{localZoneName()}</span>
+          </dd>
+          <dt>UTC</dt>
+          <dd className="mono">{formatUtc(record.timestamp, 'us')}</dd>
+          <dt>Timestamp</dt>
+          <dd className="mono" data-testid="detail-us">
+            {record.timestamp} µs
+          </dd>
+          <dt>ID</dt>
+          <dd className="mono" data-testid="detail-id">
+            {record.id}
+          </dd>
+          {FIELD_ROWS.filter(([k]) => f[k] !== undefined).map(([k, label]) => (
+            <FieldRow key={k} label={label} value={f[k]} testId={`detail-${k}`} />
+          ))}
+        </dl>
+        <div className="log-detail__section">
+          <div className="log-detail__section-head">
+            <h3>Event message</h3>
+            <CopyButton text={record.event_message} label="Copy message" testId="copy-message" />
+          </div>
+          <pre className="code-block" data-testid="detail-message">
+            {record.event_message}
+          </pre>
+        </div>
+        <div className="log-detail__section">
+          <div className="log-detail__section-head">
+            <h3>Metadata</h3>
+            <CopyButton text={() => JSON.stringify(json, null, 2)} label="Copy record JSON" testId="copy-record" />
+          </div>
+          <JsonTree value={record.metadata} openDepth={5} />
+        </div>
+      </div>
+    </aside>
+  );
+}
+
+function FieldRow({ label, value, testId }: { label: string; value: string | number | null | undefined; testId: string }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd className="mono" data-testid={testId}>
+        {value ?? '—'}
+      </dd>
+    </>
+  );
+}
