@@ -6,7 +6,7 @@ test.describe('API key handling', () => {
   test('the key moves from the fragment to session storage and leaves the address bar at once', async ({ page, server }) => {
     await page.goto(`${server.url}/logs?project=${BUSY}#key=${API_KEY}`);
     await expect(page.getByTestId('log-row').first()).toBeVisible();
-    expect(page.url()).toBe(`${server.url}/logs?project=${BUSY}&tier=FREE&range=1h`);
+    expect(page.url()).toBe(`${server.url}/logs?project=${BUSY}&source=edge_logs&range=1h`);
     // about:blank, then this page: replaceState added no entry that could hold the key.
     expect(await page.evaluate<number>('history.length')).toBe(2);
     expect(await page.evaluate<string | null>("sessionStorage.getItem('log-explorer.api-key')")).toBe(API_KEY);
