@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../queries/registry.ts';
 import { edgeRecord, tempDir } from '../server/testing/fixtures.ts';
 import { appApi } from './app-api.ts';
 import { buildElectron, PARSE_WORKER_ENTRY, type ElectronBuildResult } from './build.ts';
@@ -33,6 +34,17 @@ describe('buildElectron', () => {
     for (const f of [BUNDLES.main, BUNDLES.preload, BUNDLES.serverProcess, SQL_WASM, SQL_SCRIPT, ...queries]) expect(built.files).toContain(f);
     const wasm = fs.readFileSync(path.join(built.outDir, SQL_WASM));
     expect(wasm.subarray(0, 4)).toEqual(Buffer.from([0x00, 0x61, 0x73, 0x6d])); // "\0asm"
+  });
+
+  it('puts every SQL file the registry names next to the server bundle, where server/endpoints/sql-files.ts looks once bundled', () => {
+    const names = ENDPOINTS.map((e) => e.sqlFile);
+    expect(names.length).toBeGreaterThan(0);
+    for (const f of names) {
+      expect(built.files).toContain(f);
+      expect(fs.readFileSync(path.join(built.outDir, f), 'utf8')).toBe(fs.readFileSync(path.join(import.meta.dirname, '..', 'queries', f), 'utf8'));
+    }
+    // The bundle found its import.meta.url replaced by its own URL (CommonJS has no import.meta).
+    expect(fs.readFileSync(path.join(built.outDir, BUNDLES.serverProcess), 'utf8')).not.toContain('import.meta');
   });
 
   it('builds a preload that requires nothing but electron (a sandboxed preload has no Node)', () => {

@@ -13,7 +13,8 @@
  *                       Node; CommonJS packages inside get `require` from a banner.
  *   sql-wasm.wasm       sql.js's WebAssembly, read at run time next to the bundle
  *   sql-wasm.js         sql.js's script, loaded at run time (again after an engine trap)
- *   *.sql               the endpoint queries, which queries/registry.ts reads next to itself
+ *   *.sql               the endpoint queries (queries/*.sql), which server/endpoints/sql-files.ts
+ *                       reads next to the bundle: bundled, its import.meta.url is the bundle's
  * The renderer is built separately (`npm run build` → dist/renderer/).
  */
 import fs from 'node:fs';
@@ -29,7 +30,7 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const NODE_TARGET = 'node22';
 const CHROME_TARGET = 'chrome130';
 
-// CommonJS has no import.meta: the server code's `import.meta.url` (registry.ts reading its
+// CommonJS has no import.meta: the server code's `import.meta.url` (sql-files.ts finding the
 // .sql files, db.ts's createRequire) becomes the bundle's own URL.
 const IMPORT_META_BANNER = 'var __import_meta_url = require("node:url").pathToFileURL(__filename).href;';
 const IMPORT_META_DEFINE = { 'import.meta.url': '__import_meta_url', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' };
@@ -174,6 +175,7 @@ export async function buildElectron(options: ElectronBuildOptions = {}): Promise
   const requireHere = createRequire(import.meta.url);
   fs.copyFileSync(requireHere.resolve('sql.js/dist/sql-wasm.wasm'), outfile(SQL_WASM));
   fs.copyFileSync(requireHere.resolve('sql.js/dist/sql-wasm.js'), outfile(SQL_SCRIPT));
+  // Next to the server bundle, where server/endpoints/sql-files.ts looks once bundled.
   for (const f of fs.readdirSync(path.join(ROOT, 'queries'))) {
     if (f.endsWith('.sql')) fs.copyFileSync(path.join(ROOT, 'queries', f), outfile(f));
   }

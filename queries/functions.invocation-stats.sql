@@ -1,25 +1,24 @@
 -- functions.invocation-stats
 -- Parameters: @project (project ref), @function_id (one function id, or '' / NULL for all),
---             @interval (5min|15min|1hr|1day|7day; anything else behaves as 1day),
---             @now (the clock, integer microseconds UTC).
+--             @now (the clock, integer microseconds UTC). The registry entry's rules
+--             (queries/registry.ts) bind the rest: @span_us and @unit_us, the window and bucket
+--             width of the requested interval (any value the entry does not list behaves as its
+--             fallback interval), and @error_status_at_least, the error rule.
 -- Columns:    timestamp (µs, bucket start), min/max/avg/p95/p99_execution_time (ms, NULL for an
 --             empty bucket), count, error_count.
 -- Rules:      buckets from trunc(now - span, unit) to trunc(now, unit) inclusive, one row each,
---             ascending (5min: 301 by second, 15min: 16 by minute, 1hr: 61 by minute, 1day: 25
---             by hour, 7day: 8 by day); a record belongs to trunc(ts, unit); records outside the
---             series are not counted; error_count counts status_code >= 400; records without an
---             execution time count but stay out of the aggregates; p95/p99 are nearest-rank
---             (exact for second buckets and one function's minute buckets, within 1% for
---             the minute buckets of all functions and for hour and day buckets).
+--             ascending (span / unit + 1 rows when the unit divides the span); a record belongs
+--             to trunc(ts, unit); records outside the series are not counted; error_count counts
+--             status_code >= @error_status_at_least; records without an execution time count but
+--             stay out of the aggregates; p95/p99 are nearest-rank (exact for second buckets and
+--             one function's minute buckets, within 1% for the minute buckets of all functions
+--             and for hour and day buckets). The widths below (60000000, 3600000000,
+--             86400000000) are the rollup tables' own grains, not rules.
 WITH params AS (
   SELECT
     CAST(@now AS INTEGER) AS now,
-    CASE @interval
-      WHEN '5min' THEN 300000000 WHEN '15min' THEN 900000000 WHEN '1hr' THEN 3600000000
-      WHEN '7day' THEN 604800000000 ELSE 86400000000 END AS span,
-    CASE @interval
-      WHEN '5min' THEN 1000000 WHEN '15min' THEN 60000000 WHEN '1hr' THEN 60000000
-      WHEN '7day' THEN 86400000000 ELSE 3600000000 END AS unit
+    CAST(@span_us AS INTEGER) AS span,
+    CAST(@unit_us AS INTEGER) AS unit
 ),
 bounds AS (
   SELECT unit, (now - span) - (now - span) % unit AS first, now - now % unit AS last FROM params
@@ -33,7 +32,7 @@ buckets(ts) AS (
 raw AS (
   SELECT f.ts - f.ts % b.unit AS bucket,
          count(*) AS count,
-         sum(f.status >= 400) AS error_count,
+         sum(f.status >= CAST(@error_status_at_least AS INTEGER)) AS error_count,
          min(f.exec) AS min_execution_time,
          max(f.exec) AS max_execution_time,
          avg(f.exec) AS avg_execution_time,

@@ -1,20 +1,18 @@
 -- usage.api-counts
--- Parameters: @project (an RE2 pattern matched anywhere in the request URL),
---             @interval (hourly|daily|minutely, validated before the query runs),
---             @now (the clock, µs).
+-- Parameters: @project (an RE2 pattern matched anywhere in the request URL), @now (the clock,
+--             µs). The registry entry's rules (queries/registry.ts) bind the rest: @span_us and
+--             @unit_us, the window and bucket width of the requested @interval (validated
+--             before the query runs).
 -- Columns:    timestamp (DATETIME text YYYY-MM-DDTHH:MM:SS, UTC bucket start),
 --             total_rest_requests, total_storage_requests, total_auth_requests,
 --             total_realtime_requests.
 -- Rules:      edge request logs whose URL contains a match of @project and whose timestamp is
---             at or after now - window (hourly: 1 hour by hour, daily: 7 days by day, minutely:
---             60 minutes by minute); grouped by trunc(ts, unit); a record counts in every
+--             at or after now - span; grouped by trunc(ts, unit); a record counts in every
 --             family whose string its path contains (bits of `families`); only buckets with
 --             records appear, ascending. The pattern runs once per distinct URL.
 WITH params AS (
-  SELECT CAST(@now AS INTEGER) - CASE @interval
-           WHEN 'daily' THEN 604800000000 ELSE 3600000000 END AS start,
-         CASE @interval
-           WHEN 'hourly' THEN 3600000000 WHEN 'minutely' THEN 60000000 ELSE 86400000000 END AS unit
+  SELECT CAST(@now AS INTEGER) - CAST(@span_us AS INTEGER) AS start,
+         CAST(@unit_us AS INTEGER) AS unit
 ),
 -- Ids of the distinct URLs the pattern matches (remembered per pattern between queries).
 matched_urls AS (

@@ -7,8 +7,8 @@
  *   dist/server/import.mjs        server/ingest/cli.ts    (npm run import)
  *   dist/server/parse-worker.mjs  server/ingest/parse-worker.ts, when that file exists; the
  *                                 import code finds it with new URL('./parse-worker.mjs', import.meta.url)
- *   dist/server/*.sql             the endpoint queries, which queries/registry.ts reads next to
- *                                 itself (import.meta.url is the bundle's URL)
+ *   dist/server/*.sql             the endpoint queries, which server/endpoints/sql-files.ts reads
+ *                                 next to the bundle (import.meta.url is the bundle's URL)
  *
  * ESM for Node 20 with every package external: node_modules stays where it is, so sql.js finds
  * its wasm through require.resolve as under tsx. "Changed" means the list of files under

@@ -28,15 +28,40 @@ export interface SourceListing extends SourceSummary {
   maxIso: string | null;
 }
 
+/** One window of a bucketed endpoint, µs: the window reaches spanUs back from now, in buckets of unitUs. */
+export interface EndpointWindow {
+  spanUs: number;
+  unitUs: number;
+}
+
+/**
+ * A registry entry with its rules (queries/registry.ts), the ones the endpoint's SQL is bound
+ * with and its speed path answers by: clients read them here instead of restating them.
+ */
 export interface EndpointListing {
   name: string;
   id: string;
   description: string;
   parameters: Array<{ name: string; required: boolean; kind: ParamKind; description: string; allowed?: string[]; default?: string }>;
+  /** Rows an answer is cut to, after `rows`. */
   maxRows: number;
   cacheSeconds: number;
   warmSeconds: number;
   sandboxable: boolean;
+  /** Bucketed endpoints: the window of each value of `intervalParam`. */
+  intervals?: Record<string, EndpointWindow>;
+  intervalParam?: string;
+  /** What any other interval behaves as; absent when other values are a 400. */
+  fallbackInterval?: string;
+  /** logs.all: retention per value of `tierParam`, µs (records strictly newer than now − retentionUs). */
+  tiers?: Record<string, { retentionUs: number }>;
+  tierParam?: string;
+  /** The tier any other value behaves as. */
+  fallbackTier?: string;
+  /** The endpoint's own row cut (logs.all: the newest 100). */
+  rows?: number;
+  /** Endpoints that count errors: a status at least statusAtLeast is an error. */
+  errorRule?: { statusAtLeast: number };
 }
 
 export interface ClockView {

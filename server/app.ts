@@ -244,6 +244,23 @@ export function createApp(deps: AppDeps) {
       cacheSeconds: e.cacheSeconds,
       warmSeconds: e.warmSeconds,
       sandboxable: e.sandboxable,
+      // The entry's rules, copied: the renderer reads windows, tiers and cuts from here.
+      ...(e.intervals
+        ? {
+            intervals: Object.fromEntries(Object.entries(e.intervals.windows).map(([k, w]) => [k, { spanUs: w.spanUs, unitUs: w.unitUs }])),
+            intervalParam: e.intervals.param,
+            ...(e.intervals.fallback !== undefined ? { fallbackInterval: e.intervals.fallback } : {}),
+          }
+        : {}),
+      ...(e.tiers
+        ? {
+            tiers: Object.fromEntries(Object.entries(e.tiers.tiers).map(([k, t]) => [k, { retentionUs: t.retentionUs }])),
+            tierParam: e.tiers.param,
+            fallbackTier: e.tiers.fallback,
+          }
+        : {}),
+      ...(e.rows !== undefined ? { rows: e.rows } : {}),
+      ...(e.errorRule ? { errorRule: { statusAtLeast: e.errorRule.statusAtLeast } } : {}),
     }));
     return json(c, { result });
   });

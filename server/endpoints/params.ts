@@ -1,6 +1,8 @@
 /**
  * Request parameters, validated once at the edge (zod schemas built from the registry's
- * declarations). Inside, the query runner receives typed bind values only.
+ * declarations). Inside, the query runner receives typed bind values only: the declared ones,
+ * and the registry entry's rules for them (window, retention, row cut, error rule), so the SQL
+ * and the speed paths read the same values from one place.
  */
 import { z } from 'zod';
 import type { EndpointDefinition, ParamSpec } from '../../queries/registry.ts';
@@ -11,7 +13,7 @@ import { compileRe2 } from './re2.ts';
 export type BindValue = string | number | null;
 
 export interface ValidParams {
-  /** Values to bind, keyed by SQL parameter name. */
+  /** Values to bind, keyed by SQL parameter name (declared parameters, then RULE_BINDS). */
   bind: Record<string, BindValue>;
   /** Canonical declared values: the cache key part. */
   key: string;
@@ -79,6 +81,57 @@ function fieldSchema(spec: ParamSpec) {
   });
 }
 
+/** The SQL parameters the registry's rules bind as (queries/*.sql headers name them). */
+export const RULE_BINDS = {
+  /** The interval's window, µs back from now. */
+  spanUs: 'span_us',
+  /** The interval's bucket width, µs. */
+  unitUs: 'unit_us',
+  /** The tier's retention, µs. */
+  retentionUs: 'retention_us',
+  /** The endpoint's own row cut. */
+  rows: 'rows',
+  /** A status at least this is an error. */
+  errorStatusAtLeast: 'error_status_at_least',
+} as const;
+
+/** The bind name of a declared parameter. */
+function bindName(def: EndpointDefinition, param: string): string {
+  const spec = def.params.find((p) => p.name === param);
+  if (!spec) throw new Error(`${def.name}: its rules name the undeclared parameter ${param}`);
+  return spec.bindAs ?? spec.name;
+}
+
+/**
+ * The entry's rules as bind values for validated declared values: the window of the chosen
+ * interval, the retention of the chosen tier (each a lenient choice's fallback for other
+ * values), the row cut and the error rule.
+ */
+export function ruleBinds(def: EndpointDefinition, declared: Readonly<Record<string, BindValue>>): Record<string, BindValue> {
+  const out: Record<string, BindValue> = {};
+  if (def.intervals) {
+    const { param, windows, fallback } = def.intervals;
+    const chosen = String(declared[bindName(def, param)]);
+    const w = windows[chosen] ?? (fallback !== undefined ? windows[fallback] : undefined);
+    if (!w) throw new Error(`${def.name}: no window for ${param} ${chosen}`);
+    out[RULE_BINDS.spanUs] = w.spanUs;
+    out[RULE_BINDS.unitUs] = w.unitUs;
+  }
+  if (def.tiers) {
+    const { param, tiers, fallback } = def.tiers;
+    const t = tiers[String(declared[bindName(def, param)])] ?? tiers[fallback];
+    if (!t) throw new Error(`${def.name}: no retention for the fallback tier ${fallback}`);
+    out[RULE_BINDS.retentionUs] = t.retentionUs;
+  }
+  if (def.rows !== undefined) out[RULE_BINDS.rows] = def.rows;
+  if (def.errorRule) out[RULE_BINDS.errorStatusAtLeast] = def.errorRule.statusAtLeast;
+  for (const name of Object.keys(out)) {
+    // A declared parameter of the same name would be silently overwritten.
+    if (def.params.some((p) => (p.bindAs ?? p.name) === name)) throw new Error(`${def.name}: the parameter ${name} clashes with a rule's bind name`);
+  }
+  return out;
+}
+
 const schemas = new WeakMap<EndpointDefinition, z.ZodType<Record<string, BindValue>>>();
 
 function schemaOf(def: EndpointDefinition) {
@@ -114,6 +167,8 @@ export function validateParams(def: EndpointDefinition, raw: RawParams): ValidPa
     bind[p.bindAs ?? p.name] = v;
     keyParts[p.name] = v;
   }
+  // The rules follow from the declared values, so the cache key needs only those.
+  Object.assign(bind, ruleBinds(def, bind));
   return { bind, key: JSON.stringify(keyParts) };
 }
 

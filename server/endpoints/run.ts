@@ -6,6 +6,7 @@ import type { LogStore } from '../store/log-store.ts';
 import { withFlatView } from './flat-view.ts';
 import type { ValidParams } from './params.ts';
 import { helpersOf, SPEED_PATHS } from './speed-paths.ts';
+import { endpointSql } from './sql-files.ts';
 
 export type { ResultRow } from './row-json.ts';
 import type { ResultRow } from './row-json.ts';
@@ -18,10 +19,15 @@ export function runEndpoint(store: LogStore, def: EndpointDefinition, params: Va
   return SPEED_PATHS[def.speedPath](store, params, now).slice(0, def.maxRows);
 }
 
-/** Runs the endpoint's SQL, its definition, over the flat view of the store (tests compare). */
+/**
+ * Runs the endpoint's SQL, its definition, over the flat view of the store (tests compare).
+ * `params.bind` carries the declared values and the entry's rules (window, retention, row cut,
+ * error rule), so the SQL states none of them.
+ */
 export function runEndpointSql(store: LogStore, def: EndpointDefinition, params: ValidParams, now: number): Promise<ResultRow[]> {
+  const sql = endpointSql(def);
   return withFlatView(store, (db) => {
-    const rows = db.query(def.sql, { ...params.bind, now });
+    const rows = db.query(sql, { ...params.bind, now });
     const out = rows.length > def.maxRows ? rows.slice(0, def.maxRows) : rows;
     const { jsonColumns = [], recordColumn } = def;
     if (!jsonColumns.length && !recordColumn) return out;

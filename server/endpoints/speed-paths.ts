@@ -3,22 +3,30 @@
  * partitions (or catalog rollups) its window overlaps and computes exactly what its .sql file
  * defines (p95/p99 of minute, hour and day buckets within the 1% the endpoint rules allow).
  * A registry entry names its speed path; the property tests hold both forms to one reference.
+ * Windows, retention and the row cut come from the bound values the SQL receives too (the
+ * registry entry's rules, bound by validateParams), so neither form restates them.
  */
-import type { SpeedPathName } from '../../queries/registry.ts';
+import { ERROR_RULE, type SpeedPathName } from '../../queries/registry.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
 import { addRollupRow, ALL_FUNCTIONS, countRecord, DAY_GRAIN, emptyExecStats, HOUR_GRAIN, MINUTE_GRAIN, ROLLUP_COLUMNS, type ExecStats } from '../store/rollups.ts';
 import { formatDatetime, MICROS } from '../time.ts';
-import type { ValidParams } from './params.ts';
+import { RULE_BINDS, type ValidParams } from './params.ts';
 import { keepRowJson, type ResultRow } from './row-json.ts';
 import { nearestRank } from './sql-functions.ts';
 import { UrlMatches } from './url-matches.ts';
-import { API_INTERVALS, LOGS_ALL_ROWS, STATS_INTERVALS, TIER_RETENTION } from './windows.ts';
 
 export type SpeedPath = (store: LogStore, params: ValidParams, now: number) => ResultRow[];
 
 const trunc = (ts: number, unit: number) => ts - (ts % unit);
+
+/** A rule's bound value (RULE_BINDS), exactly as the SQL receives it. */
+function rule(params: ValidParams, name: string): number {
+  const v = params.bind[name];
+  if (typeof v !== 'number') throw new Error(`the rule value ${name} is not bound (validateParams binds the registry entry's rules)`);
+  return v;
+}
 
 /** Per-store helpers the speed paths share. */
 export interface StoreHelpers {
@@ -44,7 +52,10 @@ interface Bucket extends ExecStats {
 }
 
 function invocationStats(store: LogStore, params: ValidParams, now: number): ResultRow[] {
-  const { span, unit } = STATS_INTERVALS[String(params.bind.interval)] ?? STATS_INTERVALS['1day']!;
+  const span = rule(params, RULE_BINDS.spanUs);
+  const unit = rule(params, RULE_BINDS.unitUs);
+  // Errors are counted with ERROR_RULE (countRecord), as the stored rollups were at import.
+  if (rule(params, RULE_BINDS.errorStatusAtLeast) !== ERROR_RULE.statusAtLeast) throw new Error('the rollups count errors with ERROR_RULE only');
   const first = trunc(now - span, unit);
   const last = trunc(now, unit);
   const buckets = new Map<number, Bucket>();
@@ -125,7 +136,8 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
 const RECENT_RECORDS = 2000;
 
 function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[] {
-  const retention = TIER_RETENTION[String(params.bind.project_tier)] ?? TIER_RETENTION.FREE!;
+  const retention = rule(params, RULE_BINDS.retentionUs);
+  const cut = rule(params, RULE_BINDS.rows);
   const start = typeof params.bind.start === 'number' ? params.bind.start : -Infinity;
   // (lower, upper]: the later of the retention cutoff and the start, and the end.
   const lower = Math.max(now - retention, start);
@@ -136,16 +148,16 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
   const { recent } = helpersOf(store);
   const picked: Array<{ ts: number; id: string; row: ResultRow }> = [];
   const cols = 'rid, ts, blk, boff, len';
-  // Partitions are disjoint hours, newest first: once 100 rows are in hand, older ones cannot
+  // Partitions are disjoint hours, newest first: once `cut` rows are in hand, older ones cannot
   // displace them (ties at one instant never span two partitions).
   for (const p of store.partitionsWithProject('cloudflare.logs.prod', project, lower + 1, upper)) {
     const db = store.use(p);
-    const need = LOGS_ALL_ROWS - picked.length;
+    const need = cut - picked.length;
     let rows = db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts > ? AND ts <= ? ORDER BY ts DESC LIMIT ?`, [project, lower, upper, need]);
     if (rows.length === need) {
       // Every row at the cut instant is a candidate: ties there are decided by id.
-      const cut = rows[rows.length - 1]![1] as number;
-      rows = [...rows.filter((r) => (r[1] as number) > cut), ...db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts = ?`, [project, cut])];
+      const last = rows[rows.length - 1]![1] as number;
+      rows = [...rows.filter((r) => (r[1] as number) > last), ...db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts = ?`, [project, last])];
     }
     for (const [rid, ts, blk, boff, len] of rows) {
       // The width tells a day partition from the hour partition of its split that starts with it.
@@ -162,10 +174,10 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
       }
       picked.push({ ts: ts as number, ...hit });
     }
-    if (picked.length >= LOGS_ALL_ROWS) break;
+    if (picked.length >= cut) break;
   }
   picked.sort((a, b) => b.ts - a.ts || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return picked.slice(0, LOGS_ALL_ROWS).map(({ row }) => row);
+  return picked.slice(0, cut).map(({ row }) => row);
 }
 
 // ---- usage.api-counts ----
@@ -217,8 +229,7 @@ function countFamilies(c: [number, number, number, number], fam: number, n: numb
 }
 
 function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow[] {
-  const w = API_INTERVALS[String(params.bind.interval)];
-  if (!w) throw new Error(`no window for interval ${String(params.bind.interval)}`);
+  const w = { span: rule(params, RULE_BINDS.spanUs), unit: rule(params, RULE_BINDS.unitUs) };
   const h = helpersOf(store);
   const matches = h.urlMatches.bitmap(String(params.bind.project));
   const matched = (u: number) => u < matches.length && matches[u] === 1;

@@ -4,6 +4,7 @@
  * reads 8 rows, 1day 25), per minute in each partition (15min/1hr); counts,
  * errors, min, max and avg stay exact, p95/p99 come from the merged sketches (within 1%).
  */
+import { ERROR_RULE } from '../../queries/registry.ts';
 import type { Db, SqlValue } from './db.ts';
 import { QuantileSketch } from './sketch.ts';
 
@@ -47,10 +48,15 @@ export interface ExecStats {
 
 export const emptyExecStats = (): ExecStats => ({ count: 0, errors: 0, n: 0, sum: 0, min: null, max: null, sketch: null });
 
-/** Counts one record (errors: status >= 400); true when it has an execution time. */
+/** Whether a record's status makes it an error (the registry's ERROR_RULE; no status is no error). */
+export function isErrorStatus(status: number | null | undefined): boolean {
+  return status != null && status >= ERROR_RULE.statusAtLeast;
+}
+
+/** Counts one record (errors by isErrorStatus); true when it has an execution time. */
 export function countRecord(s: ExecStats, exec: number | null | undefined, status: number | null | undefined): exec is number {
   s.count++;
-  if (status != null && status >= 400) s.errors++;
+  if (isErrorStatus(status)) s.errors++;
   if (exec == null) return false;
   s.n++;
   s.sum += exec;
