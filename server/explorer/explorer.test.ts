@@ -247,6 +247,12 @@ describe('other sources', () => {
     expect(await q('function_id=fa&status=4xx')).toEqual(['f3']);
     expect(await q('function_id=!fa')).toEqual(['f2']);
     expect(await q('path=/functions/v1/fb')).toEqual(['f2']);
+    // Each row names its function by slug too, taken from the function's records.
+    const page = (await get<Page>(t, `/api/logs?source=function_edge_logs&${range}&limit=2`)).body;
+    expect(page.result.map((r) => [r.fields.function_id, r.fields.function_slug])).toEqual([
+      ['fa', 'fa'],
+      ['fb', 'fb'],
+    ]);
     const f = await get<{ result: Record<string, Array<{ value: string; count: number }>> }>(t, `/api/logs/facets?source=function_edge_logs&${range}&fields=function_id`);
     expect(f.body.result.function_id).toEqual([
       { value: 'fa', count: 3 },

@@ -14,6 +14,7 @@ import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
 import { INSTANT_RANGE, MICROS, readIsoMicros } from '../time.ts';
 import { compileRe2 } from '../endpoints/re2.ts';
+import { functionSlugs } from '../functions/slugs.ts';
 import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 
 export type ExplorerFieldName = 'status' | 'method' | 'path' | 'level' | 'function_id';
@@ -463,11 +464,14 @@ export function functionTexts(store: LogStore): (id: number | null) => string | 
 }
 
 /** A row's explorer fields as the API shows them (only those its source has). */
-export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnText: (id: number | null) => string | null): Partial<Record<ExplorerFieldName, string | number | null>> {
-  const out: Partial<Record<ExplorerFieldName, string | number | null>> = {};
+export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnText: (id: number | null) => string | null): Partial<Record<ExplorerFieldName | 'function_slug', string | number | null>> {
+  const out: Partial<Record<ExplorerFieldName | 'function_slug', string | number | null>> = {};
   for (const f of fieldsOf(q.source)) {
-    if (f === 'function_id') out.function_id = fnText(row.function);
-    else if (f === 'path') out.path = q.source.hot === 'edge' ? (row.url ? pathOf(store.urls.get(row.url)) : null) : row.path;
+    if (f === 'function_id') {
+      out.function_id = fnText(row.function);
+      // The slug its records name (`/functions/v1/<slug>`), shown beside the id.
+      if (row.function) out.function_slug = functionSlugs(store, row.project, [row.function]).get(row.function) ?? null;
+    } else if (f === 'path') out.path = q.source.hot === 'edge' ? (row.url ? pathOf(store.urls.get(row.url)) : null) : row.path;
     else out[f] = row[f];
   }
   return out;

@@ -32,6 +32,8 @@ export interface ExplorerFields {
   path?: string | null;
   level?: string | null;
   function_id?: string | null;
+  /** The function's slug, from its records, where one names it. */
+  function_slug?: string | null;
 }
 
 export interface ExplorerRow {

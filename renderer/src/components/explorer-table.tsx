@@ -123,7 +123,13 @@ function Cell({ column, item, highlight }: { column: ExplorerColumn; item: Table
     case 'function_id':
       return (
         <span role="gridcell" className="mono ellipsis" title={f.function_id ?? undefined}>
-          {f.function_id ?? '—'}
+          {f.function_slug ? (
+            <>
+              {f.function_slug} <span className="muted">{f.function_id}</span>
+            </>
+          ) : (
+            (f.function_id ?? '—')
+          )}
         </span>
       );
     case 'path':
