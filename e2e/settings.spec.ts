@@ -58,4 +58,32 @@ test.describe('Settings & API page', () => {
     expect((await put2).postDataJSON()).toEqual({ mode: 'latest' });
     await expect(page.getByTestId('clock-chip')).toContainText('Newest record');
   });
+
+  // Defect 9: logs.all answers at most its own 100 rows; the 1,000 cap never applies to it.
+  test('shows the rows an answer holds at most: 100 for logs.all, as the endpoint answers', async ({ page, open, server }) => {
+    const endpoints = await server.api<EndpointListing[]>('endpoints');
+    const logs = endpoints.find((e) => e.name === 'logs.all')!;
+    expect(logs.rows).toBe(100);
+    // The busy project has more than 100 edge requests in 7 days: an answer stops at the cut.
+    const answer = await server.endpoint<LogRow>('logs.all', { project: BUSY, project_tier: 'PRO' });
+    expect(answer).toHaveLength(100);
+    await open('/settings');
+    const row = page.getByTestId('endpoints-table').locator('tr[data-endpoint="logs.all"]');
+    await expect(row.getByTestId('endpoint-rows').locator('.mono')).toHaveText('100');
+    await expect(row.getByTestId('endpoint-rows')).toContainText(`max rows ${logs.maxRows.toLocaleString('en-US')}`);
+    await expect(row.getByTestId('endpoint-rules')).toContainText('at most 100 rows per answer');
+    await expect(row.getByTestId('endpoint-rules')).toContainText('FREE 1 day · PRO 7 days · PAYG 90 days · ENTERPRISE 90 days');
+    // An endpoint without its own cut shows the cap, and its windows as the registry lists them.
+    const stats = page.getByTestId('endpoints-table').locator('tr[data-endpoint="functions.invocation-stats"]');
+    await expect(stats.getByTestId('endpoint-rows')).toHaveText('1,000');
+    await expect(stats.getByTestId('endpoint-rules').locator('li')).toHaveText([
+      '5min5 min by second',
+      '15min15 min by minute',
+      '1hr1 hour by minute',
+      '1day1 day by hour',
+      '7day7 days by day',
+      'errors: status ≥ 400',
+    ]);
+    await expect(stats.getByTestId('endpoint-rules')).toContainText('errors: status ≥ 400');
+  });
 });

@@ -7,8 +7,31 @@ export interface TooltipRow {
   strong?: boolean;
 }
 
-/** A chart tooltip: the bucket's range in local time and UTC, then exact values with units. */
-export function BucketTooltip({ start, end, precision, rows, footer }: { start: number; end: number; precision: TimePrecision; rows: TooltipRow[]; footer?: string }) {
+/** A line saying how the values were computed, e.g. p95/p99 accuracy; `kind` is exposed for tests. */
+export interface TooltipNote {
+  text: string;
+  kind?: string;
+}
+
+/**
+ * A chart tooltip: the bucket's range in local time and UTC, then the values with units, and
+ * a note where some of them are not exact (the caller says which, from one wording).
+ */
+export function BucketTooltip({
+  start,
+  end,
+  precision,
+  rows,
+  note,
+  footer,
+}: {
+  start: number;
+  end: number;
+  precision: TimePrecision;
+  rows: TooltipRow[];
+  note?: TooltipNote;
+  footer?: string;
+}) {
   return (
     <div className="chart-tooltip" data-testid="chart-tooltip">
       <div className="chart-tooltip__range">{formatRange(start, end, precision)}</div>
@@ -28,6 +51,11 @@ export function BucketTooltip({ start, end, precision, rows, footer }: { start: 
           ))}
         </tbody>
       </table>
+      {note && (
+        <div className="lg-tip-note" data-testid="tooltip-note" data-kind={note.kind}>
+          {note.text}
+        </div>
+      )}
       {footer && <div className="chart-tooltip__footer">{footer}</div>}
     </div>
   );

@@ -1,10 +1,16 @@
 /**
  * Bucket series of the two bucketed endpoints (queries/*.sql), computed from the server's
- * "now" exactly as the SQL does, so the UI can label bucket ranges and zero-fill gaps.
+ * "now" exactly as the SQL does, so the UI can label bucket ranges and zero-fill gaps. The
+ * windows and bucket units are the registry's, read from `GET /api/endpoints`
+ * (api/rules.ts) and passed in: nothing here restates them.
  */
 import type { ApiCountsRow } from '../../../server/api-types.ts';
-import { parseIsoMicros, truncMicros, US } from './time.ts';
+import { parseIsoMicros, truncMicros, US, type TimePrecision } from './time.ts';
 
+/**
+ * The interval names the pages keep in their URLs (url-state.ts reads a URL before the
+ * listing arrives); what each one means comes from the listing.
+ */
 export const FUNCTION_INTERVALS = ['5min', '15min', '1hr', '1day', '7day'] as const;
 export type FunctionInterval = (typeof FUNCTION_INTERVALS)[number];
 
@@ -18,21 +24,51 @@ export interface SeriesSpec {
   unit: number;
 }
 
-/** functions.invocation-stats: 5min by second, 15min/1hr by minute, 1day by hour, 7day by day. */
-export const FUNCTION_SERIES: Record<FunctionInterval, SeriesSpec> = {
-  '5min': { span: 5 * US.minute, unit: US.second },
-  '15min': { span: 15 * US.minute, unit: US.minute },
-  '1hr': { span: US.hour, unit: US.minute },
-  '1day': { span: US.day, unit: US.hour },
-  '7day': { span: 7 * US.day, unit: US.day },
-};
+/** A bucketed endpoint's windows, as the registry lists them (api/rules.ts builds this). */
+export interface IntervalRules {
+  /** The parameter that names the interval. */
+  param: string;
+  /** Window and bucket unit per interval name. */
+  windows: Readonly<Record<string, SeriesSpec>>;
+  /** The interval any other name behaves as; absent when other names are refused. */
+  fallback?: string;
+}
 
-/** usage.api-counts: hourly = last hour by hour, daily = last 7 days by day, minutely = last 60 min by minute. */
-export const USAGE_SERIES: Record<UsageInterval, SeriesSpec> = {
-  hourly: { span: US.hour, unit: US.hour },
-  daily: { span: 7 * US.day, unit: US.day },
-  minutely: { span: US.hour, unit: US.minute },
-};
+/** The window an interval name gets under the rules: its own, else the fallback's (as the server answers it). */
+export function seriesOf(rules: IntervalRules, interval: string): SeriesSpec | undefined {
+  return rules.windows[interval] ?? (rules.fallback !== undefined ? rules.windows[rules.fallback] : undefined);
+}
+
+/** `5 min`, `1 hour`, `7 days`: an interval's label, from its window. */
+export function spanLabel(us: number): string {
+  for (const [unit, one, many] of [
+    [US.day, 'day', 'days'],
+    [US.hour, 'hour', 'hours'],
+    [US.minute, 'min', 'min'],
+    [US.second, 's', 's'],
+  ] as const) {
+    if (us >= unit && us % unit === 0) return `${us / unit} ${us === unit ? one : many}`;
+  }
+  return `${us} µs`;
+}
+
+/** `second`, `minute`, `hour`, `day`: the bucket unit in words ("per hour"). */
+export function unitName(unitUs: number): string {
+  if (unitUs >= US.day && unitUs % US.day === 0) return unitUs === US.day ? 'day' : `${unitUs / US.day} days`;
+  if (unitUs >= US.hour && unitUs % US.hour === 0) return unitUs === US.hour ? 'hour' : `${unitUs / US.hour} hours`;
+  if (unitUs >= US.minute && unitUs % US.minute === 0) return unitUs === US.minute ? 'minute' : `${unitUs / US.minute} minutes`;
+  return unitUs === US.second ? 'second' : `${unitUs / US.second} seconds`;
+}
+
+/** Day buckets are UTC days (trunc from the epoch): labels must say so, and name them in UTC. */
+export function isUtcDayUnit(unitUs: number): boolean {
+  return unitUs >= US.day;
+}
+
+/** How finely a bucket's range is written: seconds for sub-minute buckets, else minutes. */
+export function unitPrecision(unitUs: number): TimePrecision {
+  return unitUs < US.minute ? 'second' : 'minute';
+}
 
 export interface BucketRange {
   /** Bucket start, µs (inclusive). */
@@ -74,12 +110,11 @@ export function datetimeLabel(us: number): string {
 }
 
 /**
- * Zero-fills api-counts rows over the whole window (the API returns only non-empty buckets).
- * Rows outside the computed window (records stamped after "now") are kept, in order, so the
- * chart's totals always equal the API's.
+ * Zero-fills api-counts rows over the window of `spec` (the API returns only non-empty
+ * buckets). Rows outside the computed window (records stamped after "now") are kept, in order,
+ * so the chart's totals always equal the API's.
  */
-export function zeroFillUsage(rows: readonly ApiCountsRow[], now: number, interval: UsageInterval): UsageBucket[] {
-  const spec = USAGE_SERIES[interval];
+export function zeroFillUsageBuckets(rows: readonly ApiCountsRow[], now: number, spec: SeriesSpec): UsageBucket[] {
   const byStart = new Map<number, UsageBucket>();
   for (const start of bucketStarts(now, spec)) {
     byStart.set(start, { start, timestamp: datetimeLabel(start), rest: 0, storage: 0, auth: 0, realtime: 0, filled: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InvocationStatsRow } from '../../../server/api-types.ts';
-import { summarizeInvocations } from './stats.ts';
+import { bucketPercentileKind, percentileAccuracy, summarizeInvocations } from './stats.ts';
 
 const b = (count: number, error_count: number, avg: number | null, p95: number | null, max: number | null = p95): InvocationStatsRow => ({
   timestamp: 0,
@@ -28,6 +28,19 @@ describe('summarizeInvocations', () => {
   it('an empty period has no rate or times', () => {
     const s = summarizeInvocations([b(0, 0, null, null)]);
     expect(s).toMatchObject({ invocations: 0, errorRate: null, avgMs: null, maxBucketP95Ms: null });
+  });
+});
+
+describe('p95/p99 accuracy', () => {
+  const SEC = 1_000_000;
+  it('second buckets are computed from the records; minute, hour and day buckets from sketches', () => {
+    expect([SEC, 60 * SEC, 3600 * SEC, 86400 * SEC].map(bucketPercentileKind)).toEqual(['exact', 'approximate', 'approximate', 'approximate']);
+  });
+  it('says exact or approximate with the bound of where the figure comes from', () => {
+    expect(percentileAccuracy('exact', 'bucket')).toBe('exact (nearest rank)');
+    expect(percentileAccuracy('exact', 'window')).toBe('exact (nearest rank)');
+    expect(percentileAccuracy('approximate', 'bucket')).toBe('approximate (±1%)');
+    expect(percentileAccuracy('approximate', 'window')).toBe('approximate (±0.5%)');
   });
 });
 

@@ -4,6 +4,10 @@
  * recovered from bucket percentiles, so only the largest bucket p95 is offered, labelled as such.
  */
 import type { InvocationStatsRow } from '../../../server/api-types.ts';
+import type { PercentileKind } from '../../../server/functions/types.ts';
+import { US } from './time.ts';
+
+export type { PercentileKind };
 
 export interface InvocationSummary {
   invocations: number;
@@ -58,4 +62,30 @@ export function summarizeInvocations(rows: readonly InvocationStatsRow[]): Invoc
     minMs: min,
     activeBuckets: active,
   };
+}
+
+/**
+ * Where a bucket's p95/p99 come from (docs/ARCHITECTURE.md, "Endpoint rules and where they
+ * live"): second buckets are computed from the records (exact nearest rank); minute, hour and
+ * day buckets from the minute, hour and day rollups' sketches. The finest rollup is the minute,
+ * so anything finer than a minute is exact.
+ */
+export function bucketPercentileKind(unitUs: number): PercentileKind {
+  return unitUs < US.minute ? 'exact' : 'approximate';
+}
+
+/**
+ * How far approximate p95/p99 may be from nearest rank, relative: per bucket the endpoint
+ * rules allow 1%; the whole-window figures merge the hour and day sketches directly, whose
+ * relative accuracy is 0.5% (server/functions/stats.ts).
+ */
+export const PERCENTILE_BOUND = { bucket: 0.01, window: 0.005 } as const;
+
+/**
+ * The one wording of p95/p99 accuracy, for tooltips, notes and headlines alike:
+ * `exact (nearest rank)` or `approximate (±1%)`.
+ */
+export function percentileAccuracy(kind: PercentileKind, scope: keyof typeof PERCENTILE_BOUND): string {
+  if (kind === 'exact') return 'exact (nearest rank)';
+  return `approximate (±${+(PERCENTILE_BOUND[scope] * 100).toFixed(2)}%)`;
 }

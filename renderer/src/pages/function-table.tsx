@@ -1,26 +1,34 @@
 import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
-import type { FunctionStatsRow, PercentileKind } from '../../../server/functions/types.ts';
+import type { FunctionStatsRow } from '../../../server/functions/types.ts';
 import { ErrorPanel } from '../components/error-panel.tsx';
 import { TableSkeleton } from '../components/skeleton.tsx';
-import type { FunctionInterval } from '../lib/buckets.ts';
+import { unitName, type FunctionInterval } from '../lib/buckets.ts';
 import { formatInt, formatMs, formatPercent } from '../lib/format.ts';
+import { percentileAccuracy, type PercentileKind } from '../lib/stats.ts';
 import { DEFAULT_SORT, functionLogsHref, nextSort, sortFunctionRows, type SortKey, type TableSort } from '../lib/function-table.ts';
 
 /** Times are shown without their unit: the header says ms once, which keeps the table narrow. */
-const COLUMNS: ReadonlyArray<{ key: SortKey; label: string; unit?: string; title: string; numeric: boolean }> = [
-  { key: 'name', label: 'Function', title: 'Slug from the function’s newest records (/functions/v1/<slug>), and its id', numeric: false },
-  { key: 'invocations', label: 'Invocations', title: 'Invocations in the whole window', numeric: true },
-  { key: 'errors', label: 'Errors', title: 'Invocations answered with status ≥ 400', numeric: true },
-  { key: 'errorRate', label: 'Error rate', title: 'Errors / invocations', numeric: true },
-  { key: 'avgMs', label: 'Avg', unit: 'ms', title: 'Average execution time over the whole window, ms', numeric: true },
-  { key: 'p95Ms', label: 'p95', unit: 'ms', title: 'Execution time p95 over the whole window, ms', numeric: true },
-  { key: 'p99Ms', label: 'p99', unit: 'ms', title: 'Execution time p99 over the whole window, ms', numeric: true },
-];
+function columns(errorStatusAtLeast: number | undefined): ReadonlyArray<{ key: SortKey; label: string; unit?: string; title: string; numeric: boolean }> {
+  const rule = errorStatusAtLeast !== undefined ? `status ≥ ${errorStatusAtLeast}` : 'an error status';
+  return [
+    { key: 'name', label: 'Function', title: 'Slug from the function’s newest records (/functions/v1/<slug>), and its id', numeric: false },
+    { key: 'invocations', label: 'Invocations', title: 'Invocations in the whole window', numeric: true },
+    { key: 'errors', label: 'Errors', title: `Invocations answered with ${rule}`, numeric: true },
+    { key: 'errorRate', label: 'Error rate', title: 'Errors / invocations', numeric: true },
+    { key: 'avgMs', label: 'Avg', unit: 'ms', title: 'Average execution time over the whole window, ms', numeric: true },
+    { key: 'p95Ms', label: 'p95', unit: 'ms', title: 'Execution time p95 over the whole window, ms', numeric: true },
+    { key: 'p99Ms', label: 'p99', unit: 'ms', title: 'Execution time p99 over the whole window, ms', numeric: true },
+  ];
+}
 
-/** How the window's p95/p99 were computed, in words. */
-export function percentileNote(kind: PercentileKind, interval: FunctionInterval): string {
-  if (kind === 'exact') return 'p95/p99 exact (nearest rank over every invocation)';
-  return `p95/p99 within 0.5% (merged ${interval === '7day' ? 'daily' : 'hourly'} sketches)`;
+/**
+ * How the window's p95/p99 were computed, in words (the wording is stats.ts's): exact over the
+ * records, or merged from the sketches of the window's bucket unit (hour or day rollups).
+ */
+export function percentileNote(kind: PercentileKind, unitUs: number | undefined): string {
+  const accuracy = `p95/p99 ${percentileAccuracy(kind, 'window')}`;
+  if (kind === 'exact') return `${accuracy} over every invocation`;
+  return unitUs === undefined ? accuracy : `${accuracy} · merged ${unitName(unitUs)} sketches`;
 }
 
 /**
@@ -37,6 +45,8 @@ export function FunctionTable({
   interval,
   selected,
   percentiles,
+  unitUs,
+  errorStatusAtLeast,
   windowText,
   onChart,
   onLogs,
@@ -50,12 +60,17 @@ export function FunctionTable({
   interval: FunctionInterval;
   selected: string;
   percentiles: PercentileKind | undefined;
+  /** The interval's bucket unit, µs (from the listing): names the sketches approximate figures merge. */
+  unitUs: number | undefined;
+  /** The listing's error rule. */
+  errorStatusAtLeast: number | undefined;
   windowText: string;
   onChart: (functionId: string) => void;
   onLogs: (href: string) => void;
 }) {
   const [sort, setSort] = useState<TableSort>(DEFAULT_SORT);
   const sorted = useMemo(() => sortFunctionRows(rows ?? [], sort), [rows, sort]);
+  const cols = useMemo(() => columns(errorStatusAtLeast), [errorStatusAtLeast]);
   const maxRate = useMemo(() => Math.max(0, ...(rows ?? []).map((r) => r.errorRate ?? 0)), [rows]);
 
   let body: ReactNode;
@@ -68,7 +83,7 @@ export function FunctionTable({
         <table className="table fn-table" data-testid="function-table-grid">
           <thead>
             <tr>
-              {COLUMNS.map((c) => {
+              {cols.map((c) => {
                 const active = sort.key === c.key;
                 const arrow = (
                   <span className="fn-sort__arrow" aria-hidden="true">
@@ -179,7 +194,7 @@ export function FunctionTable({
         </h2>
         {percentiles && (
           <span className="fn-note" data-testid="function-percentiles" data-kind={percentiles}>
-            {percentileNote(percentiles, interval)}
+            {percentileNote(percentiles, unitUs)}
           </span>
         )}
       </div>

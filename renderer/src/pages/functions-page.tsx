@@ -3,61 +3,50 @@ import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Too
 import type { InvocationStatsRow } from '../../../server/api-types.ts';
 import { useClock, useInvocationStats } from '../api/hooks.ts';
 import { useView } from '../app-state.tsx';
-import { BucketTooltip } from '../components/chart-tooltip.tsx';
+import { INVOCATION_STATS, useIntervalRules } from '../api/rules.ts';
+import { ChartLegend, useSeriesToggle, type LegendItem } from '../components/chart-legend.tsx';
+import { BucketTooltip, type TooltipNote } from '../components/chart-tooltip.tsx';
 import { CurlButton } from '../components/curl-button.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { ErrorPanel } from '../components/error-panel.tsx';
 import { ExportButtons } from '../components/export-buttons.tsx';
 import { Field } from '../components/field.tsx';
 import { PageHeader, Toolbar } from '../components/page-header.tsx';
-import { ProjectPicker } from '../components/project-picker.tsx';
+import { allTimeCount, allTimeHint, ProjectPicker } from '../components/project-picker.tsx';
 import { RefreshButton } from '../components/refresh-button.tsx';
 import { Segmented } from '../components/segmented.tsx';
 import { ChartSkeleton, StatsSkeleton, TableSkeleton } from '../components/skeleton.tsx';
 import { Stat } from '../components/stat.tsx';
 import { ClockHint } from '../components/clock-hint.tsx';
-import { bucketStarts, FUNCTION_INTERVALS, FUNCTION_SERIES, type FunctionInterval } from '../lib/buckets.ts';
+import { bucketStarts, FUNCTION_INTERVALS, isUtcDayUnit, seriesOf, spanLabel, unitName, unitPrecision, type FunctionInterval } from '../lib/buckets.ts';
 import { formatAxisMs, formatCompact, formatInt, formatMs, formatPercent } from '../lib/format.ts';
 import { chartPalette, type ChartPalette } from '../lib/theme.ts';
 import { clampForLog, logAxis } from '../lib/chart-scale.ts';
-import { localZoneName, formatRange, formatShortDate, formatTime, isoMicros, type TimePrecision } from '../lib/time.ts';
+import { localZoneName, formatRange, formatShortDate, formatTime, isoMicros, US } from '../lib/time.ts';
 import { functionsRequest } from '../lib/view-request.ts';
-import { summarizeInvocations } from '../lib/stats.ts';
+import { bucketPercentileKind, percentileAccuracy, summarizeInvocations } from '../lib/stats.ts';
 import { FUNCTION_SOURCE, sourceOf, useSourceProjects } from './page-data.ts';
 import { useSources } from '../api/hooks.ts';
 import { useFunctionTable, useFunctionTotal } from '../api/functions.ts';
 import { FunctionTable, percentileNote } from './function-table.tsx';
 
-const INTERVAL_LABELS: Record<FunctionInterval, string> = {
-  '5min': '5 min',
-  '15min': '15 min',
-  '1hr': '1 hour',
-  '1day': '1 day',
-  '7day': '7 days',
-};
-
-const BUCKET_WORD: Record<FunctionInterval, string> = {
-  '5min': 'per second',
-  '15min': 'per minute',
-  '1hr': 'per minute',
-  '1day': 'per hour',
-  '7day': 'per day (UTC days)',
-};
-
-function tickFormat(interval: FunctionInterval): (us: number) => string {
-  switch (interval) {
-    case '5min':
-      return (us) => formatTime(us, 'second');
-    case '7day':
-      // Day buckets are UTC days; a local date could name the day before.
-      return (us) => formatShortDate(us, 'UTC');
-    default:
-      return (us) => formatTime(us, 'minute');
-  }
+/** "Invocations per hour": the bucket unit from the listing; day buckets are UTC days. */
+function perUnit(unit: number): string {
+  return `per ${unitName(unit)}${isUtcDayUnit(unit) ? ' (UTC days)' : ''}`;
 }
 
-function precisionOf(interval: FunctionInterval): TimePrecision {
-  return interval === '5min' ? 'second' : 'minute';
+function tickFormat(unit: number): (us: number) => string {
+  if (unit < US.minute) return (us) => formatTime(us, 'second');
+  // Day buckets are UTC days; a local date could name the day before.
+  if (isUtcDayUnit(unit)) return (us) => formatShortDate(us, 'UTC');
+  return (us) => formatTime(us, 'minute');
+}
+
+/** A bucket's p95/p99 accuracy for the tooltip and the chart's note, worded by stats.ts. */
+function bucketAccuracy(unit: number): TooltipNote {
+  const kind = bucketPercentileKind(unit);
+  const how = kind === 'exact' ? '' : ` · from ${unitName(unit)} sketches`;
+  return { kind, text: `p95/p99 ${percentileAccuracy(kind, 'bucket')}${how}` };
 }
 
 interface Datum extends InvocationStatsRow {
@@ -71,11 +60,21 @@ export function FunctionsPage() {
   const { projects, hasData, loading: sourcesLoading, source } = useSourceProjects(FUNCTION_SOURCE);
   const request = functionsRequest(view);
   const stats = useInvocationStats(request ? { project: request.params.project ?? '', function_id: request.params.function_id ?? '', interval: request.params.interval ?? '' } : null);
+  const rules = useIntervalRules(INVOCATION_STATS);
   const palette = chartPalette(theme);
   const rows = stats.data?.rows;
   // While a new interval loads, the previous rows stay on screen with their own bucket size.
   const interval = (FUNCTION_INTERVALS as readonly string[]).includes(stats.data?.interval ?? '') ? (stats.data!.interval as FunctionInterval) : view.functions.interval;
-  const unit = FUNCTION_SERIES[interval].unit;
+  // Windows and bucket units are the registry's (GET /api/endpoints), never restated here.
+  const spec = rules.data ? seriesOf(rules.data, interval) : undefined;
+  const unit = spec?.unit;
+  const tableUnit = rules.data ? seriesOf(rules.data, view.functions.interval)?.unit : undefined;
+  const errorAtLeast = rules.data?.errorStatusAtLeast;
+  const errorRule = errorAtLeast !== undefined ? `status ≥ ${errorAtLeast}` : 'error status';
+  const intervalLabels = useMemo(() => {
+    const windows = rules.data?.windows;
+    return Object.fromEntries(FUNCTION_INTERVALS.map((i) => [i, windows?.[i] ? spanLabel(windows[i].span) : i])) as Record<FunctionInterval, string>;
+  }, [rules.data]);
 
   const functionOptions = useMemo(
     () => (source?.functionIds ?? []).filter((f) => f.project === view.project).sort((a, b) => b.count - a.count),
@@ -94,29 +93,32 @@ export function FunctionsPage() {
   const periodPending = view.functions.fn ? !currentRows : total.isPending;
   const percentiles = total.data?.percentiles ?? currentRows?.[0]?.percentiles;
   const selectedName = view.functions.fn ? (slugs.get(view.functions.fn) ?? view.functions.fn) : null;
-  const tableWindow = total.data ? formatRange(total.data.window.start, total.data.window.end, precisionOf(view.functions.interval)) : '';
+  const tableWindow = total.data && tableUnit !== undefined ? formatRange(total.data.window.start, total.data.window.end, unitPrecision(tableUnit)) : '';
   const chartRef = useRef<HTMLElement>(null);
   const pickerLabel = (functionId: string, count: number) => {
     const slug = slugs.get(functionId);
-    return `${slug ? `${slug} · ` : ''}${functionId} · ${formatInt(count)}`;
+    return `${slug ? `${slug} · ` : ''}${functionId} · ${allTimeCount(count)}`;
   };
 
   const data: Datum[] = useMemo(() => (rows ?? []).map((r) => ({ ...r, ok: r.count - r.error_count })), [rows]);
   const summary = useMemo(() => summarizeInvocations(rows ?? []), [rows]);
   const windowText = useMemo(() => {
+    if (!spec) return '';
     if (rows && rows.length > 0) {
       const first = rows[0]!.timestamp;
       const last = rows[rows.length - 1]!.timestamp;
-      return `${formatRange(first, last + unit, precisionOf(interval))} · ${rows.length} buckets`;
+      return `${formatRange(first, last + spec.unit, unitPrecision(spec.unit))} · ${rows.length} buckets`;
     }
-    if (clock.data) {
-      const starts = bucketStarts(clock.data.now, FUNCTION_SERIES[interval]);
-      return `${starts.length} buckets`;
-    }
+    if (clock.data) return `${bucketStarts(clock.data.now, spec).length} buckets`;
     return '';
-  }, [rows, clock.data, interval, unit]);
-
-  const fmtTick = tickFormat(interval);
+  }, [rows, clock.data, spec]);
+  const bars = useSeriesToggle(BAR_KEYS);
+  const barItems: Array<LegendItem<BarKey>> = [
+    { key: 'ok', label: 'OK', color: palette.ok },
+    { key: 'error_count', label: `Errors${errorAtLeast !== undefined ? ` (≥ ${errorAtLeast})` : ''}`, color: palette.error },
+  ];
+  // The charts render only once the unit is known; the default never reaches an axis.
+  const fmtTick = tickFormat(unit ?? US.minute);
   const fileBase = `invocation-stats_${view.project ?? 'none'}_${view.functions.interval}${view.functions.fn ? `_${view.functions.fn}` : ''}_${clock.data ? isoMicros(clock.data.now).slice(0, 19).replace(/:/g, '') : ''}`;
 
   const noSources = !sourcesLoading && sources.data !== undefined && !hasData;
@@ -143,6 +145,7 @@ export function FunctionsPage() {
             className="select select--mono"
             value={view.functions.fn}
             data-testid="function-picker"
+            title={allTimeHint('invocations')}
             onChange={(e) => update((v) => ({ ...v, functions: { ...v.functions, fn: e.target.value } }))}
           >
             <option value="">All functions ({functionOptions.length})</option>
@@ -159,7 +162,7 @@ export function FunctionsPage() {
             label="Interval"
             testId="interval"
             options={FUNCTION_INTERVALS}
-            labels={INTERVAL_LABELS}
+            labels={intervalLabels}
             value={view.functions.interval}
             onChange={(i) => update((v) => ({ ...v, functions: { ...v.functions, interval: i } }))}
           />
@@ -175,7 +178,9 @@ export function FunctionsPage() {
         </EmptyState>
       ) : stats.isError ? (
         <ErrorPanel error={stats.error} onRetry={() => void stats.refetch()} />
-      ) : !rows || !view.project ? (
+      ) : rules.isError ? (
+        <ErrorPanel error={rules.error} onRetry={() => void rules.refetch()} />
+      ) : !rows || !view.project || unit === undefined ? (
         <>
           <StatsSkeleton count={5} />
           <div className="card">
@@ -193,7 +198,7 @@ export function FunctionsPage() {
               testId="stat-errors"
               tone={summary.errors > 0 ? 'error' : undefined}
               value={formatInt(summary.errors)}
-              note={<span data-testid="stat-error-rate">{formatPercent(summary.errorRate)} error rate (status ≥ 400)</span>}
+              note={<span data-testid="stat-error-rate">{formatPercent(summary.errorRate)} error rate ({errorRule})</span>}
             />
             <Stat
               label="Avg execution"
@@ -205,15 +210,15 @@ export function FunctionsPage() {
               label="p95 · period"
               testId="stat-p95"
               value={periodPending ? '…' : formatMs(period?.p95Ms)}
-              note={percentiles === 'approximate' ? 'whole window, within 0.5%' : 'whole window, exact'}
-              hint={percentiles ? `Over every invocation of the window, not per bucket: ${percentileNote(percentiles, view.functions.interval)}.` : undefined}
+              note={percentiles ? `whole window, ${percentileAccuracy(percentiles, 'window')}` : 'whole window'}
+              hint={percentiles ? `Over every invocation of the window, not per bucket: ${percentileNote(percentiles, tableUnit)}.` : undefined}
             />
             <Stat
               label="p99 · period"
               testId="stat-p99"
               value={periodPending ? '…' : formatMs(period?.p99Ms)}
               note={<span data-testid="stat-max">max {formatMs(summary.maxMs)}</span>}
-              hint={percentiles ? `Over every invocation of the window, not per bucket: ${percentileNote(percentiles, view.functions.interval)}.` : undefined}
+              hint={percentiles ? `Over every invocation of the window, not per bucket: ${percentileNote(percentiles, tableUnit)}.` : undefined}
             />
           </div>
 
@@ -229,6 +234,8 @@ export function FunctionsPage() {
             interval={view.functions.interval}
             selected={view.functions.fn}
             percentiles={percentiles}
+            unitUs={tableUnit}
+            errorStatusAtLeast={errorAtLeast}
             windowText={tableWindow}
             onChart={(fn) => {
               update((v) => ({ ...v, functions: { ...v.functions, fn } }));
@@ -244,7 +251,7 @@ export function FunctionsPage() {
           <section className="card fn-chart-anchor" data-testid="chart-invocations" ref={chartRef}>
             <div className="card__head">
               <h2>
-                Invocations {BUCKET_WORD[interval]}{' '}
+                Invocations {perUnit(unit)}{' '}
                 {selectedName && (
                   <span className="fn-chart-fn" data-testid="chart-function">
                     · {selectedName}
@@ -254,14 +261,7 @@ export function FunctionsPage() {
                   · {windowText}
                 </span>
               </h2>
-              <div className="legend-inline">
-                <span>
-                  <span className="swatch" style={{ background: palette.ok }} /> OK
-                </span>
-                <span>
-                  <span className="swatch" style={{ background: palette.error }} /> Errors (≥ 400)
-                </span>
-              </div>
+              <ChartLegend items={barItems} toggle={bars} label="Invocation series" testId="legend-invocations" />
             </div>
             <div className="chart" style={{ height: 220 }}>
               <ResponsiveContainer width="100%" height="100%">
@@ -279,7 +279,7 @@ export function FunctionsPage() {
                         <BucketTooltip
                           start={d.timestamp}
                           end={d.timestamp + unit}
-                          precision={precisionOf(interval)}
+                          precision={unitPrecision(unit)}
                           rows={[
                             { label: 'Invocations', value: formatInt(d.count), strong: true },
                             { label: 'OK', value: formatInt(d.ok), color: palette.ok },
@@ -289,14 +289,14 @@ export function FunctionsPage() {
                       );
                     }}
                   />
-                  <Bar dataKey="ok" name="OK" stackId="n" fill={palette.ok} isAnimationActive={false} />
-                  <Bar dataKey="error_count" name="Errors" stackId="n" fill={palette.error} isAnimationActive={false} />
+                  {bars.shown('ok') && <Bar dataKey="ok" name="OK" stackId="n" fill={palette.ok} isAnimationActive={false} />}
+                  {bars.shown('error_count') && <Bar dataKey="error_count" name="Errors" stackId="n" fill={palette.error} isAnimationActive={false} />}
                 </BarChart>
               </ResponsiveContainer>
             </div>
           </section>
 
-          <ExecutionChart data={data} interval={interval} unit={unit} palette={palette} fmtTick={fmtTick} />
+          <ExecutionChart data={data} unit={unit} palette={palette} fmtTick={fmtTick} />
           <p className="footnote">
             Times are in {localZoneName()}; hover a bucket for its UTC range. Windows are computed from the server’s clock.
           </p>
@@ -306,6 +306,9 @@ export function FunctionsPage() {
   );
 }
 
+const BAR_KEYS = ['ok', 'error_count'] as const;
+type BarKey = (typeof BAR_KEYS)[number];
+
 const SERIES = [
   { key: 'avg_execution_time', name: 'avg', color: 'avg', dashed: false },
   { key: 'p95_execution_time', name: 'p95', color: 'p95', dashed: false },
@@ -314,15 +317,18 @@ const SERIES = [
 ] as const;
 
 type SeriesKey = (typeof SERIES)[number]['key'];
+const SERIES_KEYS: readonly SeriesKey[] = SERIES.map((s) => s.key);
 
 /**
  * avg/p95/p99/max per bucket. Log scale by default: one slow outlier would otherwise press
  * the typical times flat against the axis. Legend entries toggle their series.
  */
-function ExecutionChart({ data, interval, unit, palette, fmtTick }: { data: Datum[]; interval: FunctionInterval; unit: number; palette: ChartPalette; fmtTick: (us: number) => string }) {
+function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit: number; palette: ChartPalette; fmtTick: (us: number) => string }) {
   const [scale, setScale] = useState<'log' | 'linear'>('log');
-  const [hidden, setHidden] = useState<ReadonlySet<SeriesKey>>(new Set());
+  const series = useSeriesToggle(SERIES_KEYS);
+  const { hidden } = series;
   const shown = SERIES.filter((s) => !hidden.has(s.key));
+  const accuracy = bucketAccuracy(unit);
   const axis = useMemo(() => logAxis(data.flatMap((d) => SERIES.filter((s) => !hidden.has(s.key)).map((s) => d[s.key]))), [data, hidden]);
   // Plotted copies: on a log axis a 0 ms value sits on the floor; the tooltip reads the originals.
   const plotted = useMemo(
@@ -338,34 +344,22 @@ function ExecutionChart({ data, interval, unit, palette, fmtTick }: { data: Datu
           })),
     [data, scale, axis],
   );
-  const toggle = (k: SeriesKey) =>
-    setHidden((h) => {
-      const next = new Set(h);
-      if (next.has(k)) next.delete(k);
-      else if (next.size < SERIES.length - 1) next.add(k);
-      return next;
-    });
+  const items: Array<LegendItem<SeriesKey>> = SERIES.map((s) => ({ key: s.key, label: s.name, color: palette[s.color], shape: s.dashed ? 'dashed' : 'line' }));
   return (
     <section className="card" data-testid="chart-execution">
       <div className="card__head">
         <h2>
-          Execution time {BUCKET_WORD[interval]} <span className="card__note">· ms · gaps are buckets without invocations</span>
+          Execution time {perUnit(unit)}{' '}
+          <span className="card__note">
+            · ms ·{' '}
+            <span data-testid="execution-accuracy" data-kind={accuracy.kind}>
+              {accuracy.text}
+            </span>{' '}
+            · gaps are buckets without invocations
+          </span>
         </h2>
         <div className="card__tools">
-          <div className="legend-inline" role="group" aria-label="Series">
-            {SERIES.map((s) => (
-              <button
-                key={s.key}
-                type="button"
-                className={`legend-toggle${hidden.has(s.key) ? ' is-off' : ''}`}
-                aria-pressed={!hidden.has(s.key)}
-                title={hidden.has(s.key) ? `Show ${s.name}` : `Hide ${s.name}`}
-                onClick={() => toggle(s.key)}
-              >
-                <span className={`line-swatch${s.dashed ? ' line-swatch--dashed' : ''}`} style={{ borderColor: palette[s.color] }} /> {s.name}
-              </button>
-            ))}
-          </div>
+          <ChartLegend items={items} toggle={series} label="Execution time series" testId="legend-execution" />
           <Segmented label="Y axis scale" options={['log', 'linear'] as const} labels={{ log: 'Log', linear: 'Linear' }} value={scale} onChange={setScale} testId="y-scale" />
         </div>
       </div>
@@ -392,6 +386,8 @@ function ExecutionChart({ data, interval, unit, palette, fmtTick }: { data: Datu
             )}
             <Tooltip
               isAnimationActive={false}
+              // An empty bucket has only null values; kept, so its tooltip says it is empty.
+              filterNull={false}
               content={({ active, payload }) => {
                 const d = payload?.[0]?.payload as Datum | undefined;
                 if (!active || !d) return null;
@@ -399,7 +395,8 @@ function ExecutionChart({ data, interval, unit, palette, fmtTick }: { data: Datu
                   <BucketTooltip
                     start={d.timestamp}
                     end={d.timestamp + unit}
-                    precision={precisionOf(interval)}
+                    precision={unitPrecision(unit)}
+                    note={accuracy}
                     rows={[
                       ...SERIES.map((s) => ({ label: s.name, value: formatMs(d[s.key]), color: palette[s.color] })),
                       { label: 'min', value: formatMs(d.min_execution_time) },

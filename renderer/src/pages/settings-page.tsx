@@ -8,9 +8,32 @@ import { ExportButtons } from '../components/export-buttons.tsx';
 import { PageHeader } from '../components/page-header.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
 import { curlCommand } from '../lib/curl.ts';
+import { formatInt } from '../lib/format.ts';
 import { formatDateTime, formatUtc, fromLocalInputValue, isoMicros, localZoneName, toLocalInputValue } from '../lib/time.ts';
 import { functionsRequest, logsRequest, usageRequest, type EndpointRequest } from '../lib/view-request.ts';
 import type { ThemePref } from '../lib/theme.ts';
+import { spanLabel, unitName } from '../lib/buckets.ts';
+import type { EndpointListing } from '../../../server/api-types.ts';
+
+/** The rules the registry lists for an endpoint, as the server applies them (never restated here). */
+function EndpointRules({ endpoint: e }: { endpoint: EndpointListing }) {
+  const items: Array<{ key: string; label?: string; text: string }> = [];
+  for (const [k, w] of Object.entries(e.intervals ?? {})) items.push({ key: `i-${k}`, label: k, text: `${spanLabel(w.spanUs)} by ${unitName(w.unitUs)}` });
+  if (e.tiers) items.push({ key: 'tiers', text: `retention: ${Object.entries(e.tiers).map(([k, t]) => `${k} ${spanLabel(t.retentionUs)}`).join(' · ')}` });
+  if (e.rows !== undefined) items.push({ key: 'rows', text: `at most ${formatInt(e.rows)} rows per answer` });
+  if (e.errorRule) items.push({ key: 'errors', text: `errors: status ≥ ${e.errorRule.statusAtLeast}` });
+  if (items.length === 0) return null;
+  return (
+    <ul className="lg-rules small" data-testid="endpoint-rules">
+      {items.map((i) => (
+        <li key={i.key}>
+          {i.label && <code className="lg-rules__key">{i.label}</code>}
+          {i.text}
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 export function SettingsPage() {
   const { view, themePref, setThemePref } = useView();
@@ -80,6 +103,7 @@ export function SettingsPage() {
                   parameters: e.parameters.map((p) => `${p.name}${p.required ? '' : '?'}`).join(' '),
                   cache_seconds: e.cacheSeconds,
                   warm_seconds: e.warmSeconds,
+                  rows: e.rows ?? e.maxRows,
                   max_rows: e.maxRows,
                 }))
               }
@@ -102,15 +126,18 @@ export function SettingsPage() {
                   <th>UUID</th>
                   <th>Parameters</th>
                   <th>Cache</th>
-                  <th className="num">Max rows</th>
+                  <th className="num" title="Rows one answer holds at most: the endpoint's own cut where it has one, else the general cap">
+                    Rows at most
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {endpoints.data.map((e) => (
-                  <tr key={e.id}>
+                  <tr key={e.id} data-endpoint={e.name}>
                     <td>
                       <div className="mono strong nowrap">{e.name}</div>
                       <div className="muted small endpoint-desc">{e.description}</div>
+                      <EndpointRules endpoint={e} />
                     </td>
                     <td className="nowrap">
                       <code className="small">{e.id}</code> <CopyButton text={e.id} label="Copy" className="btn btn--tiny" />
@@ -140,7 +167,11 @@ export function SettingsPage() {
                         'never cached'
                       )}
                     </td>
-                    <td className="num mono">{e.maxRows}</td>
+                    <td className="num" data-testid="endpoint-rows">
+                      {/* The endpoint's own cut is what an answer holds (logs.all: 100); the cap only applies after it. */}
+                      <span className="mono">{formatInt(e.rows ?? e.maxRows)}</span>
+                      {e.rows !== undefined && e.rows < e.maxRows && <div className="muted small nowrap">max rows {formatInt(e.maxRows)}</div>}
+                    </td>
                   </tr>
                 ))}
               </tbody>
