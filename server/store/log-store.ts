@@ -20,6 +20,7 @@ import { DAY_GRAIN, FunctionRollupBatch, HOUR_GRAIN, MINUTE_GRAIN } from './roll
 import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 import { makeOwnerOnly } from './data-dir.ts';
+import { writeSynced, syncDir, syncFile } from './durable.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
 export interface StoredRecord {
@@ -1040,36 +1041,6 @@ export class LogStore {
 export function isDiskFull(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOSPC' || code === 'EDQUOT';
-}
-
-async function writeSynced(file: string, data: Uint8Array): Promise<void> {
-  const handle = await fs.promises.open(file, 'w', 0o600);
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function syncFile(file: string): Promise<void> {
-  const handle = await fs.promises.open(file, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  // Directory fsync makes the rename durable; Windows cannot open directories, and needs none.
-  if (process.platform === 'win32') return;
-  const handle = await fs.promises.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Hands batches of one import to the store. */

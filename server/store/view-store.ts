@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { syncDir, writeSynced } from './durable.ts';
 
 export const VIEWS_FILE = 'views.json';
 /** The renderer's pages (renderer/src/lib/url-state.ts, PAGES). */
@@ -196,23 +197,3 @@ function moveAside(file: string, reason: string): ViewsData {
   return EMPTY;
 }
 
-async function writeSynced(file: string, text: string): Promise<void> {
-  const handle = await fs.promises.open(file, 'w', 0o600);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  // Directory fsync makes the rename durable; Windows cannot open directories, and needs none.
-  if (process.platform === 'win32') return;
-  const handle = await fs.promises.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
