@@ -80,6 +80,64 @@ export function benchCases(fnProject: string, edgeProject: string): BenchCase[] 
   ];
 }
 
+// ---- the explorer's cases (issue 12), edge_logs only ----
+
+/** The text searched for on the first page: a bot probe's path, in ~0.4% of edge records. */
+export const EXPLORER_SEARCH = 'wp-login.php';
+/** Searched over the whole store to measure the scan rate: no record holds it. */
+export const EXPLORER_NOMATCH = 'zq-no-such-text-xj';
+export const EXPLORER_BUCKETS = 60;
+export const EXPLORER_FACETS = ['status', 'method', 'path'] as const;
+/** A deep page starts this many matching rows into the window (or half of them, if fewer). */
+export const EXPLORER_DEEP_ROWS = 100_000;
+/** The whole store: every generated record is within 90 days of BENCH_NOW. */
+export const EXPLORER_ALL_SPAN = 91 * MICROS.day;
+
+/**
+ * The histogram's buckets as the API describes them (the narrowest round width that covers the
+ * range in at most `buckets` buckets, aligned to the epoch, the first holding the instant just
+ * after start); DuckDB's query uses these, and ours' answers are checked against them.
+ */
+export function explorerBuckets(start: number, end: number, buckets = EXPLORER_BUCKETS): { width: number; first: number } {
+  const s = MICROS.second;
+  const widths = [s, 5 * s, 10 * s, 30 * s, 60 * s, 300 * s, 600 * s, 900 * s, 1800 * s, 3600 * s, 3 * 3600 * s, 6 * 3600 * s, 12 * 3600 * s, MICROS.day, 7 * MICROS.day];
+  const width = widths.find((w) => Math.max(1, end - start) / w <= buckets) ?? widths[widths.length - 1]!;
+  return { width, first: Math.floor((start + 1) / width) * width };
+}
+
+/** One measured explorer request; `start`/`end` are µs (start exclusive, end inclusive, as the API reads them). */
+export interface ExplorerCase {
+  label: string;
+  kind: 'histogram' | 'facets' | 'page';
+  start: number;
+  end: number;
+  project?: string;
+  q?: string;
+  /** `status=5xx`: rows with a status from 500 to 599. */
+  status5xx?: boolean;
+  /** Continue from a cursor found by paging `deepRows` rows into the window. */
+  deep?: boolean;
+  /** The latency goal, ms. */
+  goalMs: number;
+}
+
+/** Histogram and facets over 7 days (all projects and the busiest), pages and a search over the last 24 h. */
+export function explorerCases(edgeProject: string): ExplorerCase[] {
+  const week = { start: BENCH_NOW - 7 * MICROS.day, end: BENCH_NOW };
+  const day = { start: BENCH_NOW - MICROS.day, end: BENCH_NOW };
+  return [
+    { label: 'explorer histogram 7d', kind: 'histogram', ...week, goalMs: 100 },
+    { label: 'explorer histogram 7d, one project', kind: 'histogram', ...week, project: edgeProject, goalMs: 100 },
+    { label: 'explorer facets 7d', kind: 'facets', ...week, goalMs: 100 },
+    { label: 'explorer facets 7d, one project', kind: 'facets', ...week, project: edgeProject, goalMs: 100 },
+    { label: `explorer search "${EXPLORER_SEARCH}" 24h, first page`, kind: 'page', ...day, q: EXPLORER_SEARCH, goalMs: 300 },
+    { label: 'explorer page 24h, first', kind: 'page', ...day, goalMs: 10 },
+    { label: 'explorer page 24h, deep', kind: 'page', ...day, deep: true, goalMs: 10 },
+    { label: 'explorer page 24h status=5xx, first', kind: 'page', ...day, status5xx: true, goalMs: 10 },
+    { label: 'explorer page 24h status=5xx, deep', kind: 'page', ...day, status5xx: true, deep: true, goalMs: 10 },
+  ];
+}
+
 export const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 // ---- measuring ----

@@ -2,8 +2,9 @@
  * The DuckDB side of the scale bench, in its own process so its memory figures are its own:
  *
  *   tsx bench/scale-duckdb.ts run '<json DuckArgs>'      import both files into a fresh
- *       database file, time the same queries at the same instants as ours, add the small
- *       save file, checkpoint, and print one JSON line (DuckRun)
+ *       database file, time the same queries at the same instants as ours and the explorer's
+ *       cases over the edge table, add the small save file, checkpoint, and print one JSON
+ *       line (DuckRun)
  *   tsx bench/scale-duckdb.ts restart '<json DuckArgs>'  open that file, answer logs.all once
  *       (prints "first-answer"), then one round of every case; prints one JSON line (DuckRestart)
  *
@@ -15,7 +16,23 @@
 import fs from 'node:fs';
 import { BIGINT, DuckDBInstance, VARCHAR, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { formatDatetime } from '../server/time.ts';
-import { API_INTERVALS, BENCH_NOW, benchCases, percentiles, procMemory, STATS_INTERVALS, TIER_RETENTION, type BenchCase, type Percentiles } from './data.ts';
+import {
+  API_INTERVALS,
+  BENCH_NOW,
+  benchCases,
+  EXPLORER_ALL_SPAN,
+  explorerBuckets,
+  EXPLORER_FACETS,
+  EXPLORER_NOMATCH,
+  explorerCases,
+  percentiles,
+  procMemory,
+  STATS_INTERVALS,
+  TIER_RETENTION,
+  type BenchCase,
+  type ExplorerCase,
+  type Percentiles,
+} from './data.ts';
 
 export interface DuckArgs {
   dbFile: string;
@@ -25,7 +42,17 @@ export interface DuckArgs {
   fnProject: string;
   edgeProject: string;
   runs: number;
+  explorer: {
+    /** Per deep case: the last row of ours' page before it (the keyset to continue after). */
+    deep: Record<string, { timestamp: number; id: string }>;
+  };
 }
+
+/** An explorer answer reduced to what both sides are checked on. */
+export type ExplorerAnswer =
+  | { kind: 'histogram'; buckets: Array<{ timestamp: number; count: number; by: Record<string, number> }> }
+  | { kind: 'facets'; facets: Record<string, Array<{ value: string | number; count: number }>> }
+  | { kind: 'page'; rows: Array<{ id: string; timestamp: number; event_message: string }> };
 
 export type Row = Record<string, unknown>;
 
@@ -37,6 +64,9 @@ export interface DuckRun {
   records: { fn: number; edge: number };
   peakRss: number;
   cases: Record<string, { first: number; uncached: Percentiles; rows: Row[] }>;
+  explorer: Record<string, { first: number; uncached: Percentiles; answer: ExplorerAnswer }>;
+  /** ILIKE of a text no record holds over the whole store's event_message (ms per run). */
+  nomatch: Percentiles & { count: number };
 }
 
 export interface DuckRestart {
@@ -120,6 +150,117 @@ function apiShape(c: BenchCase, rows: Row[]): Row[] {
   });
 }
 
+// ---- the explorer's queries (ExplorerCase), as plain SQL over the edge table ----
+
+const STATUS = 'metadata.response.status_code';
+
+/** WHERE of an explorer case and its bindings: (start, end], then the case's filters. */
+function explorerWhere(c: ExplorerCase, args: DuckArgs): { sql: string; values: Record<string, bigint | string> } {
+  const parts = ['timestamp > $start', 'timestamp <= $end'];
+  const values: Record<string, bigint | string> = { start: BigInt(c.start), end: BigInt(c.end) };
+  if (c.project !== undefined) {
+    parts.push('project = $project');
+    values.project = c.project;
+  }
+  if (c.status5xx) parts.push(`${STATUS} BETWEEN 500 AND 599`);
+  if (c.q !== undefined) {
+    parts.push(`event_message ILIKE $pattern ESCAPE '\\'`);
+    values.pattern = `%${c.q.replace(/[\\%_]/g, '\\$&')}%`;
+  }
+  if (c.deep) {
+    const k = args.explorer.deep[c.label]!;
+    parts.push('(timestamp < $cts OR (timestamp = $cts AND CAST(id AS VARCHAR) > $cid))');
+    Object.assign(values, { cts: BigInt(k.timestamp), cid: k.id });
+  }
+  return { sql: parts.join(' AND '), values };
+}
+
+/** The statements of one case (facets: one per field), bound once: every run asks the same. */
+async function prepareExplorer(conn: DuckDBConnection, c: ExplorerCase, args: DuckArgs): Promise<DuckDBPreparedStatement[]> {
+  const w = explorerWhere(c, args);
+  const prep = async (sql: string, extra: Record<string, bigint | string> = {}) => {
+    const stmt = await conn.prepare(sql);
+    const values = { ...w.values, ...extra };
+    stmt.bind(values, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === 'bigint' ? BIGINT : VARCHAR])));
+    return stmt;
+  };
+  if (c.kind === 'histogram') {
+    const { width, first } = explorerBuckets(c.start, c.end);
+    return [
+      await prep(
+        `SELECT (timestamp - $first) // $width AS b,
+                CASE WHEN s BETWEEN 100 AND 599 THEN CAST(s // 100 AS VARCHAR) || 'xx' ELSE 'none' END AS k,
+                count(*) AS n
+         FROM (SELECT timestamp, ${STATUS} AS s FROM edge_logs WHERE ${w.sql})
+         GROUP BY ALL`,
+        { first: BigInt(first), width: BigInt(width) },
+      ),
+    ];
+  }
+  if (c.kind === 'facets') {
+    const expr: Record<(typeof EXPLORER_FACETS)[number], string> = { status: STATUS, method: 'upper(metadata.request.method)', path: 'metadata.request.path' };
+    return Promise.all(
+      EXPLORER_FACETS.map((f) => prep(`SELECT ${expr[f]} AS v, count(*) AS n FROM edge_logs WHERE ${w.sql} AND ${expr[f]} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT 10`)),
+    );
+  }
+  // A page returns what ours does: id, instant, message and the metadata.
+  return [await prep(`SELECT CAST(id AS VARCHAR) AS id, timestamp, event_message, metadata FROM edge_logs WHERE ${w.sql} ORDER BY timestamp DESC, CAST(id AS VARCHAR) LIMIT 100`)];
+}
+
+/** One run of a case, read into JS values (the timed unit), in the shape it is checked in. */
+async function runExplorer(c: ExplorerCase, stmts: DuckDBPreparedStatement[]): Promise<ExplorerAnswer> {
+  const results: Row[][] = [];
+  for (const stmt of stmts) results.push((await stmt.runAndReadAll()).getRowObjectsJS() as Row[]);
+  if (c.kind === 'histogram') {
+    const { width, first } = explorerBuckets(c.start, c.end);
+    const byBucket = new Map<number, { timestamp: number; count: number; by: Record<string, number> }>();
+    for (const r of results[0]!) {
+      const ts = first + Number(r.b) * width;
+      const b = byBucket.get(ts) ?? { timestamp: ts, count: 0, by: {} };
+      b.count += Number(r.n);
+      b.by[String(r.k)] = (b.by[String(r.k)] ?? 0) + Number(r.n);
+      byBucket.set(ts, b);
+    }
+    return { kind: 'histogram', buckets: [...byBucket.values()].sort((a, b) => a.timestamp - b.timestamp) };
+  }
+  if (c.kind === 'facets') {
+    const facets = Object.fromEntries(EXPLORER_FACETS.map((f, i) => [f, results[i]!.map((r) => ({ value: typeof r.v === 'bigint' ? Number(r.v) : (r.v as string | number), count: Number(r.n) }))]));
+    return { kind: 'facets', facets };
+  }
+  return { kind: 'page', rows: results[0]!.map((r) => ({ id: String(r.id), timestamp: Number(r.timestamp), event_message: String(r.event_message) })) };
+}
+
+/** Every explorer case at the same parameters as ours, then the no-match scan of the whole store. */
+async function explorer(conn: DuckDBConnection, args: DuckArgs): Promise<Pick<DuckRun, 'explorer' | 'nomatch'>> {
+  const out: DuckRun['explorer'] = {};
+  for (const c of explorerCases(args.edgeProject)) {
+    const stmts = await prepareExplorer(conn, c, args);
+    let t = performance.now();
+    const answer = await runExplorer(c, stmts);
+    const first = performance.now() - t;
+    const samples: number[] = [];
+    for (let k = 0; k < args.runs; k++) {
+      t = performance.now();
+      await runExplorer(c, stmts);
+      samples.push(performance.now() - t);
+    }
+    for (const stmt of stmts) stmt.destroySync();
+    out[c.label] = { first, uncached: percentiles(samples), answer };
+  }
+  // Three runs: a whole-store scan takes seconds at 10M.
+  const scan = await conn.prepare(`SELECT count(*) AS n FROM edge_logs WHERE timestamp > $start AND timestamp <= $end AND event_message ILIKE $pattern`);
+  scan.bind({ start: BigInt(BENCH_NOW - EXPLORER_ALL_SPAN), end: BigInt(BENCH_NOW), pattern: `%${EXPLORER_NOMATCH}%` }, { start: BIGINT, end: BIGINT, pattern: VARCHAR });
+  const samples: number[] = [];
+  let count = 0;
+  for (let k = 0; k < 3; k++) {
+    const t = performance.now();
+    count = Number((await scan.runAndReadAll()).getRowsJS()[0]![0]);
+    samples.push(performance.now() - t);
+  }
+  scan.destroySync();
+  return { explorer: out, nomatch: { ...percentiles(samples), count } };
+}
+
 async function prepareAll(conn: DuckDBConnection, cases: BenchCase[]): Promise<Map<string, DuckDBPreparedStatement>> {
   const out = new Map<string, DuckDBPreparedStatement>();
   for (const c of cases) out.set(c.label, await conn.prepare(SQL[c.endpoint]));
@@ -164,6 +305,7 @@ async function run(args: DuckArgs): Promise<DuckRun> {
     out[c.label] = { first, uncached: percentiles(samples), rows };
   }
   for (const s of stmts.values()) s.destroySync();
+  const explored = await explorer(conn, args);
 
   // The small import ours receives while its save pause is measured; read with the table's
   // own column types, since the schema inferred from 10k records can differ.
@@ -176,7 +318,7 @@ async function run(args: DuckArgs): Promise<DuckRun> {
   const peakRss = procMemory(process.pid)!.hwm;
   conn.closeSync();
   instance.closeSync();
-  return { importFnSeconds, importEdgeSeconds, importSaveSeconds, records, peakRss, cases: out };
+  return { importFnSeconds, importEdgeSeconds, importSaveSeconds, records, peakRss, cases: out, ...explored };
 }
 
 async function restart(args: DuckArgs): Promise<DuckRestart> {

@@ -3,9 +3,9 @@
  * new user meets it, beside DuckDB on the same files in the same run. Per size N (records per
  * source): `npm run serve` on a fresh folder, both files imported over HTTP, logs.all probed
  * during the edge import and during a small import's save, every endpoint timed uncached and
- * cached over loopback, the folder's size after a SIGTERM, a restart on it; then DuckDB in its
- * own process (bench/scale-duckdb.ts) on the same files and queries, its answers checked
- * against ours. Prints one table per size and writes bench/data/results-<N>.json.
+ * cached over loopback, the explorer's histogram, facets, pages and searches (issue 12), the
+ * folder's size after a SIGTERM, a restart on it; then DuckDB in its own process
+ * (bench/scale-duckdb.ts) on the same files and queries, its answers checked against ours. Prints one table per size and writes bench/data/results-<N>.json.
  *
  * Only HTTP: nothing here imports the server's store or endpoints (see bench/README.md).
  */
@@ -22,6 +22,13 @@ import {
   benchCases,
   benchFiles,
   duBytes,
+  EXPLORER_ALL_SPAN,
+  explorerBuckets,
+  EXPLORER_BUCKETS,
+  EXPLORER_DEEP_ROWS,
+  EXPLORER_FACETS,
+  EXPLORER_NOMATCH,
+  explorerCases,
   exited,
   fmt,
   mib,
@@ -34,9 +41,10 @@ import {
   waitForLine,
   type BenchCase,
   type BenchFile,
+  type ExplorerCase,
   type Percentiles,
 } from './data.ts';
-import type { DuckArgs, DuckRestart, DuckRun, Row } from './scale-duckdb.ts';
+import type { DuckArgs, DuckRestart, DuckRun, ExplorerAnswer, Row } from './scale-duckdb.ts';
 
 const { values } = parseArgs({
   options: {
@@ -296,6 +304,166 @@ interface OursRun {
   shutdownSeconds: number;
   storeBytes: number;
   restart: { listeningSeconds: number; coldStartSeconds: number; rssAfterFirstAnswer: number; rssAfterRound: number; peakRss: number; round: Record<string, number> };
+  explorer: ExplorerRun;
+}
+
+// ---- the explorer (issue 12): /api/logs, /histogram, /facets over the edge source ----
+
+/** An explorer case whose first answer takes longer than this (ms) is timed 5 times instead of RUNS. */
+const EXPLORER_SLOW_MS = 1000;
+
+interface ExplorerRun {
+  /** `answer` is null when the first answer was not a 200 (see `notes`). */
+  cases: Record<string, { first: number; uncached: Percentiles; answer: ExplorerAnswer | null; path: string; deepRows?: number }>;
+  /** Per deep case: the last row of the page before it. */
+  deep: Record<string, { timestamp: number; id: string }>;
+  /** The search case: rows on its first page, and the time to 100 rows following `next`. */
+  search: { label: string; firstPageRows: number; requests: number; hundredRows: Percentiles } | null;
+  /** Answers that were not 200, histogram buckets not as the API describes them. */
+  notes: string[];
+  /** The text no record holds, searched over the whole store page after page. */
+  nomatch: { seconds: number; pages: number; page: Percentiles };
+  /** VmRSS before the explorer cases (what the imports left), its peak during them, and after. */
+  rss: { before: number; peak: number; after: number };
+}
+
+interface LogsPage {
+  result: Array<{ id: string; timestamp: number; event_message: string }>;
+  next: string | null;
+  scanned: { through: number; complete: boolean };
+}
+
+function explorerPath(c: ExplorerCase, extra: Record<string, string> = {}): string {
+  const p: Record<string, string> = { source: 'edge_logs', start: formatIsoMicros(c.start), end: formatIsoMicros(c.end) };
+  if (c.project !== undefined) p.project = c.project;
+  if (c.status5xx) p.status = '5xx';
+  if (c.q !== undefined) p.q = c.q;
+  if (c.kind === 'histogram') p.buckets = String(EXPLORER_BUCKETS);
+  if (c.kind === 'facets') p.fields = EXPLORER_FACETS.join(',');
+  const route = c.kind === 'histogram' ? '/histogram' : c.kind === 'facets' ? '/facets' : '';
+  return `/api/logs${route}?${new URLSearchParams({ ...p, ...extra })}`;
+}
+
+/** An answer's body in the shape both sides are checked in. */
+function explorerAnswer(c: ExplorerCase, body: string): ExplorerAnswer {
+  if (c.kind === 'histogram') return { kind: 'histogram', buckets: (JSON.parse(body) as { result: Array<{ timestamp: number; count: number; by: Record<string, number> }> }).result };
+  if (c.kind === 'facets') return { kind: 'facets', facets: (JSON.parse(body) as { result: Record<string, Array<{ value: string | number; count: number }>> }).result };
+  return { kind: 'page', rows: (JSON.parse(body) as LogsPage).result.map((r) => ({ id: r.id, timestamp: r.timestamp, event_message: r.event_message })) };
+}
+
+/** Pages `rows` rows into the window with limit-1000 pages; the cursor there and the last row passed. */
+async function walkTo(client: Client, c: ExplorerCase, rows: number): Promise<{ cursor: string; last: { timestamp: number; id: string } }> {
+  let cursor: string | undefined;
+  let last: { timestamp: number; id: string } | undefined;
+  for (let walked = 0; walked < rows; ) {
+    const limit = Math.min(1000, rows - walked);
+    const a = await client.request('GET', explorerPath({ ...c, deep: false }, { limit: String(limit), ...(cursor ? { cursor } : {}) }));
+    if (a.status !== 200) throw new Error(`walking to a deep page: ${a.status} ${a.body.slice(0, 300)}`);
+    const page = JSON.parse(a.body) as LogsPage;
+    if (page.result.length !== limit || !page.next) throw new Error(`walking to a deep page: ${page.result.length} rows after ${walked}`);
+    walked += limit;
+    cursor = page.next;
+    const r = page.result[page.result.length - 1]!;
+    last = { timestamp: r.timestamp, id: r.id };
+  }
+  if (!cursor || !last) throw new Error(`${c.label}: no rows to page through`);
+  return { cursor, last };
+}
+
+/** The first 100 rows of a search, following `next` while a page ran out of its time budget. */
+async function searchPage(client: Client, c: ExplorerCase): Promise<{ rows: Array<{ id: string; timestamp: number; event_message: string }>; requests: number }> {
+  const rows: Array<{ id: string; timestamp: number; event_message: string }> = [];
+  let requests = 0;
+  for (let cursor: string | null = null; rows.length < 100; ) {
+    const a = await client.request('GET', explorerPath(c, { limit: String(100 - rows.length), ...(cursor ? { cursor } : {}) }));
+    requests++;
+    if (a.status !== 200) throw new Error(`${c.label}: ${a.status} ${a.body.slice(0, 300)}`);
+    const page = JSON.parse(a.body) as LogsPage;
+    rows.push(...page.result.map((r) => ({ id: r.id, timestamp: r.timestamp, event_message: r.event_message })));
+    if (page.scanned.complete || !page.next) break;
+    cursor = page.next;
+  }
+  return { rows, requests };
+}
+
+/**
+ * Every explorer case: the depth of a deep page fixed first (half the matching rows, at most
+ * EXPLORER_DEEP_ROWS), then one answer (kept, checked against DuckDB's) and RUNS timed answers.
+ * The explorer has no results cache, so every answer is computed. Last, the whole-store search.
+ */
+async function runExplorer(client: Client, pid: number, edgeProject: string): Promise<ExplorerRun> {
+  const before = procMemory(pid)!.rss;
+  const rss = sampleRss(pid);
+  const cases: ExplorerRun['cases'] = {};
+  const deep: ExplorerRun['deep'] = {};
+  const notes: string[] = [];
+  let search: ExplorerRun['search'] = null;
+  for (const c of explorerCases(edgeProject)) {
+    let p = explorerPath(c);
+    let deepRows: number | undefined;
+    if (c.deep) {
+      const count = (await client.result<{ count: number }>('GET', explorerPath({ ...c, kind: 'page', deep: false }).replace('/api/logs?', '/api/logs/count?'))).count;
+      deepRows = Math.min(EXPLORER_DEEP_ROWS, Math.floor(count / 2));
+      const w = await walkTo(client, c, deepRows);
+      deep[c.label] = w.last;
+      p = explorerPath(c, { cursor: w.cursor });
+    }
+    // Not thrown: an answer past the server's query time limit (503) is a figure too.
+    const failed: number[] = [];
+    const timed = async () => {
+      const t = performance.now();
+      const a = await client.request('GET', p);
+      const ms = performance.now() - t;
+      if (a.status !== 200) failed.push(a.status);
+      return { ms, a };
+    };
+    const first = await timed();
+    // A case whose answer takes seconds (the 7-day aggregates at 10M) is timed 5 times, not RUNS.
+    const runs = first.ms > EXPLORER_SLOW_MS ? Math.min(RUNS, 5) : RUNS;
+    const uncached: number[] = [];
+    for (let k = 0; k < runs; k++) uncached.push((await timed()).ms);
+    if (failed.length) notes.push(`${c.label}: ${failed.length} of ${runs + 1} answers were ${[...new Set(failed)].join('/')} (${first.a.body.slice(0, 160)})`);
+    let answer = first.a.status === 200 ? explorerAnswer(c, first.a.body) : null;
+    if (c.q !== undefined && answer?.kind === 'page') {
+      // A search page answers after its time budget with what it found so far: also time 100
+      // rows as a user gets them, following `next`, and check those against DuckDB's 100.
+      const firstPageRows = answer.rows.length;
+      let full: Awaited<ReturnType<typeof searchPage>> | undefined;
+      const chained: number[] = [];
+      for (let k = 0; k <= runs; k++) {
+        const t = performance.now();
+        full = await searchPage(client, c);
+        if (k > 0) chained.push(performance.now() - t);
+      }
+      answer = { kind: 'page', rows: full!.rows };
+      search = { label: c.label, firstPageRows, requests: full!.requests, hundredRows: percentiles(chained) };
+    }
+    if (c.kind === 'histogram' && first.a.status === 200) {
+      const h = JSON.parse(first.a.body) as { result: Array<{ timestamp: number }>; width: number };
+      const want = explorerBuckets(c.start, c.end);
+      if (h.width !== want.width || h.result[0]?.timestamp !== want.first) notes.push(`${c.label}: buckets of ${h.width} µs from ${h.result[0]?.timestamp}, expected ${want.width} from ${want.first}`);
+    }
+    cases[c.label] = { first: first.ms, uncached: percentiles(uncached), answer, path: p, ...(deepRows !== undefined ? { deepRows } : {}) };
+  }
+
+  // A search that matches nothing over the whole store, `next` after `next` until scanned.complete.
+  const all: ExplorerCase = { label: 'whole store', kind: 'page', start: BENCH_NOW - EXPLORER_ALL_SPAN, end: BENCH_NOW, q: EXPLORER_NOMATCH, goalMs: 0 };
+  const pageMs: number[] = [];
+  const started = performance.now();
+  for (let cursor: string | null = null; ; ) {
+    const t = performance.now();
+    const a = await client.request('GET', explorerPath(all, cursor ? { cursor } : {}));
+    pageMs.push(performance.now() - t);
+    if (a.status !== 200) throw new Error(`whole-store search: ${a.status} ${a.body.slice(0, 300)}`);
+    const page = JSON.parse(a.body) as LogsPage;
+    if (page.result.length) throw new Error(`whole-store search for ${EXPLORER_NOMATCH} found ${page.result.length} rows`);
+    if (page.scanned.complete) break;
+    if (!page.next) throw new Error('whole-store search: incomplete page without next');
+    cursor = page.next;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  rss.stop();
+  return { cases, deep, search, notes, nomatch: { seconds, pages: pageMs.length, page: percentiles(pageMs) }, rss: { before, peak: rss.max(), after: procMemory(pid)!.rss } };
 }
 
 async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, small: BenchFile): Promise<OursRun> {
@@ -354,6 +522,8 @@ async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, sma
   }
   await s.client.setClock(BENCH_NOW);
   log('endpoints timed');
+  const explorer = await runExplorer(s.client, s.pid, edgeProject);
+  log(`explorer timed; whole-store search ${fmt(explorer.nomatch.seconds, 1)} s in ${explorer.nomatch.pages} pages`);
 
   // A small import: it is acknowledged only once saved, and a save writes the store.
   prober = probe(s.port, `/api/endpoints/logs.all?project=${edgeProject}&project_tier=PRO`);
@@ -408,6 +578,7 @@ async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, sma
       peakRss: after.hwm,
       round,
     },
+    explorer,
   };
 }
 
@@ -434,6 +605,7 @@ async function runDuck(n: number, files: { fn: BenchFile; edge: BenchFile }, sma
     fnProject: ours.fnProject,
     edgeProject: ours.edgeProject,
     runs: RUNS,
+    explorer: { deep: ours.explorer.deep },
   };
   const run = (await duckChild('run', args).result) as DuckRun;
   console.error(`[${n}] duckdb: imported and timed`);
@@ -460,6 +632,46 @@ function compare(label: string, ours: Row[], duck: Row[]): string[] {
       const got = ours[i]![field];
       if (!close(got, want, tolerance(field))) problems.push(`${label} row ${i} ${field}: ours ${JSON.stringify(got)}, DuckDB ${JSON.stringify(want)}`);
     }
+  }
+  return problems;
+}
+
+/** The explorer's answers: histogram buckets and classes exactly, facet tops, page rows in order. */
+function compareExplorer(label: string, ours: ExplorerAnswer, duck: ExplorerAnswer): string[] {
+  const problems: string[] = [];
+  if (ours.kind === 'histogram' && duck.kind === 'histogram') {
+    // Ours lists every bucket and class with zeros; DuckDB only those it saw.
+    const shown = (bs: typeof ours.buckets) =>
+      bs.filter((b) => b.count > 0).map((b) => ({ timestamp: b.timestamp, count: b.count, by: Object.fromEntries(Object.entries(b.by).filter(([, n]) => n > 0).sort()) }));
+    const [o, d] = [shown(ours.buckets), shown(duck.buckets)];
+    const total = (bs: typeof o) => bs.reduce((n, b) => n + b.count, 0);
+    if (total(o) !== total(d)) problems.push(`${label}: ${total(o)} records in all, DuckDB ${total(d)}`);
+    if (o.length !== d.length) problems.push(`${label}: ${o.length} non-empty buckets, DuckDB ${d.length}`);
+    for (let i = 0; i < Math.min(o.length, d.length) && problems.length < 5; i++) {
+      if (JSON.stringify(o[i]) !== JSON.stringify(d[i])) problems.push(`${label} bucket ${i}: ours ${JSON.stringify(o[i])}, DuckDB ${JSON.stringify(d[i])}`);
+    }
+  } else if (ours.kind === 'facets' && duck.kind === 'facets') {
+    for (const f of EXPLORER_FACETS) {
+      const [o, d] = [ours.facets[f] ?? [], duck.facets[f] ?? []];
+      if (JSON.stringify(o.map((v) => v.count)) !== JSON.stringify(d.map((v) => v.count))) {
+        problems.push(`${label} ${f}: top counts ours ${JSON.stringify(o.map((v) => v.count))}, DuckDB ${JSON.stringify(d.map((v) => v.count))}`);
+        continue;
+      }
+      // Values tied with the tenth count may differ by tie order; every other value must agree.
+      const cut = o[o.length - 1]?.count;
+      const key = (vs: typeof o) => vs.filter((v) => v.count !== cut).map((v) => `${v.value}=${v.count}`).sort().join(' ');
+      if (key(o) !== key(d)) problems.push(`${label} ${f}: ours ${key(o)}, DuckDB ${key(d)}`);
+    }
+  } else if (ours.kind === 'page' && duck.kind === 'page') {
+    // Ties on the instant go by row number in ours and by id in DuckDB: compare them by id.
+    const norm = (rs: typeof ours.rows) => [...rs].sort((a, b) => b.timestamp - a.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const [o, d] = [norm(ours.rows), norm(duck.rows)];
+    if (o.length !== d.length) problems.push(`${label}: ${o.length} rows, DuckDB ${d.length}`);
+    for (let i = 0; i < Math.min(o.length, d.length) && problems.length < 5; i++) {
+      if (JSON.stringify(o[i]) !== JSON.stringify(d[i])) problems.push(`${label} row ${i}: ours ${JSON.stringify(o[i]).slice(0, 200)}, DuckDB ${JSON.stringify(d[i]).slice(0, 200)}`);
+    }
+  } else {
+    problems.push(`${label}: answers of different kinds`);
   }
   return problems;
 }
@@ -503,12 +715,29 @@ function lines(files: { fn: BenchFile; edge: BenchFile }, o: OursRun, d: Duck): 
   }
   const cachedP50 = Math.max(...Object.values(o.cases).flatMap((c) => (c.cached ? [c.cached.p50] : [])));
   add('cached answer over loopback p50, slowest case (ms)', cachedP50, null);
+  for (const c of explorerCases(o.edgeProject)) {
+    const [oc, dc] = [o.explorer.cases[c.label]!, d.explorer[c.label]!];
+    add(`${c.label}, uncached p50 (ms)`, oc.uncached.p50, dc.uncached.p50, atMost(c.goalMs, oc.uncached.p50));
+    add(`${c.label}, uncached p99 (ms)`, oc.uncached.p99, dc.uncached.p99, atMost(c.goalMs, oc.uncached.p99));
+  }
+  const se = o.explorer.search;
+  if (se) {
+    add(`${se.label}: rows on that first page`, se.firstPageRows, 100);
+    add(`${se.label.replace(', first page', '')}: 100 rows following next, p50 (ms)`, se.hundredRows.p50, d.explorer[se.label]!.uncached.p50, atMost(300, se.hundredRows.p50));
+    add(`${se.label.replace(', first page', '')}: 100 rows following next, p99 (ms)`, se.hundredRows.p99, d.explorer[se.label]!.uncached.p99, atMost(300, se.hundredRows.p99));
+  }
+  // Raw records searched per second: the edge file's bytes over the time to page through them all.
+  const MB = 1e6;
+  const scanRate = [files.edge.bytes / MB / o.explorer.nomatch.seconds, files.edge.bytes / MB / (d.nomatch.p50 / 1000)] as const;
+  add('explorer search, whole store, no match (MB/s of raw records)', ...scanRate, { goal: '≥ 500', met: scanRate[0] >= 500 });
+  add('explorer search, whole store, no match (s)', o.explorer.nomatch.seconds, d.nomatch.p50 / 1000);
+  add('peak RSS during the explorer cases (MiB)', mib(o.explorer.rss.peak), null, atMost(GiB, mib(o.explorer.rss.peak)));
   add('store on disk (MiB)', mib(o.storeBytes), mib(d.fileBytes), { goal: '≤ DuckDB', met: o.storeBytes <= d.fileBytes });
   return out;
 }
 
-function printTable(n: number, rows: Line[], problems: string[]): void {
-  const num = (v: number | null, figure: string) => (v === null ? '–' : fmt(v, figure.includes('(MiB') && !figure.includes('/s') ? 0 : v < 10 ? 2 : 1));
+function printTable(n: number, rows: Line[], problems: string[], notes: string[]): void {
+  const num = (v: number | null, figure: string) => (v === null ? '–' : fmt(v, (figure.includes('(MiB') && !figure.includes('/s')) || figure.includes('rows on') ? 0 : v < 10 ? 2 : 1));
   console.log(`\n### ${n.toLocaleString('en-US')} records per source, ${new Date().toISOString().slice(0, 16)} UTC, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`server: npm run serve in ${SERVER_DIR}\n`);
   console.log('| figure | ours | DuckDB | ratio | goal |');
@@ -520,12 +749,29 @@ function printTable(n: number, rows: Line[], problems: string[]): void {
     console.log(`| ${r.figure} | ${num(r.ours, r.figure)} | ${num(r.duck, r.figure)} | ${ratio} | ${goal} |`);
   }
   console.log('\nratio = ours / DuckDB. DuckDB runs in-process (no HTTP); ours is timed over loopback HTTP.');
+  for (const note of notes) console.log(`note: ${note}`);
   if (problems.length) {
     console.log(`\n!!! MISMATCH: DuckDB's answers differ from ours (${problems.length}):`);
     for (const p of problems) console.log(`!!!   ${p}`);
   } else {
     console.log("DuckDB's answers equal ours on every case at BENCH_NOW (counts exactly, p95/p99 within 1%).");
   }
+}
+
+/** Explorer answers in the JSON: totals and tops, not the pages' records. */
+function summarize<T extends { answer: ExplorerAnswer | null }>(cases: Record<string, T>) {
+  return Object.fromEntries(
+    Object.entries(cases).map(([k, { answer, ...v }]) => {
+      const summary = !answer
+        ? null
+        : answer.kind === 'histogram'
+          ? { records: answer.buckets.reduce((n, b) => n + b.count, 0), buckets: answer.buckets.length }
+          : answer.kind === 'facets'
+            ? answer.facets
+            : { rows: answer.rows.length, newest: answer.rows[0]?.timestamp ?? null, oldest: answer.rows[answer.rows.length - 1]?.timestamp ?? null };
+      return [k, { ...v, summary }];
+    }),
+  );
 }
 
 // ---- main ----
@@ -537,10 +783,17 @@ for (const n of sizes) {
   const ours = await runOurs(n, files, small);
   const duck = await runDuck(n, files, small, ours);
   if (duck.records.fn !== n || duck.records.edge !== n) console.log(`!!! DuckDB imported ${JSON.stringify(duck.records)} records, expected ${n} each`);
-  const problems = Object.keys(ours.cases).flatMap((label) => compare(label, ours.cases[label]!.rows, duck.cases[label]!.rows));
+  const problems = [
+    ...Object.keys(ours.cases).flatMap((label) => compare(label, ours.cases[label]!.rows, duck.cases[label]!.rows)),
+    ...Object.keys(ours.explorer.cases).flatMap((label) => {
+      const answer = ours.explorer.cases[label]!.answer;
+      return answer ? compareExplorer(label, answer, duck.explorer[label]!.answer) : [];
+    }),
+  ];
+  if (duck.nomatch.count !== 0) problems.push(`DuckDB found ${duck.nomatch.count} records holding ${EXPLORER_NOMATCH}`);
   failed ||= problems.length > 0;
   const rows = lines(files, ours, duck);
-  printTable(n, rows, problems);
+  printTable(n, rows, problems, ours.explorer.notes);
   const strip = <T extends { rows: Row[] }>(cases: Record<string, T>) => Object.fromEntries(Object.entries(cases).map(([k, { rows: _rows, ...v }]) => [k, v]));
   const result = {
     records: n,
@@ -550,8 +803,8 @@ for (const n of sizes) {
     files: { fn: files.fn.bytes, edge: files.edge.bytes, save: small.bytes },
     table: rows,
     mismatches: problems,
-    ours: { ...ours, cases: strip(ours.cases) },
-    duckdb: { ...duck, cases: strip(duck.cases) },
+    ours: { ...ours, cases: strip(ours.cases), explorer: { ...ours.explorer, cases: summarize(ours.explorer.cases) } },
+    duckdb: { ...duck, cases: strip(duck.cases), explorer: summarize(duck.explorer) },
   };
   fs.writeFileSync(path.join(BENCH_DIR, `results-${n}.json`), `${JSON.stringify(result, null, 2)}\n`);
 }
