@@ -3,7 +3,7 @@
  * columns when there is no text search, a walk over the matching rows when there is one (the
  * record decides). Exact either way.
  */
-import { badParam } from '../errors.ts';
+import { AppError, badParam } from '../errors.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { MICROS } from '../time.ts';
 import { EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, pathOf, scanRows, splitOf, whereOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
@@ -54,8 +54,10 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
     const where = whereOf(store, q);
     const key = split === 'status' ? "CASE WHEN status BETWEEN 100 AND 599 THEN (status / 100) || 'xx' ELSE 'none' END" : "coalesce(level, 'none')";
     for (const p of partitionsOf(store, q)) {
-      const rows = store.use(p).rows(`SELECT (ts - ?) / ? AS b, ${key} AS k, count(*) FROM ${q.source.alias} WHERE ${where.sql} GROUP BY b, k`, [first, width, ...where.params]);
+      // sql.js binds numbers past 32 bits as REAL: without the cast every instant is its own group.
+      const rows = store.use(p).rows(`SELECT CAST((ts - ?) / ? AS INTEGER) AS b, ${key} AS k, count(*) FROM ${q.source.alias} WHERE ${where.sql} GROUP BY b, k`, [first, width, ...where.params]);
       for (const [b, k, n] of rows) add(first + (b as number) * width, k as string, n as number);
+      checkDeadline(deadline);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
@@ -73,7 +75,14 @@ export interface FacetValue {
 }
 
 /** Top values of each asked field with exact counts, and how many other values there are. */
-export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: string | undefined): Promise<{ result: Record<string, FacetValue[]>; others: Record<string, number> }> {
+/** Past the deadline a request fails with a 503, as the endpoints do at their limit. */
+function checkDeadline(deadline: number): void {
+  if (performance.now() > deadline) {
+    throw new AppError('unavailable', 'the request ran longer than its time limit and was stopped; narrow the range or the filters');
+  }
+}
+
+export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: string | undefined, deadline: number): Promise<{ result: Record<string, FacetValue[]>; others: Record<string, number> }> {
   const available = fieldsOf(q.source);
   const asked = fieldsText === undefined ? available : fieldsText.split(',').map((f) => f.trim()).filter(Boolean);
   for (const f of asked) {
@@ -88,15 +97,27 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     const m = counts.get(f)!;
     m.set(v, (m.get(v) ?? 0) + n);
   };
+  // One dictionary read per URL per request, however many partitions name it.
+  const paths = new Map<number, string>();
+  const urlPath = (id: number) => {
+    let p = paths.get(id);
+    if (p === undefined) paths.set(id, (p = pathOf(store.urls.get(id))));
+    return p;
+  };
   const valueOf = (f: ExplorerFieldName, row: ScanRow): string | number | null => {
     if (f === 'function_id') return fnText(row.function);
-    if (f === 'path') return q.source.hot === 'edge' ? (row.url ? pathOf(store.urls.get(row.url)) : null) : row.path;
+    if (f === 'path') return q.source.hot === 'edge' ? (row.url ? urlPath(row.url) : null) : row.path;
     return row[f];
   };
   if (q.q) {
-    await scanRows(store, q, (row) => {
-      for (const f of fields) bump(f, valueOf(f, row), 1);
-    });
+    await scanRows(
+      store,
+      q,
+      (row) => {
+        for (const f of fields) bump(f, valueOf(f, row), 1);
+      },
+      { deadline },
+    );
   } else {
     const where = whereOf(store, q);
     const columnOf = (f: ExplorerFieldName) => (f === 'function_id' ? 'function' : f === 'path' && q.source.hot === 'edge' ? 'url' : f);
@@ -105,10 +126,11 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
       for (const f of fields) {
         const col = columnOf(f);
         for (const [v, n] of db.rows(`SELECT ${col}, count(*) FROM ${q.source.alias} WHERE ${where.sql} AND ${col} IS NOT NULL GROUP BY ${col}`, where.params)) {
-          const value = f === 'function_id' ? fnText(v as number) : f === 'path' && q.source.hot === 'edge' ? pathOf(store.urls.get(v as number)) : (v as string | number);
+          const value = f === 'function_id' ? fnText(v as number) : f === 'path' && q.source.hot === 'edge' ? urlPath(v as number) : (v as string | number);
           bump(f, value, n as number);
         }
       }
+      checkDeadline(deadline);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
@@ -143,6 +165,7 @@ export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: 
       const [n, b] = store.use(p).rows(`SELECT count(*), coalesce(sum(len), 0) FROM ${q.source.alias} WHERE ${where.sql}`, where.params)[0]!;
       count += n as number;
       bytes += b as number;
+      checkDeadline(deadline);
     }
   }
   // Records go out in the query shape, a little larger than stored (the wrappers of nested records).

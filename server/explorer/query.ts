@@ -321,7 +321,11 @@ export interface ScanProgress {
   complete: boolean;
 }
 
-const BATCH = 2000;
+/**
+ * Rows fetched per query. Without an index on the instant alone each batch is a scan of the
+ * partition, so batches are large: fewer re-scans of a partition a search walks through.
+ */
+const BATCH = 10_000;
 
 /**
  * Walks the rows of the window newest first (instant, then row number, descending), from the
@@ -336,12 +340,14 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
   const matcher = textMatcher(store, q);
   let matches = 0;
   let last: Cursor | null = q.cursor;
+  // Without a text search every row SQL returns is a match: fetch only what the page needs.
+  const batch = matcher ? BATCH : Math.min(BATCH, limits.matches ?? BATCH);
   for (const p of partitionsOf(store, q)) {
     if (last && p.start > last.ts) continue;
     for (;;) {
       const db = store.use(p);
       const after = last && last.ts < p.end ? ' AND (ts < ? OR (ts = ? AND rid < ?))' : '';
-      const params = [...where.params, ...(after ? [last!.ts, last!.ts, last!.rid] : []), BATCH];
+      const params = [...where.params, ...(after ? [last!.ts, last!.ts, last!.rid] : []), batch];
       const rows = db.rows(`SELECT rid, ts, project, blk, boff, len, ${cols} FROM ${table} WHERE ${where.sql}${after} ORDER BY ts DESC, rid DESC LIMIT ?`, params);
       for (const [rid, ts, project, blk, boff, len, status, method, path, level, fn, url] of rows) {
         const row: ScanRow = {
@@ -372,7 +378,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       }
       if (matcher && limits.budgetMs !== undefined && now - started > limits.budgetMs && rows.length) return { last, complete: false };
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (rows.length < BATCH) break;
+      if (rows.length < batch) break;
     }
   }
   return { last, complete: true };
@@ -386,10 +392,11 @@ function textMatcher(store: LogStore, q: ExplorerQuery): ((row: ScanRow, record:
   const withUrl = q.source.hot === 'edge' || q.source.hot === 'function_edge';
   const needle = search.rawSafe ? Buffer.from(search.lower, 'latin1') : null;
   return (row, record) => {
-    if (row.url !== null && test(store.urls.get(row.url))) return true;
     const raw = record();
-    // Most records do not hold the text anywhere: skip them without parsing.
+    // Most records do not hold the text anywhere (their URL included): skip them without
+    // parsing or a dictionary read.
     if (needle && !containsLower(raw, needle)) return false;
+    if (row.url !== null && test(store.urls.get(row.url))) return true;
     const rec = JSON.parse(raw.toString('utf8')) as { event_message?: unknown; metadata?: unknown };
     const message = typeof rec.event_message === 'string' ? rec.event_message : rec.event_message == null ? '' : JSON.stringify(rec.event_message);
     if (test(message)) return true;

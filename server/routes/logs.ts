@@ -80,7 +80,7 @@ export function registerLogRoutes(app: Hono, deps: AppDeps): void {
 
   app.get('/api/logs/facets', async (c) => {
     const q = query(c);
-    const f = await facets(deps.store, q, c.req.query('fields'));
+    const f = await facets(deps.store, q, c.req.query('fields'), performance.now() + timeoutMs);
     return json(c, f);
   });
 
