@@ -1,10 +1,27 @@
 import fs from 'node:fs';
-import type { LogRow } from '../server/api-types.ts';
-import { BUSY, NOW_ISO } from './support/fixture-data.ts';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import type { EndpointListing, LogRow } from '../server/api-types.ts';
+import { BUSY, NOW_ISO, nowMicros, writeDemoExports } from './support/fixture-data.ts';
 import { expect, num, test, waitForEndpoint } from './support/fixtures.ts';
+
+/** The edge records the worker's server imported, read from the demo export itself (same seed and clock). */
+let edge: Array<{ id: string; timestamp: number; project: string }> = [];
+test.beforeAll(async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'logs-expect-'));
+  const files = await writeDemoExports(dir);
+  edge = fs
+    .readFileSync(files.find((f) => path.basename(f) === 'edge_logs.ndjson')!, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: string; timestamp: number; project: string });
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 // The fixed clock is 2026-03-14T15:09:26.535897Z; "last 1 h" starts one hour earlier.
 const HOUR_AGO = '2026-03-14T14:09:26.535897Z';
+const THREE_HOURS_AGO = '2026-03-14T12:09:26.535897Z';
 const params1h = { project: BUSY, project_tier: 'FREE', iso_timestamp_start: HOUR_AGO, iso_timestamp_end: NOW_ISO };
 
 /** The µs ISO form of a timestamp, computed without the renderer's code. */
@@ -47,26 +64,35 @@ test.describe('Logs page: the exact logs.all view', () => {
     await expect(detail).toHaveCount(0);
   });
 
-  test('“Load older” asks with the oldest row’s µs timestamp and adds the next page without duplicates', async ({ page, open, server }) => {
-    const page1 = await server.endpoint<LogRow>('logs.all', params1h);
+  test('issue 13: “Load older (100 more)” adds exactly the next 100 rows, where it added 99', async ({ page, open, server }) => {
+    // Three hours: more than 200 rows of this project.
+    const params3h = { ...params1h, iso_timestamp_start: THREE_HOURS_AGO };
+    const page1 = await server.endpoint<LogRow>('logs.all', params3h);
     expect(page1).toHaveLength(100);
-    const end = iso(page1[99]!.timestamp);
-    const page2 = await server.endpoint<LogRow>('logs.all', { ...params1h, iso_timestamp_end: end });
-    const union = new Map([...page1, ...page2].map((r) => [r.id, r]));
-    expect(union.size).toBeLessThan(page1.length + page2.length); // the inclusive end repeats the boundary row
+    // logs.all's order over the export, by its rules: (start, end], newest first, ties by id.
+    const start = nowMicros() - 3 * 3_600_000_000;
+    const expected = edge
+      .filter((r) => r.project === BUSY && r.timestamp > start && r.timestamp <= nowMicros())
+      .sort((a, b) => b.timestamp - a.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((r) => r.id);
+    expect(expected.length).toBeGreaterThan(200);
+    expect(page1.map((r) => r.id)).toEqual(expected.slice(0, 100));
 
-    await open(EXACT);
+    await open(`/logs?project=${BUSY}&mode=exact&tier=FREE&range=3h`);
     await expect(page.getByTestId('logs-count')).toContainText('100 rows loaded');
-    const req = waitForEndpoint(page, 'logs.all', { iso_timestamp_end: end, iso_timestamp_start: HOUR_AGO });
+    await expect(page.getByTestId('load-older')).toHaveText('Load older (100 more)');
+    // The first request still asks from the oldest row's µs instant (inclusive), which answers that row again.
+    const req = waitForEndpoint(page, 'logs.all', { iso_timestamp_end: iso(page1[99]!.timestamp), iso_timestamp_start: THREE_HOURS_AGO });
     await page.getByTestId('load-older').click();
     await req;
-    await expect(page.getByTestId('logs-count')).toContainText(`${union.size} rows loaded`);
-    // The last row shown is the API's oldest, and every rendered row id is distinct.
+    await expect(page.getByTestId('logs-count')).toContainText('200 rows loaded');
+    // In the API's order, without gaps or repeats: the first and the 200th row are the export's.
+    await expect(page.getByTestId('log-row').first()).toHaveAttribute('data-id', expected[0]!);
     await page.getByTestId('logs-grid').evaluate((el) => (el.scrollTop = el.scrollHeight));
-    const lastId = [...union.keys()].at(-1)!;
-    await expect(page.locator(`[data-testid="log-row"][data-id="${lastId}"]`)).toBeVisible();
+    await expect(page.locator(`[data-testid="log-row"][data-id="${expected[199]}"]`)).toBeVisible();
     const ids = await page.getByTestId('log-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.at(-1)).toBe(expected[199]);
   });
 
   test('a range preset re-queries from the server’s now', async ({ page, open }) => {
@@ -92,6 +118,55 @@ test.describe('Logs page: the exact logs.all view', () => {
     await req;
     await expect(page.getByTestId('tier-picker')).toHaveValue('PRO');
     await expect(notice).toHaveCount(0);
+  });
+
+  test('issue 13: a custom range older than the retention says so and offers the tier that covers it, not the clock', async ({ page, open }) => {
+    await open(EXACT);
+    await expect(page.getByTestId('log-row').first()).toBeVisible();
+    await page.getByTestId('range').getByRole('radio', { name: 'Custom' }).click();
+    // 10 to 12 days before the clock (local Berlin times): older than FREE's 1 day and PRO's 7, within PAYG's 90.
+    await page.getByTestId('range-start').fill('2026-03-02T00:00:00');
+    await page.getByTestId('range-end').fill('2026-03-04T00:00:00');
+    const empty = waitForEndpoint(page, 'logs.all', { project_tier: 'FREE', iso_timestamp_start: '2026-03-01T23:00:00.000000Z' });
+    await page.getByTestId('range-apply').click();
+    await empty;
+    const notice = page.getByTestId('retention-notice');
+    await expect(notice).toHaveAttribute('data-cut', 'all');
+    await expect(notice).toContainText('This range is older than the FREE tier’s retention');
+    await expect(notice).toContainText('nothing before 2026-03-13 16:09:26 is returned, and the range ends at 2026-03-04 00:00:00');
+    await expect(notice.getByTestId('retention-upgrade')).toHaveText('Query as PAYG (keeps 90 days)');
+    // The clock is not why the table is empty: no advice to pin it.
+    await expect(page.getByTestId('clock-hint')).toHaveCount(0);
+    await expect(page.getByText('Pin clock to newest record')).toHaveCount(0);
+    await page.screenshot({ path: 'artifacts/screenshots/fx-logs-older-than-retention-light.png' });
+    const req = waitForEndpoint(page, 'logs.all', { project_tier: 'PAYG' });
+    await notice.getByTestId('retention-upgrade').click();
+    await req;
+    await expect(notice).toHaveCount(0);
+    await expect(page.getByTestId('log-row').first()).toBeVisible();
+  });
+
+  test('issue 13: a range older than every tier says no tier keeps it', async ({ page, open }) => {
+    await open(`/logs?project=${BUSY}&mode=exact&tier=FREE&range=custom&start=2025-10-01T00:00:00Z&end=2025-10-02T00:00:00Z`);
+    const notice = page.getByTestId('retention-notice');
+    await expect(notice).toContainText('No tier keeps logs that old: the longest retention is PAYG’s 90 days');
+    await expect(notice.getByTestId('retention-upgrade')).toHaveCount(0);
+  });
+
+  test('issue 13: tiers and their retention come from the server’s endpoint listing', async ({ page, open }) => {
+    // A listing whose FREE tier keeps 2 days: the page must say 2 days, not restate its own 1.
+    await page.route('**/api/endpoints', async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { result: EndpointListing[] };
+      const logsAll = body.result.find((e) => e.name === 'logs.all')!;
+      logsAll.tiers = { ...logsAll.tiers, FREE: { retentionUs: 2 * 86_400_000_000 } };
+      await route.fulfill({ response: res, json: body });
+    });
+    await open(EXACT);
+    await expect(page.getByTestId('tier-picker').locator('option[value="FREE"]')).toHaveText('FREE · 2 days');
+    await expect(page.getByTestId('tier-picker').locator('option[value="PRO"]')).toHaveText('PRO · 7 days');
+    await page.getByTestId('range').getByRole('radio', { name: '7 days' }).click();
+    await expect(page.getByTestId('retention-notice')).toContainText('The FREE tier keeps 2 days of logs: records before 2026-03-12 16:09:26 are not returned');
   });
 
   test('links from before the explorer (a tier, no mode) open this view, and the page says so', async ({ page, open }) => {
@@ -149,4 +224,59 @@ test.describe('Logs page: the exact logs.all view', () => {
     const json = JSON.parse(fs.readFileSync((await (await jsonDownload).path())!, 'utf8')) as { result: LogRow[] };
     expect(json.result.map((r) => r.id)).toEqual(kept.map((r) => r.id));
   });
+
+  test('issue 13: at 1024×700 with the detail open, both views keep a readable path and message beside the panel', async ({ page, open }) => {
+    await page.setViewportSize({ width: 1024, height: 700 });
+    for (const [view, url] of [
+      ['exact', EXACT],
+      ['explorer', `/logs?project=${BUSY}&range=1h`],
+    ] as const) {
+      await open(url);
+      await page.getByTestId('log-row').nth(1).click();
+      const detail = page.getByTestId('log-detail');
+      await expect(detail).toBeVisible();
+      await expectReadableBesideDetail(page, view);
+    }
+  });
+
+  test('issue 13 screenshots: the detail open in both views, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+      for (const [w, h] of [
+        [1440, 900],
+        [1024, 700],
+      ] as const) {
+        await page.setViewportSize({ width: w, height: h });
+        for (const [view, url] of [
+          ['exact', EXACT],
+          ['explorer', `/logs?project=${BUSY}&range=1h`],
+        ] as const) {
+          await open(url);
+          await page.getByTestId('log-row').nth(1).click();
+          await expect(page.getByTestId('log-detail')).toBeVisible();
+          await expectReadableBesideDetail(page, view);
+          await page.screenshot({ path: `artifacts/screenshots/fx-logs-${view}-detail-${w}-${scheme}.png` });
+        }
+        await open(`/logs?project=${BUSY}&mode=exact&tier=FREE&range=custom&start=2026-03-02T00:00:00Z&end=2026-03-04T00:00:00Z`);
+        await expect(page.getByTestId('retention-notice')).toBeVisible();
+        await page.screenshot({ path: `artifacts/screenshots/fx-logs-retention-${w}-${scheme}.png` });
+      }
+    }
+  });
 });
+
+/**
+ * The table beside the open detail panel: not covered by it, and its path and message cells
+ * wide enough to read (at 7 px a character, 14 characters and more).
+ */
+async function expectReadableBesideDetail(page: Page, view: string) {
+  const table = (await page.getByTestId('logs-table').boundingBox())!;
+  const detail = (await page.getByTestId('log-detail').boundingBox())!;
+  expect(table.x + table.width, `${view}: the table ends before the panel`).toBeLessThanOrEqual(detail.x + 1);
+  const row = page.getByTestId('log-row').first();
+  const pathCell = (await row.locator('[data-col="path"]').boundingBox())!;
+  const message = (await row.locator('[data-col="message"]').boundingBox())!;
+  expect(pathCell.width, `${view}: path column`).toBeGreaterThanOrEqual(100);
+  expect(message.width, `${view}: message column`).toBeGreaterThanOrEqual(100);
+  expect(message.x + message.width, `${view}: the message is inside the table`).toBeLessThanOrEqual(table.x + table.width);
+}

@@ -327,9 +327,12 @@ describe('project', () => {
     expect(hotProjects(store, 'function_edge_logs')).toEqual(['q-project']);
   });
 
+  /** An edge record lacking a project, served from a custom domain: its host names no project ref. */
+  const unnamed = (id: string) => edge({ id, project: undefined, metadata: { request: { method: 'GET', url: 'https://api.example.com/rest/v1/todos', path: '/rest/v1/todos' }, response: { status_code: 200 } } });
+
   it('the project option fills records that lack one', async () => {
     const store = await newStore();
-    const r = await run(store, ndjson(edge({ id: 'a', project: undefined })), { source: 'edge_logs', project: 'opt-project' });
+    const r = await run(store, ndjson(unnamed('a')), { source: 'edge_logs', project: 'opt-project' });
     expect(r).toMatchObject({ imported: 1, rejected: 0 });
     expect(hotProjects(store, 'edge_logs')).toEqual(['opt-project']);
     expect((fullRecords(store, 'cloudflare.logs.prod')[0] as { project: string }).project).toBe('opt-project');
@@ -343,7 +346,7 @@ describe('project', () => {
 
   it('a record with its own project keeps it even when the option is given', async () => {
     const store = await newStore();
-    await run(store, ndjson(edge({ id: 'own', project: 'own-project' }), edge({ id: 'none', project: undefined })), {
+    await run(store, ndjson(edge({ id: 'own', project: 'own-project' }), unnamed('none')), {
       source: 'edge_logs',
       project: 'opt-project',
     });
@@ -352,7 +355,7 @@ describe('project', () => {
 
   it('without the option, records lacking a project are rejected with a reason naming the field', async () => {
     const store = await newStore();
-    const r = await run(store, ndjson(edge({ id: 'a' }), edge({ id: 'b', project: undefined })), { source: 'edge_logs' });
+    const r = await run(store, ndjson(edge({ id: 'a' }), unnamed('b')), { source: 'edge_logs' });
     expect(r).toMatchObject({
       imported: 1,
       rejected: 1,

@@ -78,6 +78,62 @@ function pathOfUrl(url: string): string {
   }
 }
 
+/** Supabase's hosts for a project: `<ref>.supabase.co` and `<ref>.functions.supabase.co` (refs are 20 lowercase letters or digits). */
+const REF_HOST = /^([a-z0-9]{20})\.(?:functions\.)?supabase\.co$/;
+
+/** The project ref a host names (any case, with or without a port or a trailing dot), else null. */
+export function refOfHost(host: string): string | null {
+  const h = host.trim().toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+  return REF_HOST.exec(h)?.[1] ?? null;
+}
+
+function hostOfUrl(url: string): string | null {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+}
+
+/** Where a request record names its host, in order: the Host header, the request's host, the URL. */
+const HOST_PATHS: ReadonlyArray<{ path: readonly string[]; url: boolean }> = [
+  { path: ['request', 'headers', 'host'], url: false },
+  { path: ['request', 'host'], url: false },
+  { path: ['request', 'url'], url: true },
+];
+
+/**
+ * The project a record's request names by its host (`<ref>.supabase.co`), with the host it
+ * was read from; null when no host names one (a custom domain, a record without a request).
+ */
+export function projectFromRequest(metadata: Json | undefined): { ref: string; host: string } | null {
+  for (const { path, url } of HOST_PATHS) {
+    const v = stringOrNull(pick(metadata, path) ?? null);
+    if (v === null) continue;
+    const host = url ? hostOfUrl(v) : v;
+    const ref = host === null ? null : refOfHost(host);
+    if (ref !== null) return { ref, host: host!.toLowerCase() };
+  }
+  return null;
+}
+
+/**
+ * The project of a record being imported: its own field when it has one; else the project its
+ * request's host names; else the project option. A project option is never given to a record
+ * whose host names another project: such a record is refused with a reason naming both.
+ */
+function resolveProject(found: string | null, metadata: Json | undefined, projectOption: string | undefined): { project: string | null } | { error: string } {
+  if (found !== null) return { project: found };
+  // An empty option (a blank form field) is no option.
+  const option = projectOption || undefined;
+  const named = projectFromRequest(metadata);
+  if (named === null) return { project: option ?? null };
+  if (option !== undefined && option !== named.ref) {
+    return { error: `project mismatch: the record's host ${named.host} names project ${named.ref}, not the project option ${option}` };
+  }
+  return { project: named.ref };
+}
+
 interface Core {
   rec: JsonObject;
   ts: number;
@@ -92,7 +148,7 @@ interface Core {
  * read-back passes the instant stored at import (`storedTs`): rules added since (the accepted
  * date range, say) must not make a stored record unreadable.
  */
-function core(raw: unknown, source: SourceInfo, projectOption: string | undefined, fromCsv: boolean, storedTs?: number): Core | { error: string } {
+function core(raw: unknown, source: SourceInfo, projectOption: string | undefined, fromCsv: boolean, storedTs?: number, stored = false): Core | { error: string } {
   if (!isObject(raw)) return { error: 'not a JSON object' };
   // As in NDJSON: a raw NUL byte in a text file means binary or UTF-16 data, not a log line.
   if (fromCsv && Object.values(raw).some((v) => typeof v === 'string' && v.includes('\u0000'))) return { error: 'contains a NUL byte' };
@@ -121,8 +177,11 @@ function core(raw: unknown, source: SourceInfo, projectOption: string | undefine
 
   const where = source.project;
   // pick() reads either shape, so the import never builds the query shape just to look.
-  const found = where.in === 'record' ? rec.project : pick(metadata, [where.key]);
-  const project = stringOrNull(found ?? null) ?? projectOption ?? null;
+  const found = stringOrNull((where.in === 'record' ? rec.project : pick(metadata, [where.key])) ?? null);
+  // Read back, the project resolved at import is the record's: nothing is derived or checked again.
+  const resolved = stored ? { project: found ?? projectOption ?? null } : resolveProject(found, metadata, projectOption);
+  if ('error' in resolved) return resolved;
+  const project = resolved.project;
   if (!project) {
     const field = where.in === 'record' ? 'project' : `metadata.${where.key}`;
     return { error: `no project: the record has no ${field} and no project option was given` };
@@ -223,7 +282,7 @@ export function sourceFieldsOfStored(storedText: string, source: SourceInfo): Re
  * `metadata` in the query shape. `project` is the ref resolved at import.
  */
 export function canonicalRecord(storedText: string, source: SourceInfo, project: string, storedTs?: number): string {
-  const c = core(JSON.parse(storedText) as unknown, source, project, false, storedTs);
+  const c = core(JSON.parse(storedText) as unknown, source, project, false, storedTs, true);
   if ('error' in c) throw new Error(`stored record no longer normalizes: ${c.error}`);
   const metadataJson = JSON.stringify(toQueryShape(c.metadata));
   const id = c.givenId ?? deriveId(c.ts, c.project, c.eventMessage, metadataJson);

@@ -4,11 +4,14 @@ import {
   addFilter,
   checkFilterValue,
   explorerParams,
+  fetchOlder,
   filterLabel,
   filtersFromParams,
   filtersToParams,
   logsParams,
+  longestTier,
   mergePages,
+  olderCursor,
   removeFilter,
   requestFields,
   resolveRange,
@@ -16,8 +19,11 @@ import {
   rowMatches,
   statusClass,
   tierCovering,
+  usageBucketLogs,
   type LogFilter,
+  type RetentionRules,
 } from './logs.ts';
+import { DEFAULT_VIEW } from './url-state.ts';
 import { US } from './time.ts';
 
 const NOW = 1773500966535897;
@@ -52,21 +58,122 @@ describe('ranges and retention', () => {
       iso_timestamp_end: '2026-03-14T15:09:26.535897Z',
     });
   });
-  it('FREE cuts a 7-day range, PRO does not', () => {
+  // The registry's listing as GET /api/endpoints gives it (logs.all: FREE 1 day, PRO 7, PAYG/ENTERPRISE 90).
+  const RULES: RetentionRules = { retentionUs: { FREE: 86_400_000_000, PRO: 604_800_000_000, PAYG: 7_776_000_000_000, ENTERPRISE: 7_776_000_000_000 }, fallback: 'FREE' };
+  const DAY = 86_400_000_000;
+  it('a 1-day retention cuts a 7-day range, a 7-day one does not', () => {
     const r = resolveRange('7d', NOW);
-    expect(retentionCut('FREE', NOW, r)).toEqual({ kind: 'partial', cutoff: NOW - US.day });
-    expect(retentionCut('PRO', NOW, r)).toEqual({ kind: 'none' });
+    expect(retentionCut(DAY, NOW, r)).toEqual({ kind: 'partial', cutoff: NOW - DAY });
+    expect(retentionCut(7 * DAY, NOW, r)).toEqual({ kind: 'none' });
   });
   it('a range wholly before the cutoff is cut entirely', () => {
-    expect(retentionCut('FREE', NOW, { start: NOW - 3 * US.day, end: NOW - 2 * US.day })).toEqual({ kind: 'all', cutoff: NOW - US.day });
+    expect(retentionCut(DAY, NOW, { start: NOW - 3 * DAY, end: NOW - 2 * DAY })).toEqual({ kind: 'all', cutoff: NOW - DAY });
   });
   it('an open start is always cut by retention', () => {
-    expect(retentionCut('ENTERPRISE', NOW, {}).kind).toBe('partial');
+    expect(retentionCut(90 * DAY, NOW, {}).kind).toBe('partial');
   });
-  it('tierCovering keeps the preferred tier when it covers, else the smallest that does', () => {
-    expect(tierCovering(NOW - US.hour, NOW, 'FREE')).toBe('FREE');
-    expect(tierCovering(NOW - 3 * US.day, NOW, 'FREE')).toBe('PRO');
-    expect(tierCovering(NOW - 30 * US.day, NOW, 'PRO')).toBe('PAYG');
+  it('tierCovering keeps the preferred tier when it covers, else the listed tier with the shortest retention that does', () => {
+    expect(tierCovering(RULES, NOW - US.hour, NOW, 'FREE')).toBe('FREE');
+    expect(tierCovering(RULES, NOW - 3 * DAY, NOW, 'FREE')).toBe('PRO');
+    expect(tierCovering(RULES, NOW - 30 * DAY, NOW, 'PRO')).toBe('PAYG');
+    // Issue 13: FREE, custom range 12 days back: PRO keeps 7 days, so PAYG is the one that covers.
+    expect(tierCovering(RULES, NOW - 12 * DAY, NOW, 'FREE')).toBe('PAYG');
+    expect(tierCovering(RULES, NOW - 91 * DAY, NOW, 'FREE')).toBeNull();
+    expect(longestTier(RULES)).toEqual({ tier: 'PAYG', retentionUs: 90 * DAY });
+  });
+  it('the rules decide, not the names: a listing with other retentions gives other answers', () => {
+    const other: RetentionRules = { retentionUs: { FREE: 2 * DAY, PRO: 30 * DAY }, fallback: 'FREE' };
+    expect(tierCovering(other, NOW - 3 * DAY, NOW, 'FREE')).toBe('PRO');
+    expect(tierCovering(other, NOW - 31 * DAY, NOW, 'FREE')).toBeNull();
+    // An unlisted tier behaves as the fallback.
+    expect(tierCovering(other, NOW - DAY, NOW, 'PAYG')).toBe('PAYG');
+  });
+});
+
+/**
+ * logs.all over an in-memory list, written from its rules: records with timestamp ≤ end, newest
+ * first, ties by id ascending, the first `size`.
+ */
+function logsAll(data: readonly LogRow[], size: number) {
+  const calls: number[] = [];
+  const fetchEnd = async (end: number) => {
+    calls.push(end);
+    return data
+      .filter((r) => r.timestamp <= end)
+      .sort((a, b) => b.timestamp - a.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, size);
+  };
+  return { fetchEnd, calls };
+}
+
+describe('fetchOlder (issue 13: “Load older (100 more)” added 99)', () => {
+  // 25 records, one per instant 1000..1024, except three that share instant 1010 (ids b, a, c).
+  const data: LogRow[] = [];
+  for (let t = 1000; t < 1025; t++) if (t !== 1010) data.push(row(`r${t}`, t));
+  data.push(row('b', 1010), row('a', 1010), row('c', 1010));
+  // Newest first, ties by id, written out: r1024 … r1011, a, b, c, r1009 … r1000.
+  const order = [...Array.from({ length: 14 }, (_, i) => `r${1024 - i}`), 'a', 'b', 'c', ...Array.from({ length: 10 }, (_, i) => `r${1009 - i}`)];
+
+  it('each page adds exactly `size` new rows, also when the page boundary splits a microsecond', async () => {
+    const { fetchEnd } = logsAll(data, 5);
+    // The first page as the view asks it (no end).
+    const shown = (await fetchEnd(Number.MAX_SAFE_INTEGER)).slice();
+    expect(shown.map((r) => r.id)).toEqual(order.slice(0, 5));
+    const sizes: number[] = [];
+    for (;;) {
+      const page = await fetchOlder(fetchEnd, olderCursor(shown)!, 5);
+      sizes.push(page.rows.length);
+      shown.push(...page.rows);
+      if (!page.more) break;
+    }
+    expect(shown.map((r) => r.id)).toEqual(order);
+    // 27 rows: 5 first, then 5, 5, 5, 5 and the last 2.
+    expect(sizes).toEqual([5, 5, 5, 5, 2]);
+  });
+
+  it('the first older page of 100 is exactly rows 101–200, where the old paging added 99', async () => {
+    const many: LogRow[] = Array.from({ length: 250 }, (_, i) => row(`m${String(i).padStart(3, '0')}`, 5000 + i));
+    const { fetchEnd, calls } = logsAll(many, 100);
+    const first = await fetchEnd(Number.MAX_SAFE_INTEGER);
+    const page = await fetchOlder(fetchEnd, olderCursor(first)!, 100);
+    // Newest first: m249 … m150 on the first page, then m149 … m050.
+    expect(page.rows.map((r) => r.id)).toEqual(Array.from({ length: 100 }, (_, i) => `m${String(149 - i).padStart(3, '0')}`));
+    expect(page.more).toBe(true);
+    // It asked first with the oldest shown row's instant, as before, then once more.
+    expect(calls.slice(1)).toEqual([5150, 5051]);
+  });
+
+  it('ties at the boundary: the shown ones are not repeated and the others are not lost', async () => {
+    const { fetchEnd } = logsAll(data, 15);
+    const shown = await fetchEnd(Number.MAX_SAFE_INTEGER); // r1024 … r1011, then a
+    expect(olderCursor(shown)).toEqual({ end: 1010, idsAtEnd: ['a'] });
+    const page = await fetchOlder(fetchEnd, olderCursor(shown)!, 15);
+    expect(page.rows.map((r) => r.id)).toEqual(order.slice(15, 27));
+    expect(page).toMatchObject({ more: false, crowded: [] });
+  });
+
+  it('more records in one microsecond than an answer holds: paging steps past them and says where', async () => {
+    const crowdedData = [...Array.from({ length: 7 }, (_, i) => row(`t${i}`, 2000)), row('older-1', 1999), row('older-2', 1998), row('newest', 2001)];
+    const { fetchEnd } = logsAll(crowdedData, 4);
+    const shown = await fetchEnd(Number.MAX_SAFE_INTEGER); // newest, t0, t1, t2
+    const page = await fetchOlder(fetchEnd, olderCursor(shown)!, 4);
+    // t3 is the last of instant 2000 logs.all can answer (ties by id, 4 per answer); t4–t6 cannot be reached.
+    expect(page.rows.map((r) => r.id)).toEqual(['t3', 'older-1', 'older-2']);
+    expect(page.crowded).toEqual([2000]);
+    expect(page.more).toBe(false);
+  });
+});
+
+describe('usageBucketLogs (issue 13: a usage bar opened Logs without its URL pattern)', () => {
+  const HOUR = 3_600_000_000;
+  it('opens the explorer on edge requests in the bucket’s range, searching the pattern as RE2, without other chips', () => {
+    const logs = { ...DEFAULT_VIEW.logs, mode: 'exact' as const, filters: [{ field: 'status' as const, value: '5xx', exclude: false }] };
+    const v = usageBucketLogs(logs, { start: 10 * HOUR, end: 11 * HOUR }, 9 * HOUR, 'abc.*/storage/', 'edge_logs');
+    expect(v).toMatchObject({ mode: 'explore', source: 'edge_logs', range: 'custom', start: 10 * HOUR - 1, end: 11 * HOUR - 1, q: 'abc.*/storage/', regex: true, filters: [] });
+  });
+  it('a partial first bucket starts where the window starts', () => {
+    const v = usageBucketLogs(DEFAULT_VIEW.logs, { start: 10 * HOUR, end: 11 * HOUR }, 10 * HOUR + 1234, 'x', 'edge_logs');
+    expect([v.start, v.end]).toEqual([10 * HOUR + 1233, 11 * HOUR - 1]);
   });
 });
 

@@ -1,21 +1,42 @@
 /**
- * logs.all helpers: tiers and their retention, time-range presets resolved against the
- * server's now, and the request fields of an edge log record in the query shape
- * (`metadata[0].request[0].method`).
+ * logs.all helpers: tiers and their retention (the registry's, read from `GET /api/endpoints`),
+ * time-range presets resolved against the server's now, paging older rows, and the request
+ * fields of an edge log record in the query shape (`metadata[0].request[0].method`).
  */
 import type { LogRow } from '../../../server/api-types.ts';
 import { isoMicros, US } from './time.ts';
+import type { LogsView } from './url-state.ts';
 
+/**
+ * The tier names a Logs URL may carry (url-state.ts reads a URL before the listing arrives);
+ * what each one keeps comes from the listing (RetentionRules).
+ */
 export const TIERS = ['FREE', 'PRO', 'PAYG', 'ENTERPRISE'] as const;
 export type Tier = (typeof TIERS)[number];
 
-/** Retention per tier (queries/logs.all.sql): FREE 1 day, PRO 7 days, PAYG/ENTERPRISE 90 days. */
-export const RETENTION: Record<Tier, number> = {
-  FREE: US.day,
-  PRO: 7 * US.day,
-  PAYG: 90 * US.day,
-  ENTERPRISE: 90 * US.day,
-};
+export function isTier(name: string): name is Tier {
+  return (TIERS as readonly string[]).includes(name);
+}
+
+/** logs.all's retention rules as the registry lists them (api/rules.ts `TierRules` has this shape). */
+export interface RetentionRules {
+  /** Retention per tier, µs: records strictly newer than now − retention are returned. */
+  retentionUs: Readonly<Record<string, number>>;
+  /** The tier any other name behaves as. */
+  fallback: string;
+}
+
+/** A tier's retention under the rules (an unlisted tier gets the fallback's, as the server answers it). */
+export function retentionOf(rules: RetentionRules, tier: string): number | undefined {
+  return rules.retentionUs[tier] ?? rules.retentionUs[rules.fallback];
+}
+
+/** The listed tiers a Logs URL can name, in the listing's order, with their retention. */
+export function listedTiers(rules: RetentionRules): Array<{ tier: Tier; retentionUs: number }> {
+  return Object.entries(rules.retentionUs)
+    .filter((e): e is [Tier, number] => isTier(e[0]))
+    .map(([tier, retentionUs]) => ({ tier, retentionUs }));
+}
 
 export const RANGE_PRESETS = ['15m', '1h', '3h', '24h', '7d'] as const;
 export type RangePreset = (typeof RANGE_PRESETS)[number];
@@ -57,18 +78,105 @@ export type RetentionCut =
   /** The whole range is older than the cutoff: nothing can come back. */
   | { kind: 'all'; cutoff: number };
 
-/** Whether the tier's retention (records must be newer than now − window) cuts the range. */
-export function retentionCut(tier: Tier, now: number, range: LogsRange): RetentionCut {
-  const cutoff = now - RETENTION[tier];
+/** Whether a retention (records must be newer than now − retention) cuts the range. */
+export function retentionCut(retentionUs: number, now: number, range: LogsRange): RetentionCut {
+  const cutoff = now - retentionUs;
   if (range.end !== undefined && range.end <= cutoff) return { kind: 'all', cutoff };
   if (range.start === undefined || range.start < cutoff) return { kind: 'partial', cutoff };
   return { kind: 'none' };
 }
 
-/** The smallest tier whose retention covers a range start (for jumps from other pages). */
-export function tierCovering(start: number, now: number, preferred: Tier): Tier {
-  if (start >= now - RETENTION[preferred]) return preferred;
-  return TIERS.find((t) => start >= now - RETENTION[t]) ?? 'ENTERPRISE';
+/**
+ * The tier to query a range starting at `start` with: the preferred one when its retention
+ * covers the start, else the listed tier with the shortest retention that does; null when none
+ * does (the range starts before the longest retention).
+ */
+export function tierCovering(rules: RetentionRules, start: number, now: number, preferred: Tier): Tier | null {
+  const covers = (retention: number | undefined) => retention !== undefined && start >= now - retention;
+  if (covers(retentionOf(rules, preferred))) return preferred;
+  let best: { tier: Tier; retentionUs: number } | null = null;
+  for (const t of listedTiers(rules)) if (covers(t.retentionUs) && (best === null || t.retentionUs < best.retentionUs)) best = t;
+  return best?.tier ?? null;
+}
+
+/** The listed tier with the longest retention (what a range older than every tier is told about). */
+export function longestTier(rules: RetentionRules): { tier: Tier; retentionUs: number } | null {
+  let best: { tier: Tier; retentionUs: number } | null = null;
+  for (const t of listedTiers(rules)) if (best === null || t.retentionUs > best.retentionUs) best = t;
+  return best;
+}
+
+/** Where paging older left off: the oldest instant shown and the ids shown at that instant. */
+export interface OlderCursor {
+  end: number;
+  idsAtEnd: readonly string[];
+}
+
+/** The cursor after the rows shown so far (newest first); null when none are shown. */
+export function olderCursor(shown: readonly LogRow[]): OlderCursor | null {
+  const oldest = shown[shown.length - 1];
+  if (!oldest) return null;
+  const idsAtEnd: string[] = [];
+  for (let i = shown.length - 1; i >= 0 && shown[i]!.timestamp === oldest.timestamp; i--) idsAtEnd.push(shown[i]!.id);
+  return { end: oldest.timestamp, idsAtEnd };
+}
+
+export interface OlderPage {
+  /** Up to `size` rows older than (or tied with, but not yet shown at) the cursor, newest first. */
+  rows: LogRow[];
+  /** Whether older rows may remain in the range. */
+  more: boolean;
+  /**
+   * Instants whose records filled a whole answer: logs.all orders ties by id and returns at most
+   * `size`, so records of that microsecond past the first `size` cannot be reached by paging.
+   */
+  crowded: number[];
+}
+
+/**
+ * The next `size` rows of logs.all older than the cursor. The endpoint takes an inclusive end
+ * and no offset, so asking with end = the oldest shown instant answers that row (and any ties
+ * shown) again: they are dropped, and the request repeats from the new oldest instant until
+ * `size` new rows are in hand or the range is exhausted. `fetchEnd(end)` asks logs.all with
+ * iso_timestamp_end = end (the caller keeps the tier, start and project).
+ */
+export async function fetchOlder(fetchEnd: (end: number) => Promise<readonly LogRow[]>, cursor: OlderCursor, size: number): Promise<OlderPage> {
+  const seen = new Set(cursor.idsAtEnd);
+  const rows: LogRow[] = [];
+  const crowded: number[] = [];
+  let end = cursor.end;
+  for (;;) {
+    const answer = await fetchEnd(end);
+    let added = 0;
+    for (const r of answer) {
+      if (seen.has(r.id)) continue;
+      seen.add(r.id);
+      rows.push(r);
+      added++;
+    }
+    // A short answer is the rest of the range.
+    if (answer.length < size) return { rows: rows.slice(0, size), more: rows.length > size, crowded };
+    if (rows.length >= size) return { rows: rows.slice(0, size), more: true, crowded };
+    const oldest = answer[answer.length - 1]!;
+    if (oldest.timestamp === end && added === 0) {
+      // A full answer of one microsecond, all shown already: step past it.
+      crowded.push(end);
+      end -= 1;
+    } else {
+      end = oldest.timestamp;
+    }
+  }
+}
+
+/**
+ * The Logs view a usage bucket opens: the explorer over edge requests in the bucket's range
+ * (cut to the window's start for a partial first bucket), searching the usage page's URL
+ * pattern as an RE2 pattern, so the rows are the requests the bucket counted. Bounds follow
+ * /api/logs (start exclusive, end inclusive): (start − 1 µs, end − 1 µs] is [start, end).
+ */
+export function usageBucketLogs(logs: LogsView, bucket: { start: number; end: number }, windowStart: number, pattern: string, source: string): LogsView {
+  const start = Math.max(bucket.start, windowStart);
+  return { ...logs, mode: 'explore', source, range: 'custom', start: start - 1, end: bucket.end - 1, q: pattern, regex: true, filters: [] };
 }
 
 export interface RequestFields {

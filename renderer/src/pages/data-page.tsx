@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
 import type { ImportReport, SourceListing } from '../../../server/api-types.ts';
+import type { ImportErrorEntry } from '../../../server/ingest/import.ts';
 import { ApiError, uploadImport } from '../api/client.ts';
 import { invalidateData, useDeleteSource, useImports, useLoadDemo, useSources } from '../api/hooks.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
@@ -74,6 +75,9 @@ export function DataPage() {
     if (list.length === 0) return;
     setJobs((js) => [...list.map((file) => ({ id: newId(), file, source, project: project.trim(), state: 'queued' as const, sent: 0 })), ...js]);
   };
+  // The same file again with the project its records lacked; what was imported comes back as duplicates.
+  const reimport = (job: ImportJob, withProject: string) =>
+    setJobs((js) => [{ id: newId(), file: job.file, source: job.source, project: withProject, state: 'queued' as const, sent: 0 }, ...js]);
 
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -170,14 +174,21 @@ export function DataPage() {
               />
             </Field>
             <p className="muted small">
-              Recognized from the file name (source name or alias) or from the records’ shape. Exports downloaded from one project’s log explorer usually carry no project field: name it here.
+              Recognized from the file name (source name or alias) or from the records’ shape. Exports downloaded from one project’s log explorer usually carry no project field: a
+              record whose host is <code>&lt;ref&gt;.supabase.co</code> takes that project; name it here for the others. A record whose host names another project is never given this one.
             </p>
           </div>
         </div>
         {jobs.length > 0 && (
           <ul className="import-jobs" data-testid="import-jobs">
             {jobs.map((job) => (
-              <ImportJobRow key={job.id} job={job} server={serverRuns.get(job.id)} onDismiss={() => setJobs((js) => js.filter((j) => j.id !== job.id))} />
+              <ImportJobRow
+                key={job.id}
+                job={job}
+                server={serverRuns.get(job.id)}
+                onDismiss={() => setJobs((js) => js.filter((j) => j.id !== job.id))}
+                onReimport={(withProject) => reimport(job, withProject)}
+              />
             ))}
           </ul>
         )}
@@ -222,14 +233,14 @@ export function DataPage() {
           </div>
         ) : (
           <div className="table-wrap">
-            <table className="table" data-testid="sources-table">
+            <table className="table fx-sources-table" data-testid="sources-table">
               <thead>
                 <tr>
                   <th>Source</th>
                   <th className="num">Records</th>
                   <th>Time span (local)</th>
                   <th>Projects</th>
-                  <th aria-label="Actions" />
+                  <th className="fx-actions" aria-label="Actions" />
                 </tr>
               </thead>
               <tbody>
@@ -244,11 +255,17 @@ export function DataPage() {
                     <td className="num mono" data-testid="source-count">
                       {formatInt(s.count)}
                     </td>
-                    <td className="small nowrap" data-testid="source-span">
+                    <td className="small" data-testid="source-span">
                       {s.minTimestamp !== null && s.maxTimestamp !== null ? (
                         <>
+                          {/* Two unbreakable halves: a narrow window wraps between them, never inside a time. */}
                           <span className="mono">
-                            <TimeText us={s.minTimestamp} precision="minute" /> → <TimeText us={s.maxTimestamp} precision="minute" />
+                            <span className="nowrap">
+                              <TimeText us={s.minTimestamp} precision="minute" /> →
+                            </span>{' '}
+                            <span className="nowrap">
+                              <TimeText us={s.maxTimestamp} precision="minute" />
+                            </span>
                           </span>
                           <div className="muted">{humanSpan(s.maxTimestamp - s.minTimestamp)}</div>
                         </>
@@ -267,7 +284,7 @@ export function DataPage() {
                       </div>
                       {s.functionIds.length > 0 && <div className="muted small">{new Set(s.functionIds.map((f) => f.functionId)).size} function ids</div>}
                     </td>
-                    <td className="actions">
+                    <td className="actions fx-actions">
                       <button type="button" className="btn btn--small btn--ghost-danger" onClick={() => setToDelete(s)} data-testid="delete-source">
                         Delete…
                       </button>
@@ -309,7 +326,17 @@ function humanSpan(us: number): string {
   return formatSpan(Math.max(US.second, Math.round(us / US.second) * US.second));
 }
 
-function ImportJobRow({ job, server, onDismiss }: { job: ImportJob; server: { bytes: number; records: number; state: string } | undefined; onDismiss: () => void }) {
+function ImportJobRow({
+  job,
+  server,
+  onDismiss,
+  onReimport,
+}: {
+  job: ImportJob;
+  server: { bytes: number; records: number; state: string } | undefined;
+  onDismiss: () => void;
+  onReimport: (project: string) => void;
+}) {
   const size = job.file.size;
   const sentRatio = size > 0 ? job.sent / size : job.state === 'done' ? 1 : 0;
   const report = job.report;
@@ -370,18 +397,110 @@ function ImportJobRow({ job, server, onDismiss }: { job: ImportJob; server: { by
               {report.note[0]!.toUpperCase() + report.note.slice(1)}.
             </p>
           )}
-          {report.errors.length > 0 && (
-            <ul className="import-report__errors" data-testid="report-errors">
-              {report.errors.slice(0, 5).map((e, i) => (
-                <li key={i}>
-                  <span className="mono">{e.line !== undefined ? `line ${e.line}` : e.index !== undefined ? `item ${e.index}` : '—'}</span> {e.reason}
-                </li>
-              ))}
-              {report.errors.length + report.errorsOmitted > 5 && <li className="muted">and {formatInt(report.errors.length + report.errorsOmitted - 5)} more</li>}
-            </ul>
-          )}
+          {report.errors.length > 0 && <ReportErrors report={report} />}
+          {noProjectCount(report) > 0 && <ProjectPrompt report={report} onReimport={onReimport} />}
         </div>
       )}
     </li>
+  );
+}
+
+/** The reason the importer gives a record that names no project and got no project option. */
+const NO_PROJECT = 'no project:';
+
+/** Listed rejections for want of a project (the list is capped, so this is a lower bound when errors were omitted). */
+function noProjectCount(report: ImportReport): number {
+  return report.errors.filter((e) => e.reason.startsWith(NO_PROJECT)).length;
+}
+
+function position(e: ImportErrorEntry): string {
+  return e.line !== undefined ? `line ${e.line}` : e.index !== undefined ? `item ${e.index}` : 'the file';
+}
+
+/** Listed errors grouped by reason, most frequent first: 50 identical reasons read as one line. */
+function groupReasons(errors: readonly ImportErrorEntry[]): Array<{ reason: string; count: number; first: ImportErrorEntry[] }> {
+  const groups = new Map<string, { reason: string; count: number; first: ImportErrorEntry[] }>();
+  for (const e of errors) {
+    let g = groups.get(e.reason);
+    if (!g) groups.set(e.reason, (g = { reason: e.reason, count: 0, first: [] }));
+    g.count++;
+    if (g.first.length < 4) g.first.push(e);
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
+const SHOWN_GROUPS = 5;
+
+function ReportErrors({ report }: { report: ImportReport }) {
+  const groups = groupReasons(report.errors);
+  const hiddenGroups = groups.slice(SHOWN_GROUPS).reduce((n, g) => n + g.count, 0);
+  return (
+    <ul className="import-report__errors fx-report-errors" data-testid="report-errors">
+      {groups.slice(0, SHOWN_GROUPS).map((g) => (
+        <li key={g.reason} data-testid="report-error-group" data-count={g.count}>
+          <span className="mono">{g.count === 1 ? position(g.first[0]!) : `${formatInt(g.count)} rows`}</span> {g.reason}
+          {g.count > 1 && (
+            <span className="muted fx-report-where">
+              {' '}
+              ({g.first.map(position).join(', ')}
+              {g.count > g.first.length ? ', …' : ''})
+            </span>
+          )}
+        </li>
+      ))}
+      {hiddenGroups > 0 && (
+        <li className="muted">
+          and {formatInt(hiddenGroups)} more with {groups.length - SHOWN_GROUPS} other {groups.length - SHOWN_GROUPS === 1 ? 'reason' : 'reasons'}
+        </li>
+      )}
+      {report.errorsOmitted > 0 && <li className="muted">and {formatInt(report.errorsOmitted)} more rejections not listed</li>}
+    </ul>
+  );
+}
+
+/**
+ * Records that name no project (no project field, no `<ref>.supabase.co` host) were rejected:
+ * ask which project they are from and import the file again with it. Records already imported
+ * come back as duplicates; records whose host names another project stay rejected.
+ */
+function ProjectPrompt({ report, onReimport }: { report: ImportReport; onReimport: (project: string) => void }) {
+  const [value, setValue] = useState('');
+  const [asked, setAsked] = useState(false);
+  const count = noProjectCount(report);
+  const ref = value.trim();
+  const id = useId();
+  if (asked) {
+    return (
+      <p className="muted small" data-testid="project-prompt-sent">
+        Importing again as project <code>{ref}</code>: see the new report above. Records this import stored come back as duplicates; records whose host names another project keep
+        that project and are refused under <code>{ref}</code>.
+      </p>
+    );
+  }
+  return (
+    <form
+      className="notice notice--warn fx-project-prompt"
+      data-testid="project-prompt"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!ref) return;
+        setAsked(true);
+        onReimport(ref);
+      }}
+    >
+      <div>
+        <strong>
+          {formatInt(count)}
+          {report.errorsOmitted > 0 ? '+' : ''} {count === 1 ? 'record names' : 'records name'} no project.
+        </strong>{' '}
+        They have no project field and their host is not a <code>&lt;ref&gt;.supabase.co</code> address. Which project are they from?
+      </div>
+      <div className="fx-project-prompt__form">
+        <input id={id} aria-label="Project ref for the records without one" className="input input--mono" placeholder="project ref" value={value} onChange={(e) => setValue(e.target.value)} data-testid="project-prompt-input" spellCheck={false} />
+        <button type="submit" className="btn btn--small btn--primary" disabled={!ref} data-testid="project-prompt-submit">
+          Import again with this project
+        </button>
+      </div>
+    </form>
   );
 }

@@ -1,8 +1,10 @@
-import { useEffect, useMemo, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MutableRefObject } from 'react';
+import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, useActiveTooltipDataPoints, XAxis, YAxis } from 'recharts';
 import { ApiError } from '../api/client.ts';
 import { useApiCounts, useClock, useSources } from '../api/hooks.ts';
+import { API_COUNTS, useIntervalRules } from '../api/rules.ts';
 import { useView } from '../app-state.tsx';
+import { ChartLegend, useSeriesToggle, type LegendItem } from '../components/chart-legend.tsx';
 import { BucketTooltip } from '../components/chart-tooltip.tsx';
 import { ClockHint } from '../components/clock-hint.tsx';
 import { CurlButton } from '../components/curl-button.tsx';
@@ -16,17 +18,23 @@ import { RefreshButton } from '../components/refresh-button.tsx';
 import { Segmented } from '../components/segmented.tsx';
 import { ChartSkeleton, StatsSkeleton } from '../components/skeleton.tsx';
 import { Stat } from '../components/stat.tsx';
-import { USAGE_SERIES, usageTotals, zeroFillUsage, type UsageBucket, type UsageInterval } from '../lib/buckets.ts';
+import { seriesOf, spanLabel, unitName, USAGE_INTERVALS, usageTotals, zeroFillUsageBuckets, type UsageBucket, type UsageInterval } from '../lib/buckets.ts';
 import { formatCompact, formatInt } from '../lib/format.ts';
-import { tierCovering } from '../lib/logs.ts';
+import { usageBucketLogs } from '../lib/logs.ts';
 import { escapeRe2 } from '../lib/regex.ts';
 import { chartPalette } from '../lib/theme.ts';
 import { formatRange, formatShortDate, formatTime, isoMicros, localZoneName, type TimePrecision } from '../lib/time.ts';
-import { usagePattern, usageRequest } from '../lib/view-request.ts';
+import { fieldError, usagePattern, usageRequest } from '../lib/view-request.ts';
 import { EDGE_SOURCE, sourceOf, useSourceProjects } from './page-data.ts';
 
-const INTERVAL_LABELS: Record<UsageInterval, string> = { minutely: 'Minutely · 60 min', hourly: 'Hourly · 1 h', daily: 'Daily · 7 days' };
+const INTERVAL_NAMES: Record<UsageInterval, string> = { minutely: 'Minutely', hourly: 'Hourly', daily: 'Daily' };
 const ORDER: readonly UsageInterval[] = ['minutely', 'hourly', 'daily'];
+
+/** The endpoint's parameters as the page's fields call them: an error names what the user sees. */
+const FIELD_LABELS: Record<string, string> = { project: 'URL pattern', interval: 'Interval' };
+
+/** The explorer's name for the edge source (the Logs URL keeps the alias). */
+const EDGE_ALIAS = 'edge_logs';
 
 const FAMILIES = [
   { key: 'rest', label: 'REST', column: 'total_rest_requests', path: '/rest' },
@@ -34,37 +42,60 @@ const FAMILIES = [
   { key: 'auth', label: 'Auth', column: 'total_auth_requests', path: '/auth' },
   { key: 'realtime', label: 'Realtime', column: 'total_realtime_requests', path: '/realtime' },
 ] as const;
+type FamilyKey = (typeof FAMILIES)[number]['key'];
+const FAMILY_KEYS: readonly FamilyKey[] = FAMILIES.map((f) => f.key);
 
-function tickFormat(interval: UsageInterval): (us: number) => string {
+function tickFormat(unit: number): (us: number) => string {
   // Day buckets are UTC days; a local date could name the day before.
-  if (interval === 'daily') return (us) => formatShortDate(us, 'UTC');
+  if (unit >= 86_400_000_000) return (us) => formatShortDate(us, 'UTC');
   return (us) => formatTime(us, 'minute');
 }
 
-function precisionOf(_interval: UsageInterval): TimePrecision {
-  return 'minute';
+const PRECISION: TimePrecision = 'minute';
+
+/** Keeps the bucket the tooltip shows (hover or arrow keys) where the keyboard handler can read it. */
+function ActiveBucket({ into }: { into: MutableRefObject<UsageBucket | null> }) {
+  const points = useActiveTooltipDataPoints<UsageBucket>();
+  useEffect(() => {
+    into.current = points?.[0] ?? null;
+  }, [points, into]);
+  return null;
 }
 
 export function UsagePage() {
   const { view, update, navigate, theme } = useView();
   const clock = useClock();
   const sources = useSources();
+  const rules = useIntervalRules(API_COUNTS);
   const { projects, hasData, loading: sourcesLoading } = useSourceProjects(EDGE_SOURCE);
   const request = usageRequest(view);
   const counts = useApiCounts(request ? { project: request.params.project ?? '', interval: request.params.interval ?? '' } : null);
   const palette = chartPalette(theme);
   // While a new interval loads, the previous rows stay on screen with their own bucket size.
   const shownInterval = counts.data?.interval;
-  const interval: UsageInterval = shownInterval === 'hourly' || shownInterval === 'daily' || shownInterval === 'minutely' ? shownInterval : view.usage.interval;
-  const unit = USAGE_SERIES[interval].unit;
+  const interval: UsageInterval = (USAGE_INTERVALS as readonly string[]).includes(shownInterval ?? '') ? (shownInterval as UsageInterval) : view.usage.interval;
+  // Windows and bucket units are the registry's (GET /api/endpoints), never restated here.
+  const spec = rules.data ? seriesOf(rules.data, interval) : undefined;
+  const unit = spec?.unit;
   const rows = counts.data?.rows;
-  // Zero-fill from the clock read with these rows; links to Logs use the current clock.
+  // Zero-fill from the clock read with these rows; links to Logs use the same instant.
   const rowsNow = counts.data?.now;
   const now = clock.data?.now;
+  const intervalLabels = useMemo(() => {
+    const windows = rules.data?.windows;
+    return Object.fromEntries(ORDER.map((i) => [i, windows?.[i] ? `${INTERVAL_NAMES[i]} · ${spanLabel(windows[i].span)}` : INTERVAL_NAMES[i]])) as Record<UsageInterval, string>;
+  }, [rules.data]);
 
-  const buckets = useMemo(() => (rows && rowsNow !== undefined ? zeroFillUsage(rows, rowsNow, interval) : []), [rows, rowsNow, interval]);
+  const buckets = useMemo(() => (rows && rowsNow !== undefined && spec ? zeroFillUsageBuckets(rows, rowsNow, spec) : []), [rows, rowsNow, spec]);
   const totals = useMemo(() => usageTotals(rows ?? []), [rows]);
   const grand = totals.rest + totals.storage + totals.auth + totals.realtime;
+  // The window starts at now − span, inside the first bucket: that bucket counts only from there.
+  const windowStart = rowsNow !== undefined && spec ? rowsNow - spec.span : undefined;
+  const firstPartial = windowStart !== undefined && buckets.length > 0 && buckets[0]!.start < windowStart;
+  const shownStart = (b: UsageBucket) => (windowStart !== undefined ? Math.max(b.start, windowStart) : b.start);
+
+  const families = useSeriesToggle(FAMILY_KEYS);
+  const legendItems: Array<LegendItem<FamilyKey>> = FAMILIES.map((f) => ({ key: f.key, label: f.label, color: palette[f.key] }));
 
   // The pattern input is a draft; it is applied after a pause in typing or on Enter.
   const pattern = usagePattern(view) ?? '';
@@ -80,18 +111,26 @@ export function UsagePage() {
     return () => clearTimeout(t);
   }, [draft]);
 
+  // The jump keeps the pattern: the explorer searches it (RE2) over edge requests in the bucket.
   const openLogs = (b: UsageBucket) => {
-    if (now === undefined) return;
-    // logs.all's start is exclusive, its end inclusive: (start − 1 µs, end − 1 µs] is exactly
-    // [start, end). The first bucket only counts records from now − window on, so start there.
-    const start = Math.max(b.start, (rowsNow ?? now) - USAGE_SERIES[interval].span) - 1;
-    const end = b.start + unit - 1;
-    navigate('logs', (v) => ({ ...v, logs: { tier: tierCovering(start + 1, now, v.logs.tier), range: 'custom', start, end } }));
+    if (unit === undefined || windowStart === undefined || !request) return;
+    const sent = request.params.project ?? pattern;
+    navigate('logs', (v) => ({ ...v, logs: usageBucketLogs(v.logs, { start: b.start, end: b.start + unit }, windowStart, sent, EDGE_ALIAS) }));
+  };
+  const active = useRef<UsageBucket | null>(null);
+  const onChartKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.key !== 'Enter' && e.key !== ' ') return;
+    const b = active.current;
+    if (!b) return;
+    e.preventDefault();
+    openLogs(b);
   };
 
+  const error = counts.isError ? fieldError(counts.error, FIELD_LABELS) : rules.isError ? rules.error : null;
   const noSources = !sourcesLoading && sources.data !== undefined && !hasData;
   const fileBase = `api-counts_${view.usage.interval}_${now ? isoMicros(now).slice(0, 19).replace(/:/g, '') : ''}`;
-  const fmtTick = tickFormat(interval);
+  const fmtTick = tickFormat(unit ?? 60_000_000);
+  const unitWord = unit === undefined ? 'bucket' : unitName(unit);
 
   return (
     <div className="page" data-testid="usage-page">
@@ -132,7 +171,7 @@ export function UsagePage() {
           </div>
         </Field>
         <Field label="Interval">
-          <Segmented label="Interval" testId="interval" options={ORDER} labels={INTERVAL_LABELS} value={view.usage.interval} onChange={(i) => update((v) => ({ ...v, usage: { ...v.usage, interval: i } }))} />
+          <Segmented label="Interval" testId="interval" options={ORDER} labels={intervalLabels} value={view.usage.interval} onChange={(i) => update((v) => ({ ...v, usage: { ...v.usage, interval: i } }))} />
         </Field>
       </Toolbar>
 
@@ -142,9 +181,13 @@ export function UsagePage() {
             API usage counts <code>cloudflare.logs.prod</code> (Supabase’s <code>edge_logs</code>) requests by path family. Import an export of it on the Data page, or load the demo data.
           </p>
         </EmptyState>
-      ) : counts.isError ? (
-        <ErrorPanel error={counts.error} onRetry={() => void counts.refetch()} />
-      ) : !rows || now === undefined ? (
+      ) : error ? (
+        <ErrorPanel
+          error={error}
+          title={counts.isError && error instanceof ApiError && error.locations.length > 0 ? `The server rejected the ${error.locations.join(', ')}` : undefined}
+          onRetry={() => void (counts.isError ? counts.refetch() : rules.refetch())}
+        />
+      ) : !rows || now === undefined || unit === undefined || windowStart === undefined ? (
         <>
           <StatsSkeleton count={4} />
           <ChartSkeleton height={280} />
@@ -171,20 +214,23 @@ export function UsagePage() {
           <section className="card" data-testid="chart-usage">
             <div className="card__head">
               <h2>
-                Requests per {interval === 'daily' ? 'day (UTC days)' : interval === 'hourly' ? 'hour' : 'minute'}{' '}
+                Requests per {unit >= 86_400_000_000 ? `${unitWord} (UTC days)` : unitWord}{' '}
                 <span className="card__note" data-testid="window">
-                  · {buckets.length > 0 && `${formatRange(buckets[0]!.start, buckets[buckets.length - 1]!.start + unit, precisionOf(interval))} · ${buckets.length} buckets`}
+                  ·{' '}
+                  {buckets.length > 0 &&
+                    `${formatRange(windowStart, buckets[buckets.length - 1]!.start + unit, PRECISION)} · ${buckets.length} buckets${firstPartial ? ` (the first from ${formatTime(windowStart, 'minute')} only)` : ''}`}
                 </span>
               </h2>
-              <div className="legend-inline">
-                {FAMILIES.map((f) => (
-                  <span key={f.key}>
-                    <span className="swatch" style={{ background: palette[f.key] }} /> {f.label}
-                  </span>
-                ))}
-              </div>
+              <ChartLegend items={legendItems} toggle={families} label="API families" testId="legend-usage" />
             </div>
-            <div className="chart chart--clickable" style={{ height: 280 }}>
+            <div
+              className="chart chart--clickable fx-usage-chart"
+              style={{ height: 280 }}
+              onKeyDown={onChartKey}
+              aria-label={`Requests per ${unitWord}. Arrow keys move between buckets; Enter or Space opens the bucket’s requests in Logs.`}
+              role="group"
+              data-testid="usage-chart-keys"
+            >
               <ResponsiveContainer width="100%" height="100%">
                 <BarChart
                   data={buckets}
@@ -197,40 +243,58 @@ export function UsagePage() {
                     if (b) openLogs(b);
                   }}
                 >
+                  <ActiveBucket into={active} />
                   <CartesianGrid stroke={palette.grid} vertical={false} />
                   <XAxis dataKey="start" tickFormatter={fmtTick} stroke={palette.axis} tick={{ fontSize: 11 }} minTickGap={28} tickLine={false} />
                   <YAxis allowDecimals={false} stroke={palette.axis} tick={{ fontSize: 11 }} tickFormatter={formatCompact} width={48} axisLine={false} tickLine={false} />
                   <Tooltip
                     cursor={{ fill: palette.cursor }}
                     isAnimationActive={false}
-                    content={({ active, payload }) => {
+                    content={({ active: isActive, payload }) => {
                       const b = payload?.[0]?.payload as UsageBucket | undefined;
-                      if (!active || !b) return null;
+                      if (!isActive || !b) return null;
+                      const partial = b.start < windowStart;
                       return (
                         <BucketTooltip
-                          start={b.start}
+                          start={shownStart(b)}
                           end={b.start + unit}
-                          precision={precisionOf(interval)}
+                          precision={PRECISION}
                           rows={FAMILIES.map((f) => ({ label: f.label, value: `${formatInt(b[f.key])} requests`, color: palette[f.key] }))}
-                          footer="Click to open these requests in Logs"
+                          note={
+                            partial
+                              ? {
+                                  kind: 'partial',
+                                  text: `Partial ${unitWord}: counts only from ${formatTime(windowStart, 'minute')}, where the window (the last ${spanLabel(spec!.span)}) starts.`,
+                                }
+                              : undefined
+                          }
+                          footer="Click, or press Enter, to open these requests in Logs"
                         />
                       );
                     }}
                   />
-                  {FAMILIES.map((f) => (
-                    <Bar key={f.key} dataKey={f.key} name={f.label} stackId="f" fill={palette[f.key]} isAnimationActive={false} />
-                  ))}
+                  {FAMILIES.map(
+                    (f) =>
+                      families.shown(f.key) && (
+                        <Bar key={f.key} dataKey={f.key} name={f.label} stackId="f" fill={palette[f.key]} isAnimationActive={false}>
+                          {/* The partial first bucket is drawn lighter: it is not a dip. */}
+                          {buckets.map((b) => (
+                            <Cell key={b.start} fillOpacity={b.start < windowStart ? 0.45 : 1} />
+                          ))}
+                        </Bar>
+                      ),
+                  )}
                 </BarChart>
               </ResponsiveContainer>
             </div>
           </section>
           <p className="footnote">
-            A request counts in every family its path contains, so stacked heights can exceed the number of requests. Buckets without requests are shown as zero. Times are in{' '}
-            {localZoneName()}; click a bucket to open its requests in Logs.
+            A request counts in every family its path contains, so stacked heights can exceed the number of requests. Buckets without requests are shown as zero.
+            {firstPartial && ' The first bucket is drawn lighter: the window starts inside it.'} Times are in {localZoneName()}; click a bucket (or focus the chart, move with the arrow keys
+            and press Enter) to open its requests in Logs, searched with this URL pattern.
           </p>
         </div>
       )}
     </div>
   );
 }
-

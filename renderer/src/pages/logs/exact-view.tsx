@@ -1,11 +1,13 @@
 /**
  * The exact logs.all view: the endpoint as Logflare serves it (edge requests of a project,
- * tier retention, 100 newest per request), paged by the oldest row's microsecond, with a
- * filter over the loaded rows.
+ * tier retention, the newest page of rows per request), paged backwards from the oldest row's microsecond
+ * (exact-query.ts), with a filter over the loaded rows. Tiers, their retention and the row cut
+ * are the registry's (`GET /api/endpoints`).
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { LogRow } from '../../../../server/api-types.ts';
-import { LOGS_PAGE_SIZE, useClock, useLogsAll, useSources } from '../../api/hooks.ts';
+import { useClock, useSources } from '../../api/hooks.ts';
+import { useTierRules, type TierRules } from '../../api/rules.ts';
 import { useView } from '../../app-state.tsx';
 import { ClockHint } from '../../components/clock-hint.tsx';
 import { CurlButton } from '../../components/curl-button.tsx';
@@ -19,13 +21,29 @@ import { ProjectPicker } from '../../components/project-picker.tsx';
 import { RefreshButton } from '../../components/refresh-button.tsx';
 import { TableSkeleton } from '../../components/skeleton.tsx';
 import { formatInt } from '../../lib/format.ts';
-import { mergePages, requestFields, resolveRange, RETENTION, retentionCut, rowMatches, TIERS, tierCovering, type RequestFields, type RetentionCut, type Tier } from '../../lib/logs.ts';
+import {
+  isTier,
+  listedTiers,
+  longestTier,
+  mergePages,
+  requestFields,
+  resolveRange,
+  retentionCut,
+  retentionOf,
+  rowMatches,
+  tierCovering,
+  type LogsRange,
+  type RequestFields,
+  type RetentionCut,
+  type Tier,
+} from '../../lib/logs.ts';
 import { formatDateTime, formatSpan, isoMicros, localZoneName } from '../../lib/time.ts';
 import { logsRequest } from '../../lib/view-request.ts';
 import { EDGE_SOURCE, sourceOf, useSourceProjects } from '../page-data.ts';
 import { LogsHeader, RangeControls } from './controls.tsx';
+import { useExactLogs } from './exact-query.ts';
 import { makeHighlighter } from './highlight.ts';
-import { LogDetail } from './log-detail.tsx';
+import { columnsBesideDetail, LogDetail } from './log-detail.tsx';
 
 interface Item extends TableItem {
   row: LogRow;
@@ -41,7 +59,9 @@ export function ExactView() {
   const { projects, hasData, loading: sourcesLoading } = useSourceProjects(EDGE_SOURCE);
   const now = clock.data?.now;
   const request = logsRequest(view, now);
-  const logs = useLogsAll(request?.params ?? null);
+  const rules = useTierRules();
+  const pageSize = rules.data?.rows;
+  const logs = useExactLogs(request?.params ?? null, pageSize);
   const [filter, setFilter] = useState('');
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [detailOpen, setDetailOpen] = useState(false);
@@ -65,7 +85,9 @@ export function ExactView() {
   }, [requestKey]);
 
   const range = now === undefined ? undefined : resolveRange(view.logs.range, now, { start: view.logs.start, end: view.logs.end });
-  const cut = now === undefined || !range ? null : retentionCut(view.logs.tier, now, range);
+  const retention = rules.data ? retentionOf(rules.data, view.logs.tier) : undefined;
+  const cut = now === undefined || !range || retention === undefined ? null : retentionCut(retention, now, range);
+  const crowded = useMemo(() => (logs.data?.pages ?? []).flatMap((p) => p.crowded), [logs.data]);
 
   const noSources = !sourcesLoading && sources.data !== undefined && !hasData;
   const fileBase = `logs_${view.project ?? 'none'}_${view.logs.tier}_${now ? isoMicros(now).slice(0, 19).replace(/:/g, '') : ''}`;
@@ -80,7 +102,8 @@ export function ExactView() {
       <LogsHeader
         description={
           <>
-            <strong>Exact logs.all view</strong> · the <code>logs.all</code> endpoint as Logflare answers it: edge requests of a project, newest first, within the tier’s retention, 100 per request
+            <strong>Exact logs.all view</strong> · the <code>logs.all</code> endpoint as Logflare answers it: edge requests of a project, newest first, within the tier’s retention,{' '}
+            {pageSize !== undefined ? `${formatInt(pageSize)} per request` : 'one page per request'}
           </>
         }
         actions={
@@ -115,11 +138,15 @@ export function ExactView() {
             className="select"
             value={view.logs.tier}
             data-testid="tier-picker"
-            onChange={(e) => update((v) => ({ ...v, logs: { ...v.logs, tier: e.target.value as Tier } }))}
+            onChange={(e) => {
+              const tier = e.target.value;
+              if (isTier(tier)) update((v) => ({ ...v, logs: { ...v.logs, tier } }));
+            }}
           >
-            {TIERS.map((t) => (
-              <option key={t} value={t}>
-                {t} · {formatSpan(RETENTION[t])}
+            {(rules.data ? listedTiers(rules.data) : [{ tier: view.logs.tier, retentionUs: undefined }]).map((t) => (
+              <option key={t.tier} value={t.tier}>
+                {t.tier}
+                {t.retentionUs !== undefined && ` · ${formatSpan(t.retentionUs)}`}
               </option>
             ))}
           </select>
@@ -138,8 +165,8 @@ export function ExactView() {
         </Field>
       </Toolbar>
 
-      {range && cut && cut.kind !== 'none' && now !== undefined && (
-        <RetentionNotice tier={view.logs.tier} cut={cut} start={range.start} now={now} onTier={(tier) => update((v) => ({ ...v, logs: { ...v.logs, tier } }))} />
+      {range && cut && cut.kind !== 'none' && now !== undefined && rules.data && (
+        <RetentionNotice rules={rules.data} tier={view.logs.tier} cut={cut} range={range} now={now} onTier={(tier) => update((v) => ({ ...v, logs: { ...v.logs, tier } }))} />
       )}
 
       {noSources ? (
@@ -148,32 +175,40 @@ export function ExactView() {
             This view reads <code>cloudflare.logs.prod</code> (Supabase’s <code>edge_logs</code>). Import an export of it on the Data page, or load the demo data.
           </p>
         </EmptyState>
+      ) : rules.isError ? (
+        <ErrorPanel error={rules.error} onRetry={() => void rules.refetch()} />
       ) : logs.isError ? (
         <ErrorPanel error={logs.error} onRetry={() => void logs.refetch()} />
       ) : !logs.data ? (
         <TableSkeleton />
       ) : (
         <>
-          {items.length === 0 && <ClockHint what="edge requests" source={sourceOf(sources.data, EDGE_SOURCE)} />}
+          {/* A range older than the retention is empty for that reason (the notice says so), not because of the clock. */}
+          {items.length === 0 && cut?.kind !== 'all' && <ClockHint what="edge requests" source={sourceOf(sources.data, EDGE_SOURCE)} />}
           <div className={`logs-layout ex-results${selected ? ' has-detail' : ''}${logs.isPlaceholderData ? ' is-refetching' : ''}`} aria-busy={logs.isFetching}>
             <ExplorerTable
               items={visible}
-              columns={COLUMNS}
+              columns={columnsBesideDetail(COLUMNS, selected !== null)}
               highlight={highlight}
               selectedId={selectedId}
               detailOpen={selected !== null}
               onSelect={setSelectedId}
               onOpen={onOpen}
               onClose={onClose}
-              empty="No rows to show."
+              empty={cut?.kind === 'all' ? `No rows: the whole range is older than the ${view.logs.tier} tier’s retention.` : 'No rows to show.'}
               footer={
                 <div className="table-footer">
                   <span data-testid="logs-count">
                     {filter.trim() ? `${formatInt(visible.length)} of ${formatInt(items.length)} loaded rows match` : `${formatInt(items.length)} rows loaded`} · newest first · times in {localZoneName()}
                   </span>
+                  {crowded.length > 0 && (
+                    <span className="muted" data-testid="crowded-note" title="logs.all orders records of one microsecond by id and answers at most one page of them">
+                      More than {formatInt(pageSize ?? 0)} records share {crowded.map((t) => formatDateTime(t, 'us')).join(', ')}: only the first {formatInt(pageSize ?? 0)} of them by id can be shown
+                    </span>
+                  )}
                   {logs.hasNextPage ? (
                     <button type="button" className="btn btn--small" data-testid="load-older" disabled={logs.isFetchingNextPage} onClick={() => void logs.fetchNextPage()}>
-                      {logs.isFetchingNextPage ? 'Loading…' : `Load older (${LOGS_PAGE_SIZE} more)`}
+                      {logs.isFetchingNextPage ? 'Loading…' : `Load older (${formatInt(pageSize ?? 0)} more)`}
                     </button>
                   ) : (
                     items.length > 0 && (
@@ -193,26 +228,48 @@ export function ExactView() {
   );
 }
 
-function RetentionNotice({ tier, cut, start, now, onTier }: { tier: Tier; cut: Exclude<RetentionCut, { kind: 'none' }>; start: number | undefined; now: number; onTier: (t: Tier) => void }) {
-  const better = start === undefined ? null : tierCovering(start, now, tier);
+function RetentionNotice({
+  rules,
+  tier,
+  cut,
+  range,
+  now,
+  onTier,
+}: {
+  rules: TierRules;
+  tier: Tier;
+  cut: Exclude<RetentionCut, { kind: 'none' }>;
+  range: LogsRange;
+  now: number;
+  onTier: (t: Tier) => void;
+}) {
+  const keeps = formatSpan(retentionOf(rules, tier) ?? 0);
+  const better = range.start === undefined ? null : tierCovering(rules, range.start, now, tier);
+  const longest = longestTier(rules);
   return (
-    <div className="notice notice--warn" data-testid="retention-notice" role="status">
+    <div className="notice notice--warn" data-testid="retention-notice" data-cut={cut.kind} role="status">
       <div>
         {cut.kind === 'all' ? (
           <>
-            <strong>The whole range is outside retention.</strong> The {tier} tier keeps {formatSpan(RETENTION[tier])} of logs, so nothing before {formatDateTime(cut.cutoff, 'second')} is
-            returned.
+            <strong>This range is older than the {tier} tier’s retention.</strong> {tier} keeps {keeps} of logs: nothing before {formatDateTime(cut.cutoff, 'second')} is returned, and
+            the range ends at {formatDateTime(range.end!, 'second')}.
           </>
         ) : (
           <>
-            <strong>Retention cuts this range.</strong> The {tier} tier keeps {formatSpan(RETENTION[tier])} of logs: records before {formatDateTime(cut.cutoff, 'second')} are not returned
-            {start !== undefined ? `, although the range starts at ${formatDateTime(start, 'second')}.` : '.'}
+            <strong>Retention cuts this range.</strong> The {tier} tier keeps {keeps} of logs: records before {formatDateTime(cut.cutoff, 'second')} are not returned
+            {range.start !== undefined ? `, although the range starts at ${formatDateTime(range.start, 'second')}.` : '.'}
+          </>
+        )}
+        {range.start !== undefined && better === null && longest && (
+          <>
+            {' '}
+            No tier keeps logs that old: the longest retention is {longest.tier}’s {formatSpan(longest.retentionUs)}.
           </>
         )}
       </div>
       {better && better !== tier && (
         <button type="button" className="btn btn--small" onClick={() => onTier(better)} data-testid="retention-upgrade">
-          Query as {better} ({formatSpan(RETENTION[better])})
+          Query as {better} (keeps {formatSpan(retentionOf(rules, better) ?? 0)})
         </button>
       )}
     </div>

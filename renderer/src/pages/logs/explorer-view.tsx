@@ -33,7 +33,7 @@ import { sourceOf, useSourceProjects } from '../page-data.ts';
 import { LogsHeader, RangeControls } from './controls.tsx';
 import { pagingState, resolveSource, searchLabel, switchSource, usableFilters, zoomOut } from './explorer-state.ts';
 import { canHighlight, makeHighlighter } from './highlight.ts';
-import { LogDetail } from './log-detail.tsx';
+import { columnsBesideDetail, LogDetail } from './log-detail.tsx';
 
 export function ExplorerView() {
   const { view, update, theme } = useView();
@@ -279,7 +279,7 @@ export function ExplorerView() {
               <div className={`logs-layout ex-results${selected ? ' has-detail' : ''}${logs.isPlaceholderData ? ' is-refetching' : ''}`} aria-busy={logs.isFetching}>
                 <ExplorerTable
                   items={items}
-                  columns={columns}
+                  columns={columnsBesideDetail(columns, selected !== null)}
                   highlight={highlight}
                   selectedId={selectedId}
                   detailOpen={selected !== null}

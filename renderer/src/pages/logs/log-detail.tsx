@@ -1,4 +1,4 @@
-import type { ExplorerFields } from '../../api/logs.ts';
+import type { ExplorerColumn, ExplorerFields } from '../../api/logs.ts';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { LevelBadge, StatusBadge } from '../../components/explorer-table.tsx';
 import { JsonTree } from '../../components/json-tree.tsx';
@@ -20,12 +20,21 @@ const FIELD_ROWS: Array<[keyof ExplorerFields, string]> = [
   ['function_id', 'Function'],
 ];
 
+/**
+ * The table's columns while the detail panel is open beside it: the method is in the panel's
+ * title, so its column goes to the path and the message, which a narrow table (a 1024 px
+ * window) otherwise cut to a few characters.
+ */
+export function columnsBesideDetail<C extends ExplorerColumn>(columns: readonly C[], detailOpen: boolean): readonly C[] {
+  return detailOpen ? columns.filter((c) => c !== 'method') : columns;
+}
+
 /** Every field of one record: times, id, the source's fields, the message and the metadata tree. */
 export function LogDetail({ record, onClose }: { record: DetailRecord; onClose: () => void }) {
   const f = record.fields;
   const json = { id: record.id, timestamp: record.timestamp, event_message: record.event_message, metadata: record.metadata };
   return (
-    <aside className="log-detail" data-testid="log-detail" aria-label="Selected record">
+    <aside className="log-detail fx-detail" data-testid="log-detail" aria-label="Selected record">
       <div className="log-detail__head">
         <div className="log-detail__title">
           {f.status !== undefined && <StatusBadge status={f.status} />}
