@@ -3,7 +3,7 @@
  * `['endpoint', name, params]`; anything that changes the data (import, delete, demo, clock)
  * invalidates them all.
  */
-import { QueryClient, useInfiniteQuery, useMutation, useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
+import { QueryClient, useMutation, useQuery, useQueryClient, keepPreviousData } from '@tanstack/react-query';
 import type {
   ApiCountsRow,
   ClockView,
@@ -11,10 +11,8 @@ import type {
   ImportReport,
   ImportRun,
   InvocationStatsRow,
-  LogRow,
   SourceListing,
 } from '../../../server/api-types.ts';
-import { isoMicros } from '../lib/time.ts';
 import { api, ApiError, runEndpoint } from './client.ts';
 
 export function createQueryClient(): QueryClient {
@@ -148,42 +146,3 @@ export function useApiCounts(params: ApiCountsParams | null) {
   });
 }
 
-/** logs.all returns at most this many rows per request (queries/logs.all.sql). */
-export const LOGS_PAGE_SIZE = 100;
-
-export interface LogsPage {
-  rows: LogRow[];
-  /** The iso_timestamp_end this page was asked with (null = none). */
-  end: string | null;
-}
-
-/**
- * logs.all, newest first, paged backwards: each older page asks with iso_timestamp_end =
- * the oldest row's timestamp (inclusive, µs precision); the caller drops repeated ids.
- */
-export function useLogsAll(params: Record<string, string> | null) {
-  const name = 'logs.all';
-  const p = params ?? {};
-  return useInfiniteQuery({
-    queryKey: ['endpoint', name, p],
-    initialPageParam: p.iso_timestamp_end ?? null,
-    queryFn: async ({ pageParam, signal }): Promise<LogsPage> => {
-      const q = { ...p };
-      if (pageParam !== null) q.iso_timestamp_end = pageParam;
-      const rows = await runEndpoint<LogRow[]>(name, q, signal);
-      return { rows, end: pageParam };
-    },
-    getNextPageParam: (last): string | null | undefined => {
-      if (last.rows.length < LOGS_PAGE_SIZE) return undefined;
-      const oldest = last.rows[last.rows.length - 1];
-      if (!oldest) return undefined;
-      const next = isoMicros(oldest.timestamp);
-      // More than a page of rows share one instant: paging by time cannot get past them.
-      return next === last.end ? undefined : next;
-    },
-    enabled: params !== null,
-    staleTime: Infinity,
-    // The previous rows stay (dimmed) while a new range loads, instead of a blank table.
-    placeholderData: keepPreviousData,
-  });
-}
