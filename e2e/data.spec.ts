@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeImportFile } from './support/fixture-data.ts';
-import { expect, test } from './support/fixtures.ts';
+import { expect, test, inEachLook } from './support/fixtures.ts';
 
 const REF_A = 'ouwmmbchcsjxvtfobujc';
 const REF_B = 'blcewytrjvljrooddvav';
@@ -225,19 +225,12 @@ test.describe('Data page', () => {
   });
 
   test('issue 13 screenshots: the Data page, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
-      for (const [w, h] of [
-        [1440, 900],
-        [1024, 700],
-      ] as const) {
-        await page.setViewportSize({ width: w, height: h });
-        await open('/data');
-        await expect(page.getByTestId('sources-table')).toBeVisible();
-        await page.getByTestId('sources-card').scrollIntoViewIfNeeded();
-        await page.screenshot({ path: `artifacts/screenshots/fx-data-${w}-${scheme}.png` });
-      }
-    }
+    await inEachLook(page, async ({ scheme, w, h }) => {
+      await open('/data');
+      await expect(page.getByTestId('sources-table')).toBeVisible();
+      await page.getByTestId('sources-card').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `artifacts/screenshots/fx-data-${w}-${scheme}.png` });
+    });
   });
 
   test('issue 13 screenshots: the project prompt, 1440×900 and 1024×700, light and dark', async ({ page, open, freshServer }, info) => {
@@ -251,16 +244,9 @@ test.describe('Data page', () => {
     await page.getByTestId('import-project').fill('');
     await page.getByTestId('file-input').setInputFiles(file);
     await expect(page.getByTestId('project-prompt')).toBeVisible();
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
-      for (const [w, h] of [
-        [1440, 900],
-        [1024, 700],
-      ] as const) {
-        await page.setViewportSize({ width: w, height: h });
-        await page.getByTestId('import-jobs').scrollIntoViewIfNeeded();
-        await page.screenshot({ path: `artifacts/screenshots/fx-data-prompt-${w}-${scheme}.png` });
-      }
-    }
+    await inEachLook(page, async ({ scheme, w, h }) => {
+      await page.getByTestId('import-jobs').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `artifacts/screenshots/fx-data-prompt-${w}-${scheme}.png` });
+    });
   });
 });

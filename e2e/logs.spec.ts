@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import type { EndpointListing, LogRow } from '../server/api-types.ts';
 import { BUSY, NOW_ISO, nowMicros, writeDemoExports } from './support/fixture-data.ts';
-import { expect, num, test, waitForEndpoint } from './support/fixtures.ts';
+import { expect, num, test, waitForEndpoint, inEachLook } from './support/fixtures.ts';
 
 /** The edge records the worker's server imported, read from the demo export itself (same seed and clock). */
 let edge: Array<{ id: string; timestamp: number; project: string }> = [];
@@ -240,28 +240,21 @@ test.describe('Logs page: the exact logs.all view', () => {
   });
 
   test('issue 13 screenshots: the detail open in both views, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
-      for (const [w, h] of [
-        [1440, 900],
-        [1024, 700],
+    await inEachLook(page, async ({ scheme, w, h }) => {
+      for (const [view, url] of [
+        ['exact', EXACT],
+        ['explorer', `/logs?project=${BUSY}&range=1h`],
       ] as const) {
-        await page.setViewportSize({ width: w, height: h });
-        for (const [view, url] of [
-          ['exact', EXACT],
-          ['explorer', `/logs?project=${BUSY}&range=1h`],
-        ] as const) {
-          await open(url);
-          await page.getByTestId('log-row').nth(1).click();
-          await expect(page.getByTestId('log-detail')).toBeVisible();
-          await expectReadableBesideDetail(page, view);
-          await page.screenshot({ path: `artifacts/screenshots/fx-logs-${view}-detail-${w}-${scheme}.png` });
-        }
-        await open(`/logs?project=${BUSY}&mode=exact&tier=FREE&range=custom&start=2026-03-02T00:00:00Z&end=2026-03-04T00:00:00Z`);
-        await expect(page.getByTestId('retention-notice')).toBeVisible();
-        await page.screenshot({ path: `artifacts/screenshots/fx-logs-retention-${w}-${scheme}.png` });
+        await open(url);
+        await page.getByTestId('log-row').nth(1).click();
+        await expect(page.getByTestId('log-detail')).toBeVisible();
+        await expectReadableBesideDetail(page, view);
+        await page.screenshot({ path: `artifacts/screenshots/fx-logs-${view}-detail-${w}-${scheme}.png` });
       }
-    }
+      await open(`/logs?project=${BUSY}&mode=exact&tier=FREE&range=custom&start=2026-03-02T00:00:00Z&end=2026-03-04T00:00:00Z`);
+      await expect(page.getByTestId('retention-notice')).toBeVisible();
+      await page.screenshot({ path: `artifacts/screenshots/fx-logs-retention-${w}-${scheme}.png` });
+    });
   });
 });
 

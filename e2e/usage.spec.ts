@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import type { ApiCountsRow } from '../server/api-types.ts';
 import { BUSY, nowMicros, writeDemoExports } from './support/fixture-data.ts';
-import { expect, num, test, waitForEndpoint } from './support/fixtures.ts';
+import { expect, num, test, waitForEndpoint, inEachLook } from './support/fixtures.ts';
 
 const NOW = nowMicros();
 const HOUR = 3_600_000_000;
@@ -245,24 +245,17 @@ test.describe('API usage page', () => {
   });
 
   test('issue 13 screenshots: the partial first day and the legend, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
-      for (const [w, h] of [
-        [1440, 900],
-        [1024, 700],
-      ] as const) {
-        await page.setViewportSize({ width: w, height: h });
-        await open(`/usage?project=${BUSY}&interval=daily`);
-        await expect(page.getByTestId('chart-usage').locator('.recharts-surface')).toBeVisible();
-        await page.getByTestId('legend-usage').getByRole('button', { name: 'Realtime' }).click();
-        await hoverBucket(page, 0, 8);
-        await expect(page.getByTestId('tooltip-note')).toBeVisible();
-        await page.screenshot({ path: `artifacts/screenshots/fx-usage-partial-${w}-${scheme}.png` });
-        await page.getByTestId('usage-regex').fill('');
-        await page.getByTestId('usage-regex').press('Enter');
-        await expect(page.getByTestId('error-panel')).toBeVisible();
-        await page.screenshot({ path: `artifacts/screenshots/fx-usage-empty-pattern-${w}-${scheme}.png` });
-      }
-    }
+    await inEachLook(page, async ({ scheme, w, h }) => {
+      await open(`/usage?project=${BUSY}&interval=daily`);
+      await expect(page.getByTestId('chart-usage').locator('.recharts-surface')).toBeVisible();
+      await page.getByTestId('legend-usage').getByRole('button', { name: 'Realtime' }).click();
+      await hoverBucket(page, 0, 8);
+      await expect(page.getByTestId('tooltip-note')).toBeVisible();
+      await page.screenshot({ path: `artifacts/screenshots/fx-usage-partial-${w}-${scheme}.png` });
+      await page.getByTestId('usage-regex').fill('');
+      await page.getByTestId('usage-regex').press('Enter');
+      await expect(page.getByTestId('error-panel')).toBeVisible();
+      await page.screenshot({ path: `artifacts/screenshots/fx-usage-empty-pattern-${w}-${scheme}.png` });
+    });
   });
 });

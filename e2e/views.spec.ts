@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { BUSY, NOW_ISO, writeDemoExports } from './support/fixture-data.ts';
-import { expect, test } from './support/fixtures.ts';
+import { expect, test, inEachLook } from './support/fixtures.ts';
 import { API_KEY } from './support/server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -246,32 +246,25 @@ test.describe.serial('saved views and recent searches', () => {
     ] as const) {
       await s.post('searches', { page: 'logs', state: `project=${BUSY}&tier=PRO&range=${range}`, label });
     }
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
-      for (const [w, h] of [
-        [1440, 900],
-        [1024, 700],
-      ] as const) {
-        await page.setViewportSize({ width: w, height: h });
-        await page.goto(`${s.url}/usage?project=${BUSY}&interval=daily#key=${API_KEY}`);
-        await expect(page.getByTestId('total-rest-value')).toBeVisible();
-        await trigger(page).click();
-        await expect(menu(page).getByTestId('sv-search')).toHaveCount(3);
-        await page.keyboard.press('ArrowDown');
-        await page.screenshot({ path: `${SHOTS}/saved-views-${scheme}-${w}x${h}.png` });
-        const box = (await menu(page).boundingBox())!;
-        // The menu stays within the window.
-        expect(box.x).toBeGreaterThanOrEqual(0);
-        expect(box.x + box.width).toBeLessThanOrEqual(w);
-        expect(box.y + box.height).toBeLessThanOrEqual(h);
-        await menu(page).getByTestId('sv-save-current').click();
-        await page.screenshot({ path: `${SHOTS}/saved-views-save-${scheme}-${w}x${h}.png` });
-        // Escape ends the edit, then closes the menu (the next goto differs only in its fragment, so the page stays).
-        await page.keyboard.press('Escape');
-        await expect(page.getByTestId('sv-save-form')).toHaveCount(0);
-        await page.keyboard.press('Escape');
-        await expect(menu(page)).toHaveCount(0);
-      }
-    }
+    await inEachLook(page, async ({ scheme, w, h }) => {
+      await page.goto(`${s.url}/usage?project=${BUSY}&interval=daily#key=${API_KEY}`);
+      await expect(page.getByTestId('total-rest-value')).toBeVisible();
+      await trigger(page).click();
+      await expect(menu(page).getByTestId('sv-search')).toHaveCount(3);
+      await page.keyboard.press('ArrowDown');
+      await page.screenshot({ path: `${SHOTS}/saved-views-${scheme}-${w}x${h}.png` });
+      const box = (await menu(page).boundingBox())!;
+      // The menu stays within the window.
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(w);
+      expect(box.y + box.height).toBeLessThanOrEqual(h);
+      await menu(page).getByTestId('sv-save-current').click();
+      await page.screenshot({ path: `${SHOTS}/saved-views-save-${scheme}-${w}x${h}.png` });
+      // Escape ends the edit, then closes the menu (the next goto differs only in its fragment, so the page stays).
+      await page.keyboard.press('Escape');
+      await expect(page.getByTestId('sv-save-form')).toHaveCount(0);
+      await page.keyboard.press('Escape');
+      await expect(menu(page)).toHaveCount(0);
+    });
   });
 });

@@ -56,3 +56,20 @@ export function waitForEndpoint(page: Page, name: string, params: Record<string,
 export function num(text: string | null): number {
   return Number((text ?? '').replace(/[^\d.-]/g, ''));
 }
+
+/** The looks every screenshot is taken in: light and dark, at 1440×900 and 1024×700. */
+export const LOOKS = (['light', 'dark'] as const).flatMap((scheme) =>
+  ([
+    [1440, 900],
+    [1024, 700],
+  ] as const).map(([w, h]) => ({ scheme, w, h })),
+);
+
+/** Runs `shoot` once per look, with the page set to it (colour scheme, no motion, viewport). */
+export async function inEachLook(page: Page, shoot: (look: (typeof LOOKS)[number]) => Promise<void>): Promise<void> {
+  for (const look of LOOKS) {
+    await page.emulateMedia({ colorScheme: look.scheme, reducedMotion: 'reduce' });
+    await page.setViewportSize({ width: look.w, height: look.h });
+    await shoot(look);
+  }
+}
