@@ -15,6 +15,8 @@ export interface TableItem {
   timestamp: number;
   event_message: string;
   fields: ExplorerFields;
+  /** Where a filter matched when the row does not show it (the id, or far into the message). */
+  matchNote?: string;
 }
 
 const HEADERS: Record<ExplorerColumn, string> = {
@@ -141,6 +143,11 @@ function Cell({ column, item, highlight }: { column: ExplorerColumn; item: Table
     case 'event_message':
       return (
         <span role="gridcell" className="mono ellipsis muted-strong" title={item.event_message.slice(0, 2000)} data-col="message">
+          {item.matchNote && (
+            <span className="ex-match-note" data-testid="match-note">
+              {item.matchNote}
+            </span>
+          )}
           <Marked parts={highlight(cellText(item.event_message))} />
         </span>
       );

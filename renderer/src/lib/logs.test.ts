@@ -16,6 +16,7 @@ import {
   requestFields,
   resolveRange,
   retentionCut,
+  hiddenMatch,
   rowMatches,
   statusClass,
   tierCovering,
@@ -195,6 +196,21 @@ describe('rowMatches', () => {
     expect(rowMatches(r, f, '500')).toBe(true);
     expect(rowMatches(r, f, '404')).toBe(false);
     expect(rowMatches(r, f, '  ')).toBe(true);
+  });
+});
+
+describe('hiddenMatch (issue 13, item 7: the filter box matched where the row does not show it)', () => {
+  // The reported cases: "503" matching a 200 row through its request id, "500" inside `offset=3500` far into the message.
+  const long = { ...row('req-503-x', NOW, [{ request: [{ method: 'GET', path: '/rest/v1/t' }], response: [{ status_code: 200 }] }]), event_message: `GET | 200 | ${'x'.repeat(70)}?offset=3500` };
+  const f = requestFields(long);
+  it('names the id, or where in the message, and nothing when the match is in sight', () => {
+    expect(hiddenMatch(long, f, '503')).toBe('match in id');
+    // "GET | 200 | " is 12 characters, then 70 x's, "?offset=" (8) and "3": "500" starts after 91, at character 92.
+    expect(hiddenMatch(long, f, '500')).toBe(`match at character ${12 + 70 + 8 + 1 + 1} of the message`);
+    expect(hiddenMatch(long, f, '200')).toBe(null);
+    expect(hiddenMatch(long, f, '/rest')).toBe(null);
+    expect(hiddenMatch(long, f, 'get')).toBe(null);
+    expect(hiddenMatch(long, f, 'nothing')).toBe(null);
   });
 });
 

@@ -229,6 +229,24 @@ export function mergePages(pages: ReadonlyArray<readonly LogRow[]>): LogRow[] {
 }
 
 /** Case-insensitive match of a filter text against a row's visible fields. */
+/** A message match this far in is past what a table cell shows. */
+const VISIBLE_MESSAGE_CHARS = 60;
+
+/**
+ * Where the filter box matched, when the table would not show it: the id (not a column) or a
+ * point far into the message. Null when the match is in sight (or nothing matched).
+ */
+export function hiddenMatch(row: LogRow, fields: RequestFields, filter: string): string | null {
+  const q = filter.trim().toLowerCase();
+  if (!q) return null;
+  const visible =
+    (fields.path ?? '').toLowerCase().includes(q) || (fields.method ?? '').toLowerCase() === q || String(fields.status ?? '') === q;
+  if (visible) return null;
+  const at = row.event_message.toLowerCase().indexOf(q);
+  if (at >= 0) return at < VISIBLE_MESSAGE_CHARS ? null : `match at character ${at + 1} of the message`;
+  return row.id.toLowerCase().includes(q) ? 'match in id' : null;
+}
+
 export function rowMatches(row: LogRow, fields: RequestFields, filter: string): boolean {
   const q = filter.trim().toLowerCase();
   if (!q) return true;

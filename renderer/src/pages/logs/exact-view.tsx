@@ -30,6 +30,7 @@ import {
   resolveRange,
   retentionCut,
   retentionOf,
+  hiddenMatch,
   rowMatches,
   tierCovering,
   type LogsRange,
@@ -74,7 +75,10 @@ export function ExactView() {
       }),
     [logs.data],
   );
-  const visible = useMemo(() => (filter.trim() ? items.filter((i) => rowMatches(i.row, i.request, filter)) : items), [items, filter]);
+  const visible = useMemo(
+    () => (filter.trim() ? items.filter((i) => rowMatches(i.row, i.request, filter)).map((i) => ({ ...i, matchNote: hiddenMatch(i.row, i.request, filter) ?? undefined })) : items),
+    [items, filter],
+  );
   const selected = detailOpen ? (items.find((i) => i.id === selectedId) ?? null) : null;
   const highlight = useMemo(() => makeHighlighter(filter.trim(), false), [filter]);
 
