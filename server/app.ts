@@ -22,6 +22,7 @@ import { findSource, findSourceExact, SOURCE_NAMES } from './sources.ts';
 import { EngineTrapped } from './store/db.ts';
 import { isDiskFull, type LogStore } from './store/log-store.ts';
 import { formatIsoMicros, INSTANT_RANGE, readIsoMicros } from './time.ts';
+import { json } from './http.ts';
 
 export interface AppDeps {
   store: LogStore;
@@ -66,10 +67,6 @@ function sha256(text: string): Buffer {
 export function keyMatches(given: string | undefined, expected: Buffer): boolean {
   if (!given) return false;
   return timingSafeEqual(sha256(given), expected);
-}
-
-function json(c: Context, body: unknown, status = 200, headers: Readonly<Record<string, string>> = {}): Response {
-  return c.body(JSON.stringify(body), status as 200, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
 }
 
 function renderError(c: Context, err: AppError): Response {

@@ -15,6 +15,7 @@ import { toQueryShape } from '../ingest/shape.ts';
 import { sourceInfo, type SourceName } from '../sources.ts';
 import { formatIsoMicros } from '../time.ts';
 import { PreSerializedRecord, type DemoRecord } from './common.ts';
+import { csvCell } from '../http.ts';
 
 export const EXPORT_FORMATS = ['ndjson', 'json-array', 'result', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -109,11 +110,6 @@ const isNumericForm = (form: TimestampForm) => form === 'micros' || form === 'mi
  */
 export function toNdjsonLine(record: DemoRecord): string {
   return defaultLine(record, 0);
-}
-
-/** RFC 4180: quote a cell that holds a comma, a quote or a line break; double inner quotes. */
-function csvCell(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 type Serializer = (r: DemoRecord, index: number) => string;

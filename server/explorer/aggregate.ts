@@ -4,9 +4,10 @@
  * record decides). Exact either way.
  */
 import { AppError, badParam } from '../errors.ts';
+import { pathOfUrl } from '../ingest/normalize.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { MICROS } from '../time.ts';
-import { EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, pathOf, scanRows, splitOf, whereOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
+import { EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, splitOf, whereOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
 
 /** Round bucket widths; a histogram takes the narrowest that covers its range in about N buckets. */
 export const BUCKET_WIDTHS: readonly number[] = [
@@ -101,7 +102,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   const paths = new Map<number, string>();
   const urlPath = (id: number) => {
     let p = paths.get(id);
-    if (p === undefined) paths.set(id, (p = pathOf(store.urls.get(id))));
+    if (p === undefined) paths.set(id, (p = pathOfUrl(store.urls.get(id))));
     return p;
   };
   const valueOf = (f: ExplorerFieldName, row: ScanRow): string | number | null => {

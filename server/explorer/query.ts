@@ -6,7 +6,7 @@
  */
 import type { RE2JS } from 're2js';
 import { AppError, badParam } from '../errors.ts';
-import { canonicalRecord } from '../ingest/normalize.ts';
+import { canonicalRecord, pathOfUrl } from '../ingest/normalize.ts';
 import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
 import type { SqlValue } from '../store/db.ts';
 import { SOURCE_FIELDS } from '../store/hot-columns.ts';
@@ -199,27 +199,34 @@ export function partitionsOf(store: LogStore, q: ExplorerQuery): Partition[] {
     .reverse();
 }
 
+/** Recent answers of urlIdsWithPath per store: a paged or refreshed view asks for the same prefixes again. */
+const pathMemo = new WeakMap<LogStore, Map<string, { epoch: number; count: number; ids: string }>>();
+
 /** Edge paths live in the URL dictionary: the ids of URLs whose path starts with one of `prefixes`. */
 function urlIdsWithPath(store: LogStore, prefixes: string[]): string {
+  let memo = pathMemo.get(store);
+  if (!memo) pathMemo.set(store, (memo = new Map()));
+  const key = JSON.stringify(prefixes);
+  const hit = memo.get(key);
+  if (hit && hit.epoch === store.urlEpoch && hit.count === store.urls.count) return hit.ids;
+  const ids = JSON.stringify(matchingUrlIds(store, prefixes));
+  if (memo.size >= 32) memo.clear();
+  memo.set(key, { epoch: store.urlEpoch, count: store.urls.count, ids });
+  return ids;
+}
+
+function matchingUrlIds(store: LogStore, prefixes: string[]): number[] {
   const ids: number[] = [];
   for (let after = 0; ; ) {
     const slice = store.urls.slice(after, 10_000);
     for (const { id, url } of slice) {
-      const p = pathOf(url);
+      const p = pathOfUrl(url);
       if (prefixes.some((x) => p.startsWith(x))) ids.push(id);
       after = id;
     }
     if (slice.length < 10_000) break;
   }
-  return JSON.stringify(ids);
-}
-
-export function pathOf(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url.replace(/[?#].*$/, '');
-  }
+  return ids;
 }
 
 /** SQL conditions and their values for the hot filters of one partition's table. */
@@ -478,7 +485,7 @@ export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnTex
       out.function_id = fnText(row.function);
       // The slug its records name (`/functions/v1/<slug>`), shown beside the id.
       if (row.function) out.function_slug = functionSlugs(store, row.project, [row.function]).get(row.function) ?? null;
-    } else if (f === 'path') out.path = q.source.hot === 'edge' ? (row.url ? pathOf(store.urls.get(row.url)) : null) : row.path;
+    } else if (f === 'path') out.path = q.source.hot === 'edge' ? (row.url ? pathOfUrl(store.urls.get(row.url)) : null) : row.path;
     else out[f] = row[f];
   }
   return out;

@@ -70,7 +70,8 @@ function stringOrNull(v: Json | undefined): string | null {
   return null;
 }
 
-function pathOfUrl(url: string): string {
+/** A URL's path (the text before `?` or `#` when it does not parse as a URL). */
+export function pathOfUrl(url: string): string {
   try {
     return new URL(url).pathname;
   } catch {

@@ -13,13 +13,10 @@ import { AppError, methodNotAllowed, type ErrorDetail } from '../errors.ts';
 import { functionStats, windowOf, type FunctionStats } from '../functions/stats.ts';
 import type { FunctionListAnswer, FunctionTotal } from '../functions/types.ts';
 import { QueryTimeout, withDeadline } from '../store/db.ts';
+import { json } from '../http.ts';
 
 /** The intervals functions.invocation-stats declares; here an unknown one is a 400, not 1day. */
 const INTERVALS: readonly string[] = findEndpoint('functions.invocation-stats')?.params.find((p) => p.name === 'interval')?.allowed ?? [];
-
-function json(c: Context, body: unknown): Response {
-  return c.body(JSON.stringify(body), 200, { 'Content-Type': 'application/json; charset=utf-8' });
-}
 
 /** project and interval, each given once; every problem is named in one 400. */
 function readParams(c: Context): { project: string; interval: string } {

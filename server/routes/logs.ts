@@ -11,6 +11,7 @@ import { badParam } from '../errors.ts';
 import { SOURCES } from '../sources.ts';
 import { formatIsoMicros } from '../time.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../endpoints/run.ts';
+import { csvCell, json } from '../http.ts';
 
 /** How long one page of a text search may scan before it answers with what it found so far. */
 export const SEARCH_BUDGET_MS = 250;
@@ -26,10 +27,6 @@ const LABELS: Record<string, string> = {
   postgrest_logs: 'PostgREST',
   pgbouncer_logs: 'Pooler (PgBouncer)',
 };
-
-function json(c: Context, body: unknown): Response {
-  return c.body(JSON.stringify(body), 200, { 'Content-Type': 'application/json; charset=utf-8' });
-}
 
 export function registerLogRoutes(app: Hono, deps: AppDeps): void {
   const timeoutMs = deps.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
@@ -134,8 +131,4 @@ export function registerLogRoutes(app: Hono, deps: AppDeps): void {
       'Content-Disposition': `attachment; filename="${name}"`,
     });
   });
-}
-
-function csvCell(text: string): string {
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -31,16 +31,13 @@ import {
   type SavedView,
   type ViewsData,
 } from '../store/view-store.ts';
+import { json } from '../http.ts';
 
 const DISK_FULL_MESSAGE = 'the disk is full: the saved views and searches were not changed; free some space and try again';
 
 const newViewBody = z.strictObject({ name: viewNameSchema, page: viewPageSchema, state: viewStateSchema });
 const renameBody = z.strictObject({ name: viewNameSchema });
 const searchBody = z.strictObject({ page: viewPageSchema, state: viewStateSchema, label: searchLabelSchema.optional() });
-
-function json(c: Context, body: unknown, status: 200 | 201 = 200): Response {
-  return c.body(JSON.stringify(body), status, { 'Content-Type': 'application/json; charset=utf-8' });
-}
 
 /** The body as a JSON object with its own keys only (no prototype: `__proto__` is just a key, and refused as unknown). */
 async function readBody(c: Context, windowMs: number, example: string): Promise<Record<string, unknown>> {

@@ -9,6 +9,7 @@ import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-qu
 import type { ErrorBody } from '../../../server/api-types.ts';
 import type { FilterField } from '../lib/logs.ts';
 import { ApiError, getApiKey } from './client.ts';
+import { downloadBlob } from '../lib/download.ts';
 
 /** Columns a source's table can show (`columns` of `/api/logs/fields`). */
 export type ExplorerColumn = 'timestamp' | 'status' | 'method' | 'path' | 'level' | 'function_id' | 'event_message';
@@ -239,13 +240,6 @@ export async function downloadExport(
   }
   const fileName = dispositionName(res.headers.get('content-disposition')) ?? `${fallbackName}.${format}`;
   const type = format === 'csv' ? 'text/csv;charset=utf-8' : 'application/x-ndjson';
-  const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  downloadBlob(fileName, new Blob(chunks as BlobPart[], { type }));
   return { fileName, bytes };
 }
