@@ -1,13 +1,15 @@
 /**
- * Histogram, facets and counts over the explorer's query: GROUP BY on each partition's hot
- * columns when there is no text search, a walk over the matching rows when there is one (the
- * record decides). Exact either way.
+ * Histogram, facets and counts over the explorer's query, exact. Without a text search they
+ * are counted from each partition's columns (store/scan-columns.ts): whole hours from its hour
+ * counts where no path is involved, the rest row by row over the typed arrays. With a text
+ * search the record decides, so the matching rows are walked (scanRows).
  */
 import { AppError, badParam } from '../errors.ts';
-import { pathOfUrl } from '../ingest/normalize.ts';
 import type { LogStore } from '../store/log-store.ts';
+import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
-import { EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, splitOf, whereOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
+import { EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
+import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
 /** Round bucket widths; a histogram takes the narrowest that covers its range in about N buckets. */
 export const BUCKET_WIDTHS: readonly number[] = [
@@ -29,11 +31,42 @@ function statusClass(status: number | null): string {
   return status !== null && status >= 100 && status <= 599 ? `${Math.floor(status / 100)}xx` : 'none';
 }
 
+/** Status class keys by index (0: none), as statusClassIndex numbers them. */
+const CLASS_KEYS = ['none', '1xx', '2xx', '3xx', '4xx', '5xx'];
+const statusClassIndex = (s: number) => (s >= 100 && s <= 599 ? Math.floor(s / 100) : 0);
+
 export interface HistogramBucket {
   timestamp: number;
   count: number;
   by: Record<string, number>;
 }
+
+/** Per key, a count per bucket. */
+class Tally {
+  readonly byKey = new Map<string, Float64Array>();
+  constructor(readonly buckets: number) {}
+  key(k: string): Float64Array {
+    let a = this.byKey.get(k);
+    if (!a) this.byKey.set(k, (a = new Float64Array(this.buckets)));
+    return a;
+  }
+}
+
+/**
+ * The part of (start, end] made of whole hours, [from, to) (hour starts), and the pieces around
+ * it; null when no whole hour lies inside. Hours are counted from the hour counts.
+ */
+function wholeHours(start: number, end: number): { from: number; to: number; edges: Array<[number, number]> } | null {
+  const from = Math.ceil((start + 1) / HOUR_MICROS) * HOUR_MICROS;
+  const to = Math.floor((end + 1) / HOUR_MICROS) * HOUR_MICROS;
+  if (to <= from) return null;
+  const edges: Array<[number, number]> = [];
+  if (from - 1 > start) edges.push([start, from - 1]);
+  if (end > to - 1) edges.push([to - 1, end]);
+  return { from, to, edges };
+}
+
+const involvesPath = (q: ExplorerQuery) => q.path.include.length > 0 || q.path.exclude.length > 0;
 
 export async function histogram(store: LogStore, q: ExplorerQuery, buckets: number, deadline: number): Promise<{ buckets: HistogramBucket[]; width: number; split: 'status' | 'level' }> {
   if (!Number.isInteger(buckets) || buckets < 1 || buckets > MAX_BUCKETS) throw badParam('buckets', `buckets must be an integer from 1 to ${MAX_BUCKETS}`);
@@ -41,32 +74,55 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
   const split = splitOf(q.source);
   // Buckets are aligned to the epoch; the first holds the instant just after start (start is exclusive).
   const first = Math.floor((q.start + 1) / width) * width;
-  const out: HistogramBucket[] = [];
-  for (let t = first; t <= q.end; t += width) out.push({ timestamp: t, count: 0, by: {} });
-  const add = (ts: number, key: string, n: number) => {
-    const b = out[Math.floor((ts - first) / width)];
-    if (!b) return;
-    b.count += n;
-    b.by[key] = (b.by[key] ?? 0) + n;
-  };
+  const n = Math.floor((q.end - first) / width) + 1;
+  const tally = new Tally(n);
+  const bucketOf = (ts: number) => Math.floor((ts - first) / width);
   if (q.q) {
-    await scanRows(store, q, (row) => add(row.ts, split === 'status' ? statusClass(row.status) : (row.level ?? 'none'), 1), { deadline });
+    await scanRows(store, q, (row) => void (tally.key(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[bucketOf(row.ts)]! += 1), { deadline });
   } else {
-    const where = whereOf(store, q);
-    const key = split === 'status' ? "CASE WHEN status BETWEEN 100 AND 599 THEN (status / 100) || 'xx' ELSE 'none' END" : "coalesce(level, 'none')";
-    for (const p of partitionsOf(store, q)) {
-      // sql.js binds numbers past 32 bits as REAL: without the cast every instant is its own group.
-      const rows = store.use(p).rows(`SELECT CAST((ts - ?) / ? AS INTEGER) AS b, ${key} AS k, count(*) FROM ${q.source.alias} WHERE ${where.sql} GROUP BY b, k`, [first, width, ...where.params]);
-      for (const [b, k, n] of rows) add(first + (b as number) * width, k as string, n as number);
-      checkDeadline(deadline);
-      await new Promise<void>((resolve) => setImmediate(resolve));
+    const hours = width % HOUR_MICROS === 0 && !involvesPath(q) ? wholeHours(q.start, q.end) : null;
+    const rowWindows: Array<[number, number]> = hours ? hours.edges : [[q.start, q.end]];
+    for (const [start, end] of rowWindows) {
+      await eachPartition(store, { ...q, start, end }, deadline, [split === 'status' ? 'status' : 'level'], (c, pass, from, to) => {
+        const { ts } = c;
+        if (split === 'status') {
+          const { status } = c;
+          const byClass = CLASS_KEYS.map((k) => tally.key(k));
+          for (let i = from; i < to; i++) if (pass(i)) byClass[statusClassIndex(status[i]!)]![bucketOf(ts[i]!)]! += 1;
+        } else {
+          const { level } = c;
+          const byLevel = c.dicts.level.map((k) => tally.key(k));
+          const none = tally.key('none');
+          for (let i = from; i < to; i++) if (pass(i)) (level[i] === NONE ? none : byLevel[level[i]!]!)[bucketOf(ts[i]!)]! += 1;
+        }
+      });
+    }
+    if (hours) {
+      await eachHourCount(store, q, hours, deadline, (c, h, pass) => {
+        const byLevel = split === 'level' ? c.dicts.level.map((k) => tally.key(k)) : [];
+        for (let j = 0; j < h.m; j++) {
+          if (!pass(j)) continue;
+          const b = bucketOf(h.hour[j]! * HOUR_MICROS);
+          const key = split === 'status' ? tally.key(CLASS_KEYS[statusClassIndex(h.status[j]!)]!) : h.level[j] === NONE ? tally.key('none') : byLevel[h.level[j]!]!;
+          key[b]! += h.count[j]!;
+        }
+      });
     }
   }
-  // Every class or level seen anywhere is a key of every bucket, so stacked charts line up.
-  const keys = new Set<string>();
-  for (const b of out) for (const k of Object.keys(b.by)) keys.add(k);
-  if (split === 'status') for (const k of ['2xx', '3xx', '4xx', '5xx']) keys.add(k);
-  for (const b of out) for (const k of keys) b.by[k] ??= 0;
+  // Every class or level seen anywhere is a key of every bucket (stacked charts line up).
+  const keys = [...tally.byKey].filter(([, a]) => a.some((v) => v > 0)).map(([k]) => k);
+  if (split === 'status') for (const k of ['2xx', '3xx', '4xx', '5xx']) if (!keys.includes(k)) keys.push(k);
+  const out: HistogramBucket[] = [];
+  for (let b = 0; b < n; b++) {
+    const by: Record<string, number> = {};
+    let count = 0;
+    for (const k of keys) {
+      const v = tally.byKey.get(k)?.[b] ?? 0;
+      by[k] = v;
+      count += v;
+    }
+    out.push({ timestamp: first + b * width, count, by });
+  }
   return { buckets: out, width, split };
 }
 
@@ -75,7 +131,6 @@ export interface FacetValue {
   count: number;
 }
 
-/** Top values of each asked field with exact counts, and how many other values there are. */
 /** Past the deadline a request fails with a 503, as the endpoints do at their limit. */
 function checkDeadline(deadline: number): void {
   if (performance.now() > deadline) {
@@ -83,6 +138,7 @@ function checkDeadline(deadline: number): void {
   }
 }
 
+/** Top values of each asked field with exact counts, and how many other values there are. */
 export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: string | undefined, deadline: number): Promise<{ result: Record<string, FacetValue[]>; others: Record<string, number> }> {
   const available = fieldsOf(q.source);
   const asked = fieldsText === undefined ? available : fieldsText.split(',').map((f) => f.trim()).filter(Boolean);
@@ -98,18 +154,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     const m = counts.get(f)!;
     m.set(v, (m.get(v) ?? 0) + n);
   };
-  // One dictionary read per URL per request, however many partitions name it.
-  const paths = new Map<number, string>();
-  const urlPath = (id: number) => {
-    let p = paths.get(id);
-    if (p === undefined) paths.set(id, (p = pathOfUrl(store.urls.get(id))));
-    return p;
-  };
-  const valueOf = (f: ExplorerFieldName, row: ScanRow): string | number | null => {
-    if (f === 'function_id') return fnText(row.function);
-    if (f === 'path') return q.source.hot === 'edge' ? (row.url ? urlPath(row.url) : null) : row.path;
-    return row[f];
-  };
+  const valueOf = (f: ExplorerFieldName, row: ScanRow): string | number | null => (f === 'function_id' ? fnText(row.function) : row[f]);
   if (q.q) {
     await scanRows(
       store,
@@ -120,30 +165,72 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
       { deadline },
     );
   } else {
-    const where = whereOf(store, q);
-    const columnOf = (f: ExplorerFieldName) => (f === 'function_id' ? 'function' : f === 'path' && q.source.hot === 'edge' ? 'url' : f);
-    for (const p of partitionsOf(store, q)) {
-      const db = store.use(p);
-      for (const f of fields) {
-        const col = columnOf(f);
-        for (const [v, n] of db.rows(`SELECT ${col}, count(*) FROM ${q.source.alias} WHERE ${where.sql} AND ${col} IS NOT NULL GROUP BY ${col}`, where.params)) {
-          const value = f === 'function_id' ? fnText(v as number) : f === 'path' && q.source.hot === 'edge' ? urlPath(v as number) : (v as string | number);
-          bump(f, value, n as number);
-        }
+    /** Adds the counts of one array of values (rows, or hour counts with their `weights`). */
+    const countValues = (f: ExplorerFieldName, c: ScanColumns, values: Int32Array, from: number, to: number, pass: (i: number) => boolean, weights?: Int32Array) => {
+      const numeric = f === 'status' || f === 'function_id';
+      // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
+      const size = numeric ? 1024 : c.dicts[f].length;
+      const per = new Float64Array(size);
+      const big = new Map<number, number>();
+      const none = f === 'function_id' ? 0 : NONE;
+      const every = pass === EVERY_ROW && !weights;
+      for (let i = from; i < to; i++) {
+        const v = values[i]!;
+        if (v === none || (!every && !pass(i))) continue;
+        const w = weights ? weights[i]! : 1;
+        if (v < size) per[v]! += w;
+        else big.set(v, (big.get(v) ?? 0) + w);
       }
-      checkDeadline(deadline);
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      const valueOf = (v: number) => (f === 'status' ? v : f === 'function_id' ? fnText(v) : c.dicts[f][v]!);
+      for (let v = 0; v < size; v++) if (per[v]) bump(f, valueOf(v), per[v]!);
+      for (const [v, k] of big) bump(f, valueOf(v), k);
+    };
+    const columnOf = (f: ExplorerFieldName): 'status' | 'method' | 'path' | 'level' | 'fn' => (f === 'function_id' ? 'fn' : f);
+    // Paths are not in the hour counts: a facet or filter of paths is counted row by row.
+    const hours = involvesPath(q) || fields.includes('path') ? null : wholeHours(q.start, q.end);
+    for (const [start, end] of hours ? hours.edges : [[q.start, q.end] as [number, number]]) {
+      await eachPartition(store, { ...q, start, end }, deadline, fields.map(columnOf), (c, pass, from, to) => {
+        for (const f of fields) countValues(f, c, c[columnOf(f)], from, to, pass);
+      });
+    }
+    if (hours) {
+      await eachHourCount(store, q, hours, deadline, (c, h, pass) => {
+        for (const f of fields) countValues(f, c, h[f === 'function_id' ? 'fn' : (f as 'status' | 'method' | 'level')], 0, h.m, pass, h.count);
+      });
     }
   }
   const result: Record<string, FacetValue[]> = {};
   const others: Record<string, number> = {};
   for (const f of fields) {
-    const all = [...counts.get(f)!].map(([value, count]) => ({ value, count }));
-    all.sort((a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)));
-    result[f] = all.slice(0, FACET_TOP);
-    others[f] = Math.max(0, all.length - FACET_TOP);
+    const all = counts.get(f)!;
+    result[f] = topValues(all, FACET_TOP);
+    others[f] = Math.max(0, all.size - FACET_TOP);
   }
   return { result, others };
+}
+
+/** Larger count first, then the smaller value (numbers by value, texts by code units). */
+function before(a: FacetValue, b: FacetValue): boolean {
+  if (a.count !== b.count) return a.count > b.count;
+  return typeof a.value === 'number' && typeof b.value === 'number' ? a.value < b.value : String(a.value) < String(b.value);
+}
+
+/**
+ * The first `k` values in that order, without sorting them all: a week of paths holds tens of
+ * thousands of values, most seen once.
+ */
+export function topValues(counts: Map<string | number, number>, k: number): FacetValue[] {
+  const top: FacetValue[] = [];
+  for (const [value, count] of counts) {
+    const e = { value, count };
+    if (top.length === k && !before(e, top[k - 1]!)) continue;
+    let i = Math.min(top.length, k - 1);
+    if (top.length < k) top.push(e);
+    else top[k - 1] = e;
+    for (; i > 0 && before(e, top[i - 1]!); i--) top[i] = top[i - 1]!;
+    top[i] = e;
+  }
+  return top;
 }
 
 /** How many records match, and about how large an export of them is. */
@@ -161,14 +248,57 @@ export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: 
       { deadline },
     );
   } else {
-    const where = whereOf(store, q);
-    for (const p of partitionsOf(store, q)) {
-      const [n, b] = store.use(p).rows(`SELECT count(*), coalesce(sum(len), 0) FROM ${q.source.alias} WHERE ${where.sql}`, where.params)[0]!;
-      count += n as number;
-      bytes += b as number;
-      checkDeadline(deadline);
-    }
+    await eachPartition(store, q, deadline, ['len'], (c, pass, from, to) => {
+      const { len } = c;
+      for (let i = from; i < to; i++) {
+        if (!pass(i)) continue;
+        count++;
+        bytes += len[i]!;
+      }
+    });
   }
   // Records go out in the query shape, a little larger than stored (the wrappers of nested records).
   return { count, bytes: Math.round(bytes * 1.1) };
+}
+
+/** A turn for other requests every 20 ms of counting. */
+async function maybeYield(state: { at: number }): Promise<void> {
+  if (performance.now() - state.at < 20) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  state.at = performance.now();
+}
+
+/**
+ * Calls `work` with each partition's columns (the filters' and `needed` row arrays loaded), its
+ * filter and the rows of the window, newest partition first; stops at the deadline.
+ */
+async function eachPartition(store: LogStore, q: ExplorerQuery, deadline: number, needed: readonly ColumnName[], work: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void): Promise<void> {
+  const columns: ColumnName[] = ['ts', ...filterColumns(q), ...needed];
+  const turn = { at: performance.now() };
+  for (const p of partitionsOf(store, q)) {
+    const c = store.columns(p, columns);
+    const pass = rowFilter(q, c);
+    if (pass) {
+      const [from, to] = windowRange(c, q.start, q.end, null);
+      if (to > from) work(c, pass, from, to);
+    }
+    checkDeadline(deadline);
+    await maybeYield(turn);
+  }
+}
+
+/** Calls `work` with the hour counts of each partition of the whole hours [from, to), and their filter. */
+async function eachHourCount(store: LogStore, q: ExplorerQuery, hours: { from: number; to: number }, deadline: number, work: (c: ScanColumns, h: HourCounts, pass: (j: number) => boolean) => void): Promise<void> {
+  const turn = { at: performance.now() };
+  const lo = hours.from / HOUR_MICROS;
+  const hi = hours.to / HOUR_MICROS;
+  for (const p of partitionsOf(store, { ...q, start: hours.from - 1, end: hours.to - 1 })) {
+    const c = store.columns(p);
+    const h = c.hours;
+    const target: FilterTarget = { project: h.project, status: h.status, method: h.method, level: h.level, fn: h.fn, dicts: c.dicts };
+    const pass = rowFilter(q, target);
+    if (pass) work(c, h, (j) => h.hour[j]! >= lo && h.hour[j]! < hi && pass(j));
+    checkDeadline(deadline);
+    await maybeYield(turn);
+  }
 }

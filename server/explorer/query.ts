@@ -8,7 +8,7 @@ import type { RE2JS } from 're2js';
 import { AppError, badParam } from '../errors.ts';
 import { canonicalRecord, pathOfUrl } from '../ingest/normalize.ts';
 import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
-import type { SqlValue } from '../store/db.ts';
+import { NONE, ROW_COLUMNS, type ScanColumns } from '../store/scan-columns.ts';
 import { SOURCE_FIELDS } from '../store/hot-columns.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
@@ -16,6 +16,8 @@ import { INSTANT_RANGE, MICROS, readIsoMicros } from '../time.ts';
 import { compileRe2 } from '../endpoints/re2.ts';
 import { functionSlugs } from '../functions/slugs.ts';
 import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
+import { blockSearch } from './block-search.ts';
+import { rowFilter, windowRange } from './row-filter.ts';
 
 export type ExplorerFieldName = 'status' | 'method' | 'path' | 'level' | 'function_id';
 export const EXPLORER_FIELDS: readonly ExplorerFieldName[] = ['status', 'method', 'path', 'level', 'function_id'];
@@ -199,89 +201,6 @@ export function partitionsOf(store: LogStore, q: ExplorerQuery): Partition[] {
     .reverse();
 }
 
-/** Recent answers of urlIdsWithPath per store: a paged or refreshed view asks for the same prefixes again. */
-const pathMemo = new WeakMap<LogStore, Map<string, { epoch: number; count: number; ids: string }>>();
-
-/** Edge paths live in the URL dictionary: the ids of URLs whose path starts with one of `prefixes`. */
-function urlIdsWithPath(store: LogStore, prefixes: string[]): string {
-  let memo = pathMemo.get(store);
-  if (!memo) pathMemo.set(store, (memo = new Map()));
-  const key = JSON.stringify(prefixes);
-  const hit = memo.get(key);
-  if (hit && hit.epoch === store.urlEpoch && hit.count === store.urls.count) return hit.ids;
-  const ids = JSON.stringify(matchingUrlIds(store, prefixes));
-  if (memo.size >= 32) memo.clear();
-  memo.set(key, { epoch: store.urlEpoch, count: store.urls.count, ids });
-  return ids;
-}
-
-function matchingUrlIds(store: LogStore, prefixes: string[]): number[] {
-  const ids: number[] = [];
-  for (let after = 0; ; ) {
-    const slice = store.urls.slice(after, 10_000);
-    for (const { id, url } of slice) {
-      const p = pathOfUrl(url);
-      if (prefixes.some((x) => p.startsWith(x))) ids.push(id);
-      after = id;
-    }
-    if (slice.length < 10_000) break;
-  }
-  return ids;
-}
-
-/** SQL conditions and their values for the hot filters of one partition's table. */
-export function whereOf(store: LogStore, q: ExplorerQuery): { sql: string; params: SqlValue[] } {
-  const parts = ['ts > ?', 'ts <= ?'];
-  const params: SqlValue[] = [q.start, q.end];
-  if (q.project !== null) {
-    parts.push('project = ?');
-    params.push(q.project);
-  }
-  const statusSql = (s: StatusSpec) => {
-    if ('code' in s) {
-      params.push(s.code);
-      return 'status = ?';
-    }
-    params.push(s.cls * 100, s.cls * 100 + 99);
-    return 'status BETWEEN ? AND ?';
-  };
-  const inList = (column: string, values: Array<string | number>, lower = false) => {
-    params.push(...values);
-    return `${lower ? `lower(${column})` : column} IN (${values.map(() => '?').join(', ')})`;
-  };
-  const add = <T>(f: Filter<T>, one: (values: T[]) => string, column: string) => {
-    if (f.include.length) parts.push(`(${one(f.include)})`);
-    // A record without the field is kept by an exclusion (NOT on NULL would drop it).
-    if (f.exclude.length) parts.push(`(${column} IS NULL OR NOT (${one(f.exclude)}))`);
-  };
-  add(q.status, (v) => v.map(statusSql).join(' OR '), 'status');
-  add(q.method, (v) => inList('method', v), 'method');
-  add(q.level, (v) => inList('level', v, true), 'level');
-  add(q.function, (v) => inList('function', v), 'function');
-  if (q.path.include.length || q.path.exclude.length) {
-    if (q.source.hot === 'edge') {
-      if (q.path.include.length) {
-        parts.push('url IN (SELECT value FROM json_each(?))');
-        params.push(urlIdsWithPath(store, q.path.include));
-      }
-      if (q.path.exclude.length) {
-        parts.push('url NOT IN (SELECT value FROM json_each(?))');
-        params.push(urlIdsWithPath(store, q.path.exclude));
-      }
-    } else {
-      const prefix = (v: string[]) =>
-        v
-          .map((p) => {
-            params.push(p.length, p);
-            return 'substr(path, 1, ?) = ?';
-          })
-          .join(' OR ');
-      add(q.path, prefix, 'path');
-    }
-  }
-  return { sql: parts.join(' AND '), params };
-}
-
 /** One candidate row: where its record is, and its hot fields (those the source has). */
 export interface ScanRow {
   p: Partition;
@@ -297,19 +216,6 @@ export interface ScanRow {
   level: string | null;
   function: number | null;
   url: number | null;
-}
-
-/** The hot columns a source's table has, in ScanRow's names (missing ones read as NULL). */
-function selectList(source: SourceInfo): string {
-  const has = (c: string) => {
-    if (c === 'url') return source.hot === 'edge';
-    if (c === 'function') return source.hot === 'function_edge' || source.hot === 'function_event';
-    if (c === 'status') return source.hot !== 'function_event';
-    if (c === 'method') return source.hot !== 'function_event';
-    if (c === 'path') return source.hot === 'function_edge' || source.hot === 'plain';
-    return source.hot === 'function_event' || source.hot === 'plain';
-  };
-  return ['status', 'method', 'path', 'level', 'function', 'url'].map((c) => (has(c) ? c : `NULL AS ${c}`)).join(', ');
 }
 
 export interface ScanLimits {
@@ -328,90 +234,118 @@ export interface ScanProgress {
   complete: boolean;
 }
 
-/**
- * Rows fetched per query. Without an index on the instant alone each batch is a scan of the
- * partition, so batches are large: fewer re-scans of a partition a search walks through.
- */
-const BATCH = 10_000;
+/** Rows walked between checks of the clock (the time budget, the deadline, a turn for others). */
+const CHECK_EVERY = 8192;
 
 /**
  * Walks the rows of the window newest first (instant, then row number, descending), from the
  * cursor if any, calling `visit` for each row that passes every filter, the text search
- * included. Yields to the event loop between batches.
+ * included. Reads each partition's columns (store/scan-columns.ts), not its database; yields to
+ * the event loop between partitions and every CHECK_EVERY rows.
  */
 export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, record: () => Buffer) => void, limits: ScanLimits = {}): Promise<ScanProgress> {
   const started = performance.now();
-  const where = whereOf(store, q);
-  const cols = selectList(q.source);
-  const table = q.source.alias;
   const matcher = textMatcher(store, q);
   let matches = 0;
+  // Where the walk is: the last row looked at (matched or not), so a page cut short by its
+  // budget always moves on.
   let last: Cursor | null = q.cursor;
-  // Without a text search every row SQL returns is a match: fetch only what the page needs.
-  const batch = matcher ? BATCH : Math.min(BATCH, limits.matches ?? BATCH);
+  const overBudget = (now: number) => {
+    if (limits.deadline !== undefined && now > limits.deadline) {
+      throw new AppError('unavailable', 'the search ran longer than its time limit and was stopped; narrow the range or the filters');
+    }
+    return matcher !== null && limits.budgetMs !== undefined && now - started > limits.budgetMs && last !== null;
+  };
+  let sinceCheck = 0;
   for (const p of partitionsOf(store, q)) {
     if (last && p.start > last.ts) continue;
-    for (;;) {
-      const db = store.use(p);
-      const after = last && last.ts < p.end ? ' AND (ts < ? OR (ts = ? AND rid < ?))' : '';
-      const params = [...where.params, ...(after ? [last!.ts, last!.ts, last!.rid] : []), batch];
-      const rows = db.rows(`SELECT rid, ts, project, blk, boff, len, ${cols} FROM ${table} WHERE ${where.sql}${after} ORDER BY ts DESC, rid DESC LIMIT ?`, params);
-      for (const [rid, ts, project, blk, boff, len, status, method, path, level, fn, url] of rows) {
-        const row: ScanRow = {
-          p,
-          rid: rid as number,
-          ts: ts as number,
-          project: project as number,
-          blk: blk as number,
-          boff: boff as number,
-          len: len as number,
-          status: status as number | null,
-          method: method as string | null,
-          path: path as string | null,
-          level: level as string | null,
-          function: fn as number | null,
-          url: url as number | null,
-        };
-        last = { ts: row.ts, rid: row.rid };
-        let raw: Buffer | undefined;
-        const record = () => (raw ??= store.readRecord(p, row));
-        if (matcher && !matcher(row, record)) continue;
-        visit(row, record);
-        if (limits.matches !== undefined && ++matches >= limits.matches) return { last, complete: false };
+    const c = store.columns(p, ROW_COLUMNS);
+    const pass = rowFilter(q, c);
+    const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
+    const blockHas = matcher?.block ? new Map<number, boolean>() : null;
+    for (let i = from; i < to; i++) {
+      if (++sinceCheck >= CHECK_EVERY) {
+        sinceCheck = 0;
+        if (i > from) last = { ts: c.ts[i - 1]!, rid: c.rid[i - 1]! };
+        if (overBudget(performance.now())) return { last: last!, complete: false };
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      const now = performance.now();
-      if (limits.deadline !== undefined && now > limits.deadline) {
-        throw new AppError('unavailable', 'the search ran longer than its time limit and was stopped; narrow the range or the filters');
+      if (!pass!(i)) continue;
+      // A block that does not hold the text anywhere rules out all its records at once.
+      if (blockHas) {
+        const blk = c.blk[i]!;
+        let has = blockHas.get(blk);
+        if (has === undefined) blockHas.set(blk, (has = matcher!.block!(p.blocks.rawBlock(blk))));
+        if (!has) continue;
       }
-      if (matcher && limits.budgetMs !== undefined && now - started > limits.budgetMs && rows.length) return { last, complete: false };
+      const row = rowAt(p, c, i);
+      let raw: Buffer | undefined;
+      const record = () => (raw ??= store.readRecord(p, row));
+      if (matcher && !matcher.row(row, record)) continue;
+      visit(row, record);
+      if (limits.matches !== undefined && ++matches >= limits.matches) return { last: { ts: row.ts, rid: row.rid }, complete: false };
+    }
+    // The whole partition (within the window) was looked at: the walk goes on below its start.
+    if (to > from || !pass) last = { ts: Math.min(p.start, q.end), rid: 0 };
+    if (overBudget(performance.now())) return { last: last!, complete: false };
+    if (to > from) {
+      sinceCheck = 0;
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (rows.length < batch) break;
     }
   }
   return { last, complete: true };
 }
 
-/** The text search as a test of one row, or null without one. */
-function textMatcher(store: LogStore, q: ExplorerQuery): ((row: ScanRow, record: () => Buffer) => boolean) | null {
+/** Row i of a partition's columns as a ScanRow. */
+function rowAt(p: Partition, c: ScanColumns, i: number): ScanRow {
+  const text = (v: number, dict: readonly string[]) => (v === NONE ? null : dict[v]!);
+  const status = c.status[i]!;
+  return {
+    p,
+    rid: c.rid[i]!,
+    ts: c.ts[i]!,
+    project: c.project[i]!,
+    blk: c.blk[i]!,
+    boff: c.boff[i]!,
+    len: c.len[i]!,
+    status: status === NONE ? null : status,
+    method: text(c.method[i]!, c.dicts.method),
+    path: text(c.path[i]!, c.dicts.path),
+    level: text(c.level[i]!, c.dicts.level),
+    function: c.fn[i] || null,
+    url: c.url[i] || null,
+  };
+}
+
+/**
+ * The text search: a test of one row, and for a plain text search also a test of a whole
+ * block of records (raw bytes; null while the block is still being filled), which needs the
+ * text somewhere in it. Null without a search.
+ */
+function textMatcher(store: LogStore, q: ExplorerQuery): { row: (row: ScanRow, record: () => Buffer) => boolean; block: ((raw: Buffer | null) => boolean) | null } | null {
   const search = q.q;
   if (!search) return null;
   const test = (text: string) => (search.re ? search.re.test(text) : text.toLowerCase().includes(search.lower));
   const withUrl = q.source.hot === 'edge' || q.source.hot === 'function_edge';
-  const needle = search.rawSafe ? Buffer.from(search.lower, 'latin1') : null;
-  return (row, record) => {
-    const raw = record();
-    // Most records do not hold the text anywhere (their URL included): skip them without
-    // parsing or a dictionary read.
-    if (needle && !containsLower(raw, needle)) return false;
-    if (row.url !== null && test(store.urls.get(row.url))) return true;
-    const rec = JSON.parse(raw.toString('utf8')) as { event_message?: unknown; metadata?: unknown };
-    const message = typeof rec.event_message === 'string' ? rec.event_message : rec.event_message == null ? '' : JSON.stringify(rec.event_message);
-    if (test(message)) return true;
-    if (withUrl && row.url === null) {
-      const url = urlOf(rec.metadata);
-      if (url && test(url)) return true;
-    }
-    return false;
+  // Only ASCII letters fold (rawSafe texts are printable ASCII).
+  const inBlock = search.rawSafe ? blockSearch(search.lower) : null;
+  return {
+    block: inBlock ? (raw) => raw === null || inBlock(raw) : null,
+    row: (row, record) => {
+      const raw = record();
+      // Most records do not hold the text anywhere (their URL included): skip them without
+      // parsing or a dictionary read.
+      if (inBlock && !inBlock(raw)) return false;
+      if (row.url !== null && test(store.urls.get(row.url))) return true;
+      const rec = JSON.parse(raw.toString('utf8')) as { event_message?: unknown; metadata?: unknown };
+      const message = typeof rec.event_message === 'string' ? rec.event_message : rec.event_message == null ? '' : JSON.stringify(rec.event_message);
+      if (test(message)) return true;
+      if (withUrl && row.url === null) {
+        const url = urlOf(rec.metadata);
+        if (url && test(url)) return true;
+      }
+      return false;
+    },
   };
 }
 
@@ -429,25 +363,6 @@ function urlOf(metadata: unknown): string | null {
   while (Array.isArray(r)) r = r[0];
   const url = (r as { url?: unknown } | undefined)?.url;
   return typeof url === 'string' ? url : null;
-}
-
-/** ASCII case-insensitive search of a lower-case needle in bytes. */
-function containsLower(hay: Buffer, needle: Buffer): boolean {
-  if (needle.length === 0) return true;
-  const first = needle[0]!;
-  const upper = first >= 0x61 && first <= 0x7a ? first - 32 : first;
-  for (let i = 0; i + needle.length <= hay.length; i++) {
-    const c = hay[i]!;
-    if (c !== first && c !== upper) continue;
-    let j = 1;
-    for (; j < needle.length; j++) {
-      let h = hay[i + j]!;
-      if (h >= 0x41 && h <= 0x5a) h += 32;
-      if (h !== needle[j]) break;
-    }
-    if (j === needle.length) return true;
-  }
-  return false;
 }
 
 /** Project refs by catalog id, for records (their project is the ref resolved at import). */
@@ -485,8 +400,7 @@ export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnTex
       out.function_id = fnText(row.function);
       // The slug its records name (`/functions/v1/<slug>`), shown beside the id.
       if (row.function) out.function_slug = functionSlugs(store, row.project, [row.function]).get(row.function) ?? null;
-    } else if (f === 'path') out.path = q.source.hot === 'edge' ? (row.url ? pathOfUrl(store.urls.get(row.url)) : null) : row.path;
-    else out[f] = row[f];
+    } else out[f] = row[f];
   }
   return out;
 }

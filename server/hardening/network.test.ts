@@ -191,13 +191,14 @@ describe('files on disk', () => {
     const parts = path.join(data, 'parts');
     expect(mode(parts)).toBe(0o700);
     // Only edge records were imported (3, within one partition): one folder, one database
-    // version and one record file, exactly the ones the committed catalog names.
+    // version, its columns file and one record file, exactly the ones the committed catalog names.
     expect(fs.readdirSync(parts)).toEqual(['edge_logs']);
     expect(mode(path.join(parts, 'edge_logs'))).toBe(0o700);
     const [p, ...more] = s.store.partitions('cloudflare.logs.prod');
     expect(more).toEqual([]);
     const files = fs.readdirSync(path.join(parts, 'edge_logs')).sort();
-    expect(files).toEqual([path.basename(p!.dbFile(p!.row.version)), path.basename(p!.blocks.file)].sort());
+    const db = path.basename(p!.dbFile(p!.row.version));
+    expect(files).toEqual([db, db.replace(/\.sqlite$/, '.cols'), path.basename(p!.blocks.file)].sort());
     for (const f of files) expect(mode(path.join(parts, 'edge_logs', f)), f).toBe(0o600);
   });
 });

@@ -21,6 +21,8 @@ import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 import { makeOwnerOnly } from './data-dir.ts';
 import { writeSynced, syncDir, syncFile } from './durable.ts';
+import { buildScanColumns, columnsFileOf, encodeScanColumns, readScanColumns, type ColumnName, type ScanColumns } from './scan-columns.ts';
+import { pathOfUrl } from '../ingest/normalize.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
 export interface StoredRecord {
@@ -177,6 +179,12 @@ interface ImportState {
 
 /** Partitions held in memory at most, whatever their size (each costs sql.js some memory). */
 const MAX_LOADED = 48;
+/**
+ * Bytes of partition columns (scan-columns.ts) kept in memory: a week of a 10M-record store
+ * (about 40 MB) stays, older ones are read again from their files.
+ */
+const COLUMN_CACHE_BYTES = 64 * 1024 * 1024;
+
 /** A partition the import has not written for this many batches is written out (staged). */
 const STAGE_AFTER_BATCHES = 4;
 /** Records of one day in one batch needed to judge the day's density. */
@@ -226,6 +234,8 @@ export class LogStore {
   lock: DataLock | undefined;
   private stopTrapWatch: () => void = () => undefined;
   private recovering: Promise<void> | null = null;
+  /** Columns of clean partitions by the version they were read from, least recently used first. */
+  private readonly columnCache = new Map<Partition, { version: number; cols: ScanColumns }>();
 
   private constructor(
     readonly dataDir: string,
@@ -304,6 +314,7 @@ export class LogStore {
           this.parts.clear();
           this.bySource.clear();
           this.loaded.clear();
+          this.columnCache.clear();
           this.saving.clear();
           this.obsolete = [];
           this.catalogDb.close();
@@ -352,6 +363,7 @@ export class LogStore {
     const i = list ? list.indexOf(p) : -1;
     if (i >= 0) list!.splice(i, 1);
     this.loaded.delete(p);
+    this.forgetColumns(p);
   }
 
   private removePartition(p: Partition): void {
@@ -366,7 +378,7 @@ export class LogStore {
       if (!fs.existsSync(dir)) continue;
       const keep = new Set<string>();
       for (const p of this.bySource.get(s.code) ?? []) {
-        if (p.row.version > 0) keep.add(path.basename(p.dbFile(p.row.version)));
+        if (p.row.version > 0) keep.add(path.basename(p.dbFile(p.row.version))).add(path.basename(columnsFileOf(p.dbFile(p.row.version))));
         keep.add(path.basename(p.blocks.file));
       }
       for (const f of fs.readdirSync(dir)) if (!keep.has(f)) fs.rmSync(path.join(dir, f), { force: true });
@@ -421,6 +433,61 @@ export class LogStore {
     return db;
   }
 
+  /**
+   * The partition's hot columns, newest first, with the row arrays `needed` loaded. A clean
+   * partition's come from its version's columns file (built from the database and written when
+   * missing or not whole); a partition with unsaved rows is read from its database each time.
+   */
+  columns(p: Partition, needed: readonly ColumnName[] = []): ScanColumns {
+    if (p.dirty) return buildScanColumns(this.use(p), p.source, this.urlPath);
+    const version = p.fileVersion;
+    const hit = this.columnCache.get(p);
+    let cols: ScanColumns | null = null;
+    if (hit && hit.version === version) {
+      this.columnCache.delete(p);
+      this.columnCache.set(p, hit);
+      cols = hit.cols;
+    } else {
+      this.forgetColumns(p);
+      cols = version > 0 ? readScanColumns(columnsFileOf(p.dbFile(version))) : null;
+      if (cols) this.columnCache.set(p, { version, cols });
+    }
+    try {
+      cols?.load(needed);
+    } catch {
+      // Not whole after all (cut short, say): built again below.
+      cols = null;
+    }
+    if (!cols) {
+      this.forgetColumns(p);
+      cols = buildScanColumns(this.use(p), p.source, this.urlPath);
+      if (p.dirty) return cols; // migrated as it loaded: its next save writes the file
+      if (version > 0 && cols.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols);
+      this.columnCache.set(p, { version, cols });
+    }
+    this.trimColumnCache(p);
+    return cols;
+  }
+
+  /** Drops the least recently used columns past COLUMN_CACHE_BYTES (never `keep`'s). */
+  private trimColumnCache(keep: Partition): void {
+    let total = 0;
+    for (const { cols } of this.columnCache.values()) total += cols.bytes;
+    for (const [q, { cols }] of this.columnCache) {
+      if (total <= COLUMN_CACHE_BYTES) break;
+      if (q === keep) continue;
+      total -= cols.bytes;
+      this.columnCache.delete(q);
+    }
+  }
+
+  private forgetColumns(p: Partition): void {
+    this.columnCache.delete(p);
+  }
+
+  /** An edge URL's path, for the columns of edge partitions. */
+  private readonly urlPath = (id: number): string => pathOfUrl(this.urls.get(id));
+
   /** One record's bytes back from its partition's blocks. */
   readRecord(p: Partition, addr: RecordAddress): Buffer {
     return p.blocks.read(addr);
@@ -460,7 +527,9 @@ export class LogStore {
   private stage(p: Partition): void {
     p.blocks.flush();
     const { version } = p.writeVersion(this.nextVersion(p));
-    if (p.staged !== null) fs.rmSync(p.dbFile(p.staged), { force: true });
+    const cols = buildScanColumns(p.db!, p.source, this.urlPath);
+    if (cols.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, false);
+    if (p.staged !== null) removeVersionFiles(p.dbFile(p.staged));
     p.staged = version;
     p.dirty = false;
   }
@@ -825,11 +894,15 @@ export class LogStore {
           version = this.nextVersion(p);
           const image = p.db!.exportImage();
           images.push({ file: p.dbFile(version), image });
+          // The explorer's columns of this version, durable with it.
+          const cols = buildScanColumns(p.db!, p.source, this.urlPath);
+          if (cols.complete) images.push({ file: columnsFileOf(p.dbFile(version)), image: encodeScanColumns(cols) });
           p.row.image_bytes = image.length;
           if (p.staged !== null) replaced.push(p.dbFile(p.staged));
         } else {
           version = p.staged!;
           stagedFiles.push(p.dbFile(version));
+          if (fs.existsSync(columnsFileOf(p.dbFile(version)))) stagedFiles.push(columnsFileOf(p.dbFile(version)));
         }
         if (p.row.version > 0) replaced.push(p.dbFile(p.row.version));
         p.row.version = version;
@@ -892,7 +965,7 @@ export class LogStore {
   }
 
   private deleteObsolete(): void {
-    for (const f of this.obsolete.splice(0)) fs.rmSync(f, { force: true });
+    for (const f of this.obsolete.splice(0)) removeVersionFiles(f);
   }
 
   /** Deletes every record of a source; returns how many there were. Saved before it returns. */
@@ -929,7 +1002,7 @@ export class LogStore {
       if (info.hot === 'edge') this.urls.cutFile();
       for (const p of victims) {
         this.removePartition(p);
-        for (let v = 1; v <= Math.max(p.maxVersion, p.row.version); v++) fs.rmSync(p.dbFile(v), { force: true });
+        for (let v = 1; v <= Math.max(p.maxVersion, p.row.version); v++) removeVersionFiles(p.dbFile(v));
         fs.rmSync(p.blocks.file, { force: true });
       }
       // Row numbers of a new partition of the same hour start again: caches must not match them.
@@ -1052,5 +1125,28 @@ export class ImportWriter {
 
   write(records: StoredRecord[]): BatchResult {
     return this.store.insertBatch(this.source, records);
+  }
+}
+
+/** Deletes a file; a version's database file goes with its columns file. */
+function removeVersionFiles(file: string): void {
+  fs.rmSync(file, { force: true });
+  if (file.endsWith('.sqlite')) fs.rmSync(columnsFileOf(file), { force: true });
+}
+
+/**
+ * Writes a columns file through a temp file and a rename, so a reader never sees half of one.
+ * Not synced here: a save syncs the ones it commits; one built later for a committed version
+ * is rebuilt if a crash leaves it torn (it is checked whole at every read).
+ * @param bestEffort a failure (a full disk) is ignored: the columns are rebuilt when next needed
+ */
+function writeColumnsFile(file: string, cols: ScanColumns, bestEffort = true): void {
+  const tmp = `${file}.tmp`;
+  try {
+    fs.writeFileSync(tmp, encodeScanColumns(cols), { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    if (!bestEffort) throw err;
   }
 }

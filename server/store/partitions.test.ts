@@ -35,9 +35,11 @@ const ndjson = (records: unknown[]) => Buffer.from(records.map((r) => JSON.strin
 const importEdge = (store: LogStore, records: unknown[], opts: Parameters<typeof importStream>[2] = {}) => importStream(store, [ndjson(records)], { source: 'edge_logs', ...opts });
 
 /** Files under the source's parts folder. */
-const partFiles = (dir: string, alias = 'edge_logs') => filesUnder(path.join(dir, 'parts', alias));
+/** Database and record files (each version's columns file follows it: scan-columns.test.ts). */
+const notColumns = (f: string) => !f.endsWith('.cols');
+const partFiles = (dir: string, alias = 'edge_logs') => filesUnder(path.join(dir, 'parts', alias)).filter(notColumns);
 /** Every file under parts/ with its size. */
-const partSizes = (dir: string) => filesUnder(path.join(dir, 'parts')).map((f) => `${f} ${fs.statSync(path.join(dir, 'parts', f)).size}`);
+const partSizes = (dir: string) => filesUnder(path.join(dir, 'parts')).filter(notColumns).map((f) => `${f} ${fs.statSync(path.join(dir, 'parts', f)).size}`);
 const labels = (store: LogStore, source: SourceName = 'cloudflare.logs.prod') => store.partitions(source).map((p) => p.label);
 const edgeSummary = (store: LogStore) => store.summary().find((s) => s.source === 'cloudflare.logs.prod')!;
 
@@ -314,7 +316,7 @@ describe('saves are proportional to the change', () => {
     expect(await importEdge(store, three)).toMatchObject({ imported: 3 });
     vi.restoreAllMocks();
 
-    expect(written).toEqual(['parts/edge_logs/20261119-v2.sqlite', 'catalog.sqlite.tmp']);
+    expect(written).toEqual(['parts/edge_logs/20261119-v2.sqlite', 'parts/edge_logs/20261119-v2.cols', 'catalog.sqlite.tmp']);
     expect(store.partitions('cloudflare.logs.prod').map((p) => p.row.version)).toEqual([1, 1, 2, 1, 1]);
     const after = partFiles(dir);
     expect(after).toEqual(days.flatMap((d) => [d === '20261119' ? `${d}-v2.sqlite` : `${d}-v1.sqlite`, `${d}.records`]));
@@ -624,12 +626,16 @@ describe('converting a single-file store (formats 1-3)', () => {
     const store = await open(dir);
     expect(fs.readdirSync(dir).sort()).toEqual(['LOCK', 'catalog.sqlite', 'parts', 'urls.log']);
     expect(filesUnder(dir).filter((f) => f !== 'LOCK' && f !== 'catalog.sqlite' && f !== 'urls.log')).toEqual([
+      'parts/auth_logs/20261120-v1.cols',
       'parts/auth_logs/20261120-v1.sqlite',
       'parts/auth_logs/20261120.records',
+      'parts/edge_logs/20261121-v1.cols',
       'parts/edge_logs/20261121-v1.sqlite',
       'parts/edge_logs/20261121.records',
+      'parts/edge_logs/20261122-v1.cols',
       'parts/edge_logs/20261122-v1.sqlite',
       'parts/edge_logs/20261122.records',
+      'parts/function_edge_logs/20261122-v1.cols',
       'parts/function_edge_logs/20261122-v1.sqlite',
       'parts/function_edge_logs/20261122.records',
     ]);
@@ -777,7 +783,7 @@ describe('crash states at the file level', () => {
 
     const again = await open(dir);
     // At open: every file the committed catalog does not name is gone, and the temp catalog.
-    expect(filesUnder(path.join(dir, 'parts'))).toEqual(files.map((f) => f.split(' ')[0]));
+    expect(filesUnder(path.join(dir, 'parts')).filter(notColumns)).toEqual(files.map((f) => f.split(' ')[0]));
     expect(fs.existsSync(path.join(dir, 'catalog.sqlite.tmp'))).toBe(false);
     // The record tail is cut before the file is read or written again.
     expect(again.dump('cloudflare.logs.prod')).toEqual(rows);

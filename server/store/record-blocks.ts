@@ -112,6 +112,11 @@ export class RecordBlocks {
     return raw;
   }
 
+  /** A whole block's raw bytes (records and newlines), or null for the block still being filled. */
+  rawBlock(blk: number): Buffer | null {
+    return blk === this.size && this.pendingBytes > 0 ? null : this.block(blk);
+  }
+
   /** One record's bytes, as it was added. */
   read(addr: RecordAddress): Buffer {
     if (addr.blk === this.size && this.pendingBytes > 0) {

@@ -1,0 +1,51 @@
+/** blockSearch against a plain lower-case `includes`, over texts that take either way. */
+import { describe, expect, it } from 'vitest';
+import { blockSearch } from './block-search.ts';
+
+/** The reference: ASCII letters folded, nothing else. */
+const plain = (block: Buffer, lower: string) => block.toString('latin1').replace(/[A-Z]/g, (c) => c.toLowerCase()).includes(lower);
+
+describe('blockSearch', () => {
+  const texts = ['zq-no-such-text-xj', 'wp-login.php', 'timeout', 'error', '/rest/v1/', 'a', '-', '500', 'x.y', 'status=5'];
+  const block = Buffer.from(
+    [
+      '{"event_message":"GET /WP-Login.PHP 404","id":"1"}',
+      '{"event_message":"upstream TimeOut","id":"2"}',
+      '{"msg":"caf\u00e9 ERROR-\u00ff","path":"/Rest/V1/todos","status=500"}',
+    ].join('\n'),
+    'utf8',
+  );
+
+  it('agrees with a case-folding includes on texts with and without a letter-poor part', () => {
+    for (const t of texts) expect(blockSearch(t)(block), t).toBe(plain(block, t));
+  });
+
+  it('finds a text at the very start and end of a block and across every case spelling, and never past the end', () => {
+    for (const t of ['wp-login.php', 'timeout']) {
+      const spellings = [t, t.toUpperCase(), t.replace(/./g, (c, i: number) => (i % 2 ? c.toUpperCase() : c))];
+      for (const s of spellings) {
+        expect(blockSearch(t)(Buffer.from(s)), s).toBe(true);
+        expect(blockSearch(t)(Buffer.from(`xx${s}`)), s).toBe(true);
+        expect(blockSearch(t)(Buffer.from(`${s}yy`)), s).toBe(true);
+      }
+      expect(blockSearch(t)(Buffer.from(t.slice(0, -1)))).toBe(false);
+    }
+  });
+
+  it('does not fold non-ASCII letters into ASCII ones', () => {
+    // U+212A KELVIN SIGN and U+017F LONG S fold to k and s in Unicode, not here.
+    expect(blockSearch('kelvin')(Buffer.from('\u212aelvin', 'utf8'))).toBe(false);
+    expect(blockSearch('-ss-')(Buffer.from('-\u017fs-', 'utf8'))).toBe(false);
+  });
+
+  it('matches random blocks exactly as the reference does', () => {
+    let seed = 11;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    const alphabet = 'abAB-._/ 0';
+    for (let round = 0; round < 300; round++) {
+      const block = Buffer.from(Array.from({ length: 200 }, () => alphabet[rnd(alphabet.length)]).join(''), 'latin1');
+      const needle = Array.from({ length: 1 + rnd(5) }, () => alphabet[rnd(alphabet.length)]!.toLowerCase()).join('');
+      expect(blockSearch(needle)(block), `${needle} in ${block.toString('latin1')}`).toBe(plain(block, needle));
+    }
+  });
+});

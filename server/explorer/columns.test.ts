@@ -1,0 +1,231 @@
+/**
+ * The explorer over many hours: histograms, facets, counts and pages come from each partition's
+ * columns file and its hour counts (whole hours) plus rows (the hours cut by the window). Here
+ * they are compared with a plain reference computed from the records themselves, for windows
+ * aligned to hours and not, with and without filters, for edge and auth records. Also the
+ * columns files' life: written with each version, rebuilt when missing or cut short.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { appOver, importRecords, makeTestApp, MIN, NOW, SEC, tempDir, type TestApp } from '../testing/fixtures.ts';
+import { filesUnder } from '../hardening/helpers.ts';
+import { LogStore } from '../store/log-store.ts';
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const HOUR = 60 * MIN;
+const PROJECTS = ['projaaaaaaaaaaaaaaaa', 'projbbbbbbbbbbbbbbbb'];
+const METHODS = ['GET', 'POST', 'DELETE'];
+const PATHS = ['/rest/v1/todos', '/rest/v1/orders', '/auth/v1/token', '/storage/v1/object/x.png'];
+const STATUSES = [200, 201, 301, 404, 500, 503];
+const LEVELS = ['info', 'warning', 'error'];
+
+/** A small deterministic generator (no library: the test must not depend on the code's). */
+function lcg(seed: number) {
+  let s = seed;
+  return (n: number) => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s % n;
+  };
+}
+
+interface Rec {
+  id: string;
+  ts: number;
+  project: string;
+  method: string;
+  path: string;
+  status: number;
+  level: string;
+}
+
+/** Records over 30 hours before NOW, a few hundred, some sharing an instant. */
+function records(seed: number, n = 600): Rec[] {
+  const r = lcg(seed);
+  const out: Rec[] = [];
+  for (let i = 0; i < n; i++) {
+    const ts = NOW - r(30 * 60) * MIN - (i % 7 === 0 ? 0 : r(60) * SEC);
+    out.push({ id: `r${seed}-${i}`, ts, project: PROJECTS[r(2)]!, method: METHODS[r(3)]!, path: PATHS[r(4)]!, status: STATUSES[r(6)]!, level: LEVELS[r(3)]! });
+  }
+  return out;
+}
+
+const edgeOf = (x: Rec) => ({
+  id: x.id,
+  timestamp: x.ts,
+  project: x.project,
+  event_message: `${x.method} | ${x.status} | ${x.path}`,
+  metadata: { request: { method: x.method, url: `https://${x.project}.supabase.co${x.path}?q=${x.id}`, path: x.path }, response: { status_code: x.status } },
+});
+const authOf = (x: Rec) => ({
+  id: x.id,
+  timestamp: x.ts,
+  project: x.project,
+  event_message: `${x.level} ${x.path}`,
+  metadata: { level: x.level, status: x.status, method: x.method, path: x.path },
+});
+
+const iso = (us: number) => new Date(Math.floor(us / 1000)).toISOString().replace('Z', `${String(((us % 1000) + 1000) % 1000).padStart(3, '0')}Z`);
+
+interface Filter {
+  project?: string;
+  status?: string;
+  method?: string;
+  path?: string;
+  level?: string;
+}
+
+function matches(x: Rec, f: Filter, start: number, end: number): boolean {
+  if (!(x.ts > start && x.ts <= end)) return false;
+  if (f.project && x.project !== f.project) return false;
+  if (f.status === '5xx' && !(x.status >= 500 && x.status <= 599)) return false;
+  if (f.status === '!200' && x.status === 200) return false;
+  if (f.method && x.method !== f.method) return false;
+  if (f.path && !x.path.startsWith(f.path)) return false;
+  if (f.level && x.level !== f.level) return false;
+  return true;
+}
+
+const query = (f: Filter) =>
+  Object.entries(f)
+    .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
+    .join('');
+
+async function get<T>(path: string): Promise<T> {
+  const res = await t!.request(path);
+  expect(res.status, path).toBe(200);
+  return (await res.json()) as T;
+}
+
+/** The windows: hour-aligned, cut in the middle of hours, under an hour, and all of it. */
+const WINDOWS: Array<[number, number]> = [
+  [NOW - 24 * HOUR, NOW],
+  [Math.floor((NOW - 20 * HOUR) / HOUR) * HOUR - 1, Math.floor((NOW - 2 * HOUR) / HOUR) * HOUR - 1],
+  [NOW - 17 * HOUR - 7 * MIN - 3, NOW - 3 * HOUR + 11 * MIN + 5],
+  [NOW - 40 * MIN, NOW - 5 * MIN],
+  [NOW - 31 * HOUR, NOW],
+];
+
+const FILTERS: Filter[] = [{}, { project: PROJECTS[0] }, { status: '5xx' }, { status: '!200', method: 'GET' }, { path: '/rest/' }, { project: PROJECTS[1], method: 'POST', path: '/auth/' }];
+
+describe.each([
+  { source: 'edge_logs', fixture: 'edge' as const, split: 'status' as const, fields: ['status', 'method', 'path'], make: edgeOf },
+  { source: 'auth_logs', fixture: 'auth' as const, split: 'status' as const, fields: ['status', 'method', 'path', 'level'], make: authOf },
+])('$source over 30 hours', ({ source, fixture, fields, make }) => {
+  const recs = records(source.length);
+
+  it('histogram buckets, facets and counts equal a plain count of the records, for every window and filter', async () => {
+    t = await makeTestApp(fixture === 'edge' ? { edge: recs.map(make) } : {});
+    if (fixture === 'auth') await importRecords(t.store, 'auth_logs', recs.map(make));
+    const filters = fixture === 'auth' ? [...FILTERS, { level: 'error' }, { level: 'warning', status: '5xx' }] : FILTERS;
+    for (const [start, end] of WINDOWS) {
+      for (const f of filters) {
+        const mine = recs.filter((x) => matches(x, f, start, end));
+        const range = `start=${iso(start)}&end=${iso(end)}`;
+        const label = `${range} ${JSON.stringify(f)}`;
+
+        const h = await get<{ result: Array<{ timestamp: number; count: number; by: Record<string, number> }>; width: number }>(`/api/logs/histogram?source=${source}&${range}${query(f)}&buckets=12`);
+        const width = h.width;
+        const firstBucket = Math.floor((start + 1) / width) * width;
+        const expected = new Map<number, Record<string, number>>();
+        for (const x of mine) {
+          const b = firstBucket + Math.floor((x.ts - firstBucket) / width) * width;
+          const by = expected.get(b) ?? {};
+          const k = `${Math.floor(x.status / 100)}xx`;
+          by[k] = (by[k] ?? 0) + 1;
+          expected.set(b, by);
+        }
+        for (const bucket of h.result) {
+          const want = expected.get(bucket.timestamp) ?? {};
+          const got = Object.fromEntries(Object.entries(bucket.by).filter(([, v]) => v > 0));
+          expect(got, `${label} bucket ${bucket.timestamp}`).toEqual(want);
+          expect(bucket.count).toBe(Object.values(want).reduce((a, b) => a + b, 0));
+        }
+        expect(h.result.reduce((a, b) => a + b.count, 0), label).toBe(mine.length);
+
+        const fc = await get<{ result: Record<string, Array<{ value: string | number; count: number }>> }>(`/api/logs/facets?source=${source}&${range}${query(f)}&fields=${fields.join(',')}`);
+        for (const field of fields) {
+          const want = new Map<string | number, number>();
+          for (const x of mine) {
+            const v = x[field as keyof Rec];
+            want.set(v, (want.get(v) ?? 0) + 1);
+          }
+          const got = new Map(fc.result[field]!.map((e) => [e.value, e.count]));
+          expect(got, `${label} ${field}`).toEqual(want);
+        }
+        // The facets without paths come from the hour counts where hours are whole.
+        for (const field of fields.filter((x) => x !== 'path')) {
+          const one = await get<{ result: Record<string, Array<{ value: string | number; count: number }>> }>(`/api/logs/facets?source=${source}&${range}${query(f)}&fields=${field}`);
+          expect(one.result[field], `${label} ${field} alone`).toEqual(fc.result[field]);
+        }
+
+        const count = await get<{ result: { count: number } }>(`/api/logs/count?source=${source}&${range}${query(f)}`);
+        expect(count.result.count, label).toBe(mine.length);
+      }
+    }
+  });
+
+  it('pages follow the cursor through every matching record, newest first, across partitions', async () => {
+    t = await makeTestApp(fixture === 'edge' ? { edge: recs.map(make) } : {});
+    if (fixture === 'auth') await importRecords(t.store, 'auth_logs', recs.map(make));
+    const [start, end] = WINDOWS[4]!;
+    for (const f of [{}, { status: '5xx' }, { project: PROJECTS[1], path: '/rest/' }]) {
+      const want = recs.filter((x) => matches(x, f, start, end)).sort((a, b) => b.ts - a.ts);
+      const got: Array<{ id: string; timestamp: number }> = [];
+      let cursor = '';
+      for (let guard = 0; guard < 100; guard++) {
+        const page = await get<{ result: Array<{ id: string; timestamp: number }>; next: string | null }>(`/api/logs?source=${source}&start=${iso(start)}&end=${iso(end)}${query(f)}&limit=37${cursor}`);
+        got.push(...page.result);
+        if (!page.next) break;
+        cursor = `&cursor=${page.next}`;
+      }
+      // Same records, each once, instants descending (ties among equal instants in any order).
+      expect(got.map((r) => r.id).sort()).toEqual(want.map((r) => r.id).sort());
+      expect(got.map((r) => r.timestamp)).toEqual(want.map((r) => r.ts));
+    }
+  });
+});
+
+describe('columns files', () => {
+  it('are written with each version and removed with it; a missing or cut file is rebuilt and the answers stay the same', async () => {
+    const recs = records(3);
+    const dir = tempDir();
+    t = appOver(await LogStore.open(dir));
+    await importRecords(t.store, 'edge_logs', recs.map(edgeOf));
+    const cols = () => filesUnder(path.join(dir, 'parts', 'edge_logs')).filter((f) => f.endsWith('.cols'));
+    const dbs = () => filesUnder(path.join(dir, 'parts', 'edge_logs')).filter((f) => f.endsWith('.sqlite'));
+    // One per database version, same name.
+    expect(cols()).toEqual(dbs().map((f) => f.replace('.sqlite', '.cols')));
+    expect(cols().length).toBeGreaterThan(1);
+    const [start, end] = WINDOWS[0]!;
+    const ask = () => get<unknown>(`/api/logs/histogram?source=edge_logs&start=${iso(start)}&end=${iso(end)}&buckets=24`);
+    const before = await ask();
+
+    // Another import into one of the hours: a new version, its own columns file, the old one gone.
+    await importRecords(t.store, 'cloudflare.logs.prod', [edgeOf({ id: 'late', ts: NOW - 2 * HOUR, project: PROJECTS[0]!, method: 'GET', path: '/rest/v1/todos', status: 200, level: 'info' })]);
+    expect(cols()).toEqual(dbs().map((f) => f.replace('.sqlite', '.cols')));
+    const after = (await ask()) as { result: Array<{ count: number }> };
+    expect(after.result.reduce((a, b) => a + b.count, 0)).toBe((before as { result: Array<{ count: number }> }).result.reduce((a, b) => a + b.count, 0) + 1);
+
+    // Cut one short and delete another, then reopen: the same answers, the files whole again.
+    const files = cols();
+    fs.truncateSync(path.join(dir, 'parts', 'edge_logs', files[0]!), 40);
+    fs.rmSync(path.join(dir, 'parts', 'edge_logs', files[1]!));
+    await t.close();
+    t = appOver(await LogStore.open(dir));
+    try {
+      expect(await ask()).toEqual(after);
+      expect(cols()).toEqual(files);
+      expect(fs.statSync(path.join(dir, 'parts', 'edge_logs', files[0]!)).size).toBeGreaterThan(40);
+    } finally {
+      await t.close();
+      t = undefined;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * The explorer's filters over one partition's columns (store/scan-columns.ts): the window as an
+ * index range (rows are newest first), the project and field filters as one test per row.
+ * Text fields are decided once per dictionary entry, not per row.
+ *
+ * The rules are those of the API: an included value must be present (a record without the
+ * field is left out), an excluded value drops only records that have it; `status` takes codes
+ * and classes, `method` is compared upper-case, `level` case-insensitively, `path` by prefix.
+ */
+import { NONE, type ColumnName, type ScanColumns, type ScanDictionaries } from '../store/scan-columns.ts';
+import type { Cursor, ExplorerQuery } from './query.ts';
+
+/** What a filter reads: a partition's row arrays, or its hour counts (which have no paths). */
+export interface FilterTarget {
+  readonly project: Int32Array;
+  readonly status: Int32Array;
+  readonly method: Int32Array;
+  readonly path?: Int32Array;
+  readonly level: Int32Array;
+  readonly fn: Int32Array;
+  readonly dicts: ScanDictionaries;
+}
+
+/** The row arrays the query's filters read. */
+export function filterColumns(q: ExplorerQuery): ColumnName[] {
+  const out: ColumnName[] = [];
+  if (q.project !== null) out.push('project');
+  const used = (f: { include: unknown[]; exclude: unknown[] }) => f.include.length > 0 || f.exclude.length > 0;
+  if (used(q.status)) out.push('status');
+  if (used(q.method)) out.push('method');
+  if (used(q.path)) out.push('path');
+  if (used(q.level)) out.push('level');
+  if (used(q.function)) out.push('fn');
+  return out;
+}
+
+/** First index whose instant is at or below `ts` (rows descend by instant). */
+function firstAtOrBelow(ts: Float64Array, n: number, at: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid]! > at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The rows of (start, end], after the cursor if any, as [from, to) indexes. */
+export function windowRange(c: ScanColumns, start: number, end: number, after: Cursor | null): [number, number] {
+  let from = firstAtOrBelow(c.ts, c.n, end);
+  const to = firstAtOrBelow(c.ts, c.n, start);
+  if (after) {
+    let i = firstAtOrBelow(c.ts, c.n, after.ts);
+    // Rows of the cursor's instant come by row number, descending: skip those not below it.
+    while (i < c.n && c.ts[i] === after.ts && c.rid[i]! >= after.rid) i++;
+    from = Math.max(from, i);
+  }
+  return [from, Math.max(from, to)];
+}
+
+type Test = (i: number) => boolean;
+
+/** Per dictionary entry: whether a row holding it passes (1) or not (0); `none` for NONE. */
+function dictionaryTest(values: Int32Array, dict: readonly string[], pass: (text: string) => boolean, none: boolean): Test | null {
+  const ok = new Uint8Array(dict.length);
+  let any = none;
+  for (let d = 0; d < dict.length; d++) if ((ok[d] = pass(dict[d]!) ? 1 : 0)) any = true;
+  if (!any) return null;
+  return (i) => {
+    const v = values[i]!;
+    return v === NONE ? none : ok[v] === 1;
+  };
+}
+
+const NEVER: Test = () => false;
+/** The test when there are no filters: loops may skip calling it. */
+export const EVERY_ROW: Test = () => true;
+
+/**
+ * The test of one row against every filter but the text search, or null when no row of this
+ * partition can pass (so it is skipped whole).
+ */
+export function rowFilter(q: ExplorerQuery, c: FilterTarget): Test | null {
+  const tests: Test[] = [];
+  const add = (t: Test | null) => {
+    tests.push(t ?? NEVER);
+  };
+
+  if (q.project !== null) {
+    const project = q.project;
+    const col = c.project;
+    add((i) => col[i] === project);
+  }
+
+  if (q.status.include.length || q.status.exclude.length) {
+    const matches = (specs: typeof q.status.include, v: number) => specs.some((s) => ('code' in s ? v === s.code : v >= s.cls * 100 && v <= s.cls * 100 + 99));
+    const pass = (v: number) => (!q.status.include.length || matches(q.status.include, v)) && !matches(q.status.exclude, v);
+    // Codes 0-999 looked up; others (rare) decided when met.
+    const table = new Uint8Array(1000);
+    for (let v = 0; v < 1000; v++) table[v] = pass(v) ? 1 : 0;
+    const none = !q.status.include.length;
+    const col = c.status;
+    add((i) => {
+      const v = col[i]!;
+      if (v === NONE) return none;
+      return v < 1000 ? table[v] === 1 : pass(v);
+    });
+  }
+
+  // The arrays are read only for the filters given (a column not loaded throws).
+  const textFilter = (f: { include: string[]; exclude: string[] }, values: () => Int32Array | undefined, dict: readonly string[], match: (text: string, value: string) => boolean) => {
+    if (!f.include.length && !f.exclude.length) return;
+    const col = values();
+    if (!col) throw new Error('a filter over counts that do not have its field');
+    const pass = (text: string) => (!f.include.length || f.include.some((v) => match(text, v))) && !f.exclude.some((v) => match(text, v));
+    add(dictionaryTest(col, dict, pass, !f.include.length));
+  };
+  textFilter(q.method, () => c.method, c.dicts.method, (text, v) => text === v);
+  textFilter(q.level, () => c.level, c.dicts.level, (text, v) => text.toLowerCase() === v);
+  textFilter(q.path, () => c.path, c.dicts.path, (text, prefix) => text.startsWith(prefix));
+
+  if (q.function.include.length || q.function.exclude.length) {
+    const include = new Set(q.function.include);
+    const exclude = new Set(q.function.exclude);
+    const col = c.fn;
+    add((i) => {
+      const f = col[i]!;
+      if (include.size && !include.has(f)) return false;
+      return !exclude.has(f);
+    });
+  }
+
+  if (tests.includes(NEVER)) return null;
+  if (!tests.length) return EVERY_ROW;
+  if (tests.length === 1) return tests[0]!;
+  if (tests.length === 2) {
+    const [a, b] = tests as [Test, Test];
+    return (i) => a(i) && b(i);
+  }
+  return (i) => {
+    for (const t of tests) if (!t(i)) return false;
+    return true;
+  };
+}

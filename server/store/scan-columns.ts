@@ -1,0 +1,298 @@
+/**
+ * A partition's hot columns as typed arrays, newest first (instant, then row number, both
+ * descending), and its records counted per hour: what the explorer walks and sums for its pages,
+ * histograms, facets, counts and searches without asking sql.js row by row. Derived from one
+ * version of the partition's database and stored beside it (`<label>-v<version>.cols`, written
+ * with the version, removed with it, and rebuilt from the database when missing or not whole);
+ * see docs/ARCHITECTURE.md, "Explorer".
+ *
+ * Text fields (method, path, level) are ids into the file's own small dictionaries; function
+ * and URL ids are the store's. An edge record's path is taken from its URL when the file is
+ * built, so the explorer never reads the URL dictionary to filter or count paths.
+ *
+ * File: `LXSC`, u32 format, u32 rows, u32 bytes of the dictionaries' JSON, u32 hour-count
+ * entries, the JSON, zero padding to 8 bytes, then the row arrays of ROW_COLUMNS in order
+ * (Float64 first, so every array is aligned to its element size), then the hour counts'
+ * arrays (HOUR_COLUMNS, Int32). A reader loads the header and the hour counts, and only the
+ * row arrays it asks for.
+ */
+import fs from 'node:fs';
+import type { SourceInfo } from '../sources.ts';
+import type { Db } from './db.ts';
+
+const MAGIC = 0x4353584c; // 'LXSC' little-endian
+const FORMAT = 2;
+const HEAD = 20;
+/** A missing number (status) or text (dictionary id). */
+export const NONE = -1;
+const HOUR = 3_600_000_000;
+
+const F64 = ['ts', 'blk'] as const;
+const I32 = ['rid', 'project', 'boff', 'len', 'status', 'method', 'path', 'level', 'fn', 'url'] as const;
+export type ColumnName = (typeof F64)[number] | (typeof I32)[number];
+export const ROW_COLUMNS: readonly ColumnName[] = [...F64, ...I32];
+const BYTES: Record<ColumnName, 4 | 8> = Object.fromEntries(ROW_COLUMNS.map((c) => [c, (F64 as readonly string[]).includes(c) ? 8 : 4])) as Record<ColumnName, 4 | 8>;
+export const BYTES_PER_ROW = ROW_COLUMNS.reduce((n, c) => n + BYTES[c], 0);
+
+/** The hour counts: records per (hour, project, status, method, level, function); no paths. */
+const HOUR_COLUMNS = ['hour', 'project', 'status', 'method', 'level', 'fn', 'count'] as const;
+export type HourCounts = { readonly m: number } & { readonly [K in (typeof HOUR_COLUMNS)[number]]: Int32Array };
+/** `hour` in HourCounts is the hour's start / HOUR_MICROS. */
+export const HOUR_MICROS = HOUR;
+
+export interface ScanDictionaries {
+  method: string[];
+  path: string[];
+  level: string[];
+}
+
+type RowArrays = { [K in (typeof F64)[number]]: Float64Array } & { [K in (typeof I32)[number]]: Int32Array };
+
+/**
+ * A partition's columns. Row arrays: `ts`, `blk` (byte offset of the record's block in the
+ * record file), `rid`, `project`, `boff`, `len`, `status` (or NONE), `method`, `path`, `level`
+ * (indexes into `dicts`, or NONE), `fn` and `url` (the store's dictionary ids, 0 for none).
+ * Those read from a file are loaded by `load`; reading one not loaded throws.
+ */
+export class ScanColumns {
+  private readonly arrays: Partial<RowArrays>;
+  /** Bytes of the hour counts and the dictionaries (about), counted once. */
+  private readonly fixedBytes: number;
+
+  constructor(
+    readonly n: number,
+    readonly dicts: ScanDictionaries,
+    readonly hours: HourCounts,
+    arrays: Partial<RowArrays>,
+    /** Every hot column the source has was in the database (a partition not yet migrated lacks some: not written). */
+    readonly complete: boolean,
+    /** Where the row arrays not loaded yet are: the file and each array's offset. */
+    private readonly file: { path: string; offsets: Record<ColumnName, number> } | null,
+  ) {
+    this.arrays = arrays;
+    let fixed = hours.m * HOUR_COLUMNS.length * 4;
+    for (const list of Object.values(dicts) as string[][]) for (const t of list) fixed += 2 * t.length + 32;
+    this.fixedBytes = fixed;
+  }
+
+  /** Loads the row arrays asked for that are not in memory yet. */
+  load(names: readonly ColumnName[]): this {
+    const missing = names.filter((c) => !this.arrays[c]);
+    if (!missing.length) return this;
+    if (!this.file) throw new Error('columns built in memory hold every array');
+    const fd = fs.openSync(this.file.path, 'r');
+    try {
+      for (const c of missing) {
+        const bytes = this.n * BYTES[c];
+        const buf = new ArrayBuffer(bytes);
+        const view = new Uint8Array(buf);
+        let got = 0;
+        while (got < bytes) {
+          const k = fs.readSync(fd, view, got, bytes - got, this.file.offsets[c] + got);
+          if (k === 0) throw new Error(`${this.file.path} ends inside its ${c} column`);
+          got += k;
+        }
+        (this.arrays as Record<ColumnName, Float64Array | Int32Array>)[c] = BYTES[c] === 8 ? new Float64Array(buf) : new Int32Array(buf);
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    return this;
+  }
+
+  private get<K extends ColumnName>(c: K): RowArrays[K] {
+    const a = this.arrays[c];
+    if (!a) throw new Error(`the ${c} column is not loaded`);
+    return a as RowArrays[K];
+  }
+
+  get ts(): Float64Array { return this.get('ts'); }
+  get blk(): Float64Array { return this.get('blk'); }
+  get rid(): Int32Array { return this.get('rid'); }
+  get project(): Int32Array { return this.get('project'); }
+  get boff(): Int32Array { return this.get('boff'); }
+  get len(): Int32Array { return this.get('len'); }
+  get status(): Int32Array { return this.get('status'); }
+  get method(): Int32Array { return this.get('method'); }
+  get path(): Int32Array { return this.get('path'); }
+  get level(): Int32Array { return this.get('level'); }
+  get fn(): Int32Array { return this.get('fn'); }
+  get url(): Int32Array { return this.get('url'); }
+
+  /** Bytes held in memory now (arrays loaded, hour counts, dictionaries, about). */
+  get bytes(): number {
+    let total = this.fixedBytes;
+    for (const a of Object.values(this.arrays)) total += a.byteLength;
+    return total;
+  }
+
+  /** Every row array (to write the file). */
+  all(): RowArrays {
+    return this.load(ROW_COLUMNS).arrays as RowArrays;
+  }
+}
+
+/**
+ * The partition's hot columns a source has, in the order buildScanColumns reads them (NULL for
+ * those the table lacks: a partition written before they existed, until it is migrated).
+ */
+function selectOf(db: Db, source: SourceInfo): { sql: string; complete: boolean } {
+  const hot = source.hot;
+  const present = new Set(db.rows(`PRAGMA table_info(${source.alias})`).map((r) => r[1] as string));
+  const has: Record<string, boolean> = {
+    status: hot !== 'function_event',
+    method: hot !== 'function_event',
+    path: hot === 'function_edge' || hot === 'plain',
+    level: hot === 'function_event' || hot === 'plain',
+    function: hot === 'function_edge' || hot === 'function_event',
+    url: hot === 'edge',
+  };
+  const names = ['status', 'method', 'path', 'level', 'function', 'url'];
+  return { sql: names.map((c) => (has[c] && present.has(c) ? c : 'NULL')).join(', '), complete: names.every((c) => !has[c] || present.has(c)) };
+}
+
+/**
+ * Reads every row of a partition's database into columns, newest first, and counts them per hour.
+ * @param urlPath the path of a URL id (edge records keep their path in the URL)
+ */
+export function buildScanColumns(db: Db, source: SourceInfo, urlPath: (id: number) => string): ScanColumns {
+  const select = selectOf(db, source);
+  const rows = db.rows(`SELECT ts, blk, rid, project, boff, len, ${select.sql} FROM ${source.alias} ORDER BY ts DESC, rid DESC`);
+  const n = rows.length;
+  const cols = allocate(n);
+  const dicts: ScanDictionaries = { method: [], path: [], level: [] };
+  const ids = { method: new Map<string, number>(), path: new Map<string, number>(), level: new Map<string, number>() };
+  const idOf = (field: keyof ScanDictionaries, text: string | null): number => {
+    if (text === null) return NONE;
+    let id = ids[field].get(text);
+    if (id === undefined) {
+      id = dicts[field].length;
+      dicts[field].push(text);
+      ids[field].set(text, id);
+    }
+    return id;
+  };
+  const paths = new Map<number, string>();
+  const counts = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const [ts, blk, rid, project, boff, len, status, method, path, level, fn, url] = rows[i]!;
+    cols.ts[i] = ts as number;
+    cols.blk[i] = blk as number;
+    cols.rid[i] = rid as number;
+    cols.project[i] = project as number;
+    cols.boff[i] = boff as number;
+    cols.len[i] = len as number;
+    cols.status[i] = typeof status === 'number' && Number.isInteger(status) && status >= 0 && status <= 0x7fffffff ? status : NONE;
+    cols.method[i] = idOf('method', method as string | null);
+    let p = path as string | null;
+    if (url !== null && url !== 0) {
+      p = paths.get(url as number) ?? null;
+      if (p === null) paths.set(url as number, (p = urlPath(url as number)));
+    }
+    cols.path[i] = idOf('path', p);
+    cols.level[i] = idOf('level', level as string | null);
+    cols.fn[i] = (fn as number | null) ?? 0;
+    cols.url[i] = (url as number | null) ?? 0;
+    const key = `${Math.floor((ts as number) / HOUR)},${cols.project[i]},${cols.status[i]},${cols.method[i]},${cols.level[i]},${cols.fn[i]}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const hours = allocateHours(counts.size);
+  let j = 0;
+  for (const [key, count] of counts) {
+    const parts = key.split(',').map(Number);
+    for (let k = 0; k < 6; k++) hours[HOUR_COLUMNS[k]!][j] = parts[k]!;
+    hours.count[j++] = count;
+  }
+  return new ScanColumns(n, dicts, hours, cols, select.complete, null);
+}
+
+function allocate(n: number): RowArrays {
+  const out = {} as RowArrays;
+  for (const k of F64) out[k] = new Float64Array(n);
+  for (const k of I32) out[k] = new Int32Array(n);
+  return out;
+}
+
+function allocateHours(m: number, from?: { buf: ArrayBuffer; at: number }): HourCounts {
+  const out: Record<string, Int32Array | number> = { m };
+  let at = from?.at ?? 0;
+  for (const k of HOUR_COLUMNS) {
+    out[k] = from ? new Int32Array(from.buf, at, m) : new Int32Array(m);
+    at += m * 4;
+  }
+  return out as HourCounts;
+}
+
+const pad8 = (n: number) => (n + 7) & ~7;
+
+/** The file's bytes (of complete columns only). */
+export function encodeScanColumns(c: ScanColumns): Buffer {
+  if (!c.complete) throw new Error('columns of a partition not yet migrated are not written');
+  const arrays = c.all();
+  const json = Buffer.from(JSON.stringify(c.dicts), 'utf8');
+  const start = pad8(HEAD + json.length);
+  const out = Buffer.alloc(start + c.n * BYTES_PER_ROW + c.hours.m * HOUR_COLUMNS.length * 4);
+  out.writeUInt32LE(MAGIC, 0);
+  out.writeUInt32LE(FORMAT, 4);
+  out.writeUInt32LE(c.n, 8);
+  out.writeUInt32LE(json.length, 12);
+  out.writeUInt32LE(c.hours.m, 16);
+  json.copy(out, HEAD);
+  let at = start;
+  for (const arr of [...ROW_COLUMNS.map((k) => arrays[k]), ...HOUR_COLUMNS.map((k) => c.hours[k])]) {
+    Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength).copy(out, at);
+    at += arr.byteLength;
+  }
+  return out;
+}
+
+/** The columns file of a version's database file. */
+export function columnsFileOf(dbFile: string): string {
+  return dbFile.replace(/\.sqlite$/, '.cols');
+}
+
+/**
+ * Opens a columns file: its dictionaries and hour counts are read, its row arrays when asked
+ * (`load`). Null when it is missing or not a whole file of this format.
+ */
+export function readScanColumns(file: string): ScanColumns | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const head = Buffer.alloc(HEAD);
+    if (size < HEAD || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD) return null;
+    if (head.readUInt32LE(0) !== MAGIC || head.readUInt32LE(4) !== FORMAT) return null;
+    const n = head.readUInt32LE(8);
+    const jsonBytes = head.readUInt32LE(12);
+    const m = head.readUInt32LE(16);
+    const start = pad8(HEAD + jsonBytes);
+    const hoursAt = start + n * BYTES_PER_ROW;
+    if (size !== hoursAt + m * HOUR_COLUMNS.length * 4) return null;
+    const json = Buffer.alloc(jsonBytes);
+    if (fs.readSync(fd, json, 0, jsonBytes, HEAD) !== jsonBytes) return null;
+    let dicts: ScanDictionaries;
+    try {
+      dicts = JSON.parse(json.toString('utf8')) as ScanDictionaries;
+    } catch {
+      return null;
+    }
+    if (!Array.isArray(dicts.method) || !Array.isArray(dicts.path) || !Array.isArray(dicts.level)) return null;
+    const hourBuf = new ArrayBuffer(m * HOUR_COLUMNS.length * 4);
+    if (fs.readSync(fd, new Uint8Array(hourBuf), 0, hourBuf.byteLength, hoursAt) !== hourBuf.byteLength) return null;
+    const offsets = {} as Record<ColumnName, number>;
+    let at = start;
+    for (const c of ROW_COLUMNS) {
+      offsets[c] = at;
+      at += n * BYTES[c];
+    }
+    return new ScanColumns(n, dicts, allocateHours(m, { buf: hourBuf, at: 0 }), {}, true, { path: file, offsets });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
