@@ -83,7 +83,7 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
     const hours = width % HOUR_MICROS === 0 && !involvesPath(q) ? wholeHours(q.start, q.end) : null;
     const rowWindows: Array<[number, number]> = hours ? hours.edges : [[q.start, q.end]];
     for (const [start, end] of rowWindows) {
-      await eachPartition(store, { ...q, start, end }, deadline, [split === 'status' ? 'status' : 'level'], (c, pass, from, to) => {
+      await eachPartition(store, { ...q, start, end }, deadline, ['ts', split === 'status' ? 'status' : 'level'], (c, pass, from, to) => {
         const { ts } = c;
         if (split === 'status') {
           const { status } = c;
@@ -273,13 +273,15 @@ async function maybeYield(state: { at: number }): Promise<void> {
  * filter and the rows of the window, newest partition first; stops at the deadline.
  */
 async function eachPartition(store: LogStore, q: ExplorerQuery, deadline: number, needed: readonly ColumnName[], work: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void): Promise<void> {
-  const columns: ColumnName[] = ['ts', ...filterColumns(q), ...needed];
+  const columns: ColumnName[] = [...filterColumns(q), ...needed];
   const turn = { at: performance.now() };
   for (const p of partitionsOf(store, q)) {
-    const c = store.columns(p, columns);
+    // A partition inside the window is taken whole: its instants need not be read.
+    const inside = p.start > q.start && p.end - 1 <= q.end;
+    const c = store.columns(p, inside ? columns : ['ts', ...columns]);
     const pass = rowFilter(q, c);
     if (pass) {
-      const [from, to] = windowRange(c, q.start, q.end, null);
+      const [from, to] = inside ? [0, c.n] : windowRange(c, q.start, q.end, null);
       if (to > from) work(c, pass, from, to);
     }
     checkDeadline(deadline);
