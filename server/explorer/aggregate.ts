@@ -8,7 +8,7 @@ import { AppError, badParam } from '../errors.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
-import { EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
+import { cancelled, EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
 import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
 /** Round bucket widths; a histogram takes the narrowest that covers its range in about N buckets. */
@@ -68,7 +68,7 @@ function wholeHours(start: number, end: number): { from: number; to: number; edg
 
 const involvesPath = (q: ExplorerQuery) => q.path.include.length > 0 || q.path.exclude.length > 0;
 
-export async function histogram(store: LogStore, q: ExplorerQuery, buckets: number, deadline: number): Promise<{ buckets: HistogramBucket[]; width: number; split: 'status' | 'level' }> {
+export async function histogram(store: LogStore, q: ExplorerQuery, buckets: number, deadline: number, signal?: AbortSignal): Promise<{ buckets: HistogramBucket[]; width: number; split: 'status' | 'level' }> {
   if (!Number.isInteger(buckets) || buckets < 1 || buckets > MAX_BUCKETS) throw badParam('buckets', `buckets must be an integer from 1 to ${MAX_BUCKETS}`);
   const width = bucketWidth(q.start, q.end, buckets);
   const split = splitOf(q.source);
@@ -78,12 +78,12 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
   const tally = new Tally(n);
   const bucketOf = (ts: number) => Math.floor((ts - first) / width);
   if (q.q) {
-    await scanRows(store, q, (row) => void (tally.key(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[bucketOf(row.ts)]! += 1), { deadline });
+    await scanRows(store, q, (row) => void (tally.key(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[bucketOf(row.ts)]! += 1), { deadline, signal });
   } else {
     const hours = width % HOUR_MICROS === 0 && !involvesPath(q) ? wholeHours(q.start, q.end) : null;
     const rowWindows: Array<[number, number]> = hours ? hours.edges : [[q.start, q.end]];
     for (const [start, end] of rowWindows) {
-      await eachPartition(store, { ...q, start, end }, deadline, ['ts', split === 'status' ? 'status' : 'level'], (c, pass, from, to) => {
+      await eachPartition(store, { ...q, start, end }, { deadline, signal }, ['ts', split === 'status' ? 'status' : 'level'], (c, pass, from, to) => {
         const { ts } = c;
         if (split === 'status') {
           const { status } = c;
@@ -98,7 +98,7 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
       });
     }
     if (hours) {
-      await eachHourCount(store, q, hours, deadline, (c, h, pass) => {
+      await eachHourCount(store, q, hours, { deadline, signal }, (c, h, pass) => {
         const byLevel = split === 'level' ? c.dicts.level.map((k) => tally.key(k)) : [];
         for (let j = 0; j < h.m; j++) {
           if (!pass(j)) continue;
@@ -131,15 +131,16 @@ export interface FacetValue {
   count: number;
 }
 
-/** Past the deadline a request fails with a 503, as the endpoints do at their limit. */
-function checkDeadline(deadline: number): void {
+/** Past the deadline a request fails with a 503, as the endpoints do at their limit; a cancelled one stops. */
+function checkDeadline(deadline: number, signal?: AbortSignal): void {
+  if (signal?.aborted) throw cancelled();
   if (performance.now() > deadline) {
     throw new AppError('unavailable', 'the request ran longer than its time limit and was stopped; narrow the range or the filters');
   }
 }
 
 /** Top values of each asked field with exact counts, and how many other values there are. */
-export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: string | undefined, deadline: number): Promise<{ result: Record<string, FacetValue[]>; others: Record<string, number> }> {
+export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: string | undefined, deadline: number, signal?: AbortSignal): Promise<{ result: Record<string, FacetValue[]>; others: Record<string, number> }> {
   const available = fieldsOf(q.source);
   const asked = fieldsText === undefined ? available : fieldsText.split(',').map((f) => f.trim()).filter(Boolean);
   for (const f of asked) {
@@ -162,7 +163,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
       (row) => {
         for (const f of fields) bump(f, valueOf(f, row), 1);
       },
-      { deadline },
+      { deadline, signal },
     );
   } else {
     /** Adds the counts of one array of values (rows, or hour counts with their `weights`). */
@@ -189,12 +190,12 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     // Paths are not in the hour counts: a facet or filter of paths is counted row by row.
     const hours = involvesPath(q) || fields.includes('path') ? null : wholeHours(q.start, q.end);
     for (const [start, end] of hours ? hours.edges : [[q.start, q.end] as [number, number]]) {
-      await eachPartition(store, { ...q, start, end }, deadline, fields.map(columnOf), (c, pass, from, to) => {
+      await eachPartition(store, { ...q, start, end }, { deadline, signal }, fields.map(columnOf), (c, pass, from, to) => {
         for (const f of fields) countValues(f, c, c[columnOf(f)], from, to, pass);
       });
     }
     if (hours) {
-      await eachHourCount(store, q, hours, deadline, (c, h, pass) => {
+      await eachHourCount(store, q, hours, { deadline, signal }, (c, h, pass) => {
         for (const f of fields) countValues(f, c, h[f === 'function_id' ? 'fn' : (f as 'status' | 'method' | 'level')], 0, h.m, pass, h.count);
       });
     }
@@ -234,7 +235,7 @@ export function topValues(counts: Map<string | number, number>, k: number): Face
 }
 
 /** How many records match, and about how large an export of them is. */
-export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: number): Promise<{ count: number; bytes: number }> {
+export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: number, signal?: AbortSignal): Promise<{ count: number; bytes: number }> {
   let count = 0;
   let bytes = 0;
   if (q.q) {
@@ -245,10 +246,10 @@ export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: 
         count++;
         bytes += row.len;
       },
-      { deadline },
+      { deadline, signal },
     );
   } else {
-    await eachPartition(store, q, deadline, ['len'], (c, pass, from, to) => {
+    await eachPartition(store, q, { deadline, signal }, ['len'], (c, pass, from, to) => {
       const { len } = c;
       for (let i = from; i < to; i++) {
         if (!pass(i)) continue;
@@ -259,6 +260,12 @@ export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: 
   }
   // Records go out in the query shape, a little larger than stored (the wrappers of nested records).
   return { count, bytes: Math.round(bytes * 1.1) };
+}
+
+/** When a request must stop: its deadline (a 503), or its client leaving. */
+interface Stop {
+  deadline: number;
+  signal?: AbortSignal;
 }
 
 /** A turn for other requests every 20 ms of counting. */
@@ -272,7 +279,7 @@ async function maybeYield(state: { at: number }): Promise<void> {
  * Calls `work` with each partition's columns (the filters' and `needed` row arrays loaded), its
  * filter and the rows of the window, newest partition first; stops at the deadline.
  */
-async function eachPartition(store: LogStore, q: ExplorerQuery, deadline: number, needed: readonly ColumnName[], work: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void): Promise<void> {
+async function eachPartition(store: LogStore, q: ExplorerQuery, stop: Stop, needed: readonly ColumnName[], work: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void): Promise<void> {
   const columns: ColumnName[] = [...filterColumns(q), ...needed];
   const turn = { at: performance.now() };
   for (const p of partitionsOf(store, q)) {
@@ -284,13 +291,13 @@ async function eachPartition(store: LogStore, q: ExplorerQuery, deadline: number
       const [from, to] = inside ? [0, c.n] : windowRange(c, q.start, q.end, null);
       if (to > from) work(c, pass, from, to);
     }
-    checkDeadline(deadline);
+    checkDeadline(stop.deadline, stop.signal);
     await maybeYield(turn);
   }
 }
 
 /** Calls `work` with the hour counts of each partition of the whole hours [from, to), and their filter. */
-async function eachHourCount(store: LogStore, q: ExplorerQuery, hours: { from: number; to: number }, deadline: number, work: (c: ScanColumns, h: HourCounts, pass: (j: number) => boolean) => void): Promise<void> {
+async function eachHourCount(store: LogStore, q: ExplorerQuery, hours: { from: number; to: number }, stop: Stop, work: (c: ScanColumns, h: HourCounts, pass: (j: number) => boolean) => void): Promise<void> {
   const turn = { at: performance.now() };
   const lo = hours.from / HOUR_MICROS;
   const hi = hours.to / HOUR_MICROS;
@@ -300,7 +307,7 @@ async function eachHourCount(store: LogStore, q: ExplorerQuery, hours: { from: n
     const target: FilterTarget = { project: h.project, status: h.status, method: h.method, level: h.level, fn: h.fn, dicts: c.dicts };
     const pass = rowFilter(q, target);
     if (pass) work(c, h, (j) => h.hour[j]! >= lo && h.hour[j]! < hi && pass(j));
-    checkDeadline(deadline);
+    checkDeadline(stop.deadline, stop.signal);
     await maybeYield(turn);
   }
 }

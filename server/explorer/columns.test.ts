@@ -229,3 +229,23 @@ describe('columns files', () => {
     }
   });
 });
+
+describe('a request its client abandoned', () => {
+  it('stops: pages, searches, histograms, facets and counts end with the cancelled error instead of running on', async () => {
+    const { readExplorerQuery, scanRows, singleParams } = await import('./query.ts');
+    const { countMatches, facets, histogram } = await import('./aggregate.ts');
+    t = await makeTestApp({ edge: records(5).map(edgeOf) });
+    const params = new URLSearchParams(`source=edge_logs&start=${iso(NOW - 31 * HOUR)}&end=${iso(NOW)}`);
+    const q = readExplorerQuery(t.store, singleParams((n) => params.getAll(n)), NOW);
+    const gone = new AbortController();
+    gone.abort();
+    const far = performance.now() + 60_000;
+    const message = /cancelled by its client/;
+    await expect(scanRows(t.store, { ...q, q: { text: 'zz', lower: 'zz', re: null, rawSafe: true } }, () => undefined, { signal: gone.signal })).rejects.toThrow(message);
+    await expect(histogram(t.store, q, 24, far, gone.signal)).rejects.toThrow(message);
+    await expect(facets(t.store, q, 'status', far, gone.signal)).rejects.toThrow(message);
+    await expect(countMatches(t.store, q, far, gone.signal)).rejects.toThrow(message);
+    // The same requests not cancelled answer.
+    expect((await countMatches(t.store, q, far)).count).toBe(600);
+  });
+});

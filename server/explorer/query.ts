@@ -225,6 +225,8 @@ export interface ScanLimits {
   budgetMs?: number;
   /** Past this instant (performance.now()) the scan fails with a 503. */
   deadline?: number;
+  /** The client went away (or a newer request of its view replaced it): the scan stops. */
+  signal?: AbortSignal;
 }
 
 export interface ScanProgress {
@@ -251,6 +253,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
   // budget always moves on.
   let last: Cursor | null = q.cursor;
   const overBudget = (now: number) => {
+    if (limits.signal?.aborted) throw cancelled();
     if (limits.deadline !== undefined && now > limits.deadline) {
       throw new AppError('unavailable', 'the search ran longer than its time limit and was stopped; narrow the range or the filters');
     }
@@ -294,6 +297,11 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
   }
   return { last, complete: true };
+}
+
+/** What a request its client abandoned ends with (nobody reads it). */
+export function cancelled(): AppError {
+  return new AppError('unavailable', 'the request was cancelled by its client');
 }
 
 /** Row i of a partition's columns as a ScanRow. */

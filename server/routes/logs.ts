@@ -60,7 +60,7 @@ export function registerLogRoutes(app: Hono, deps: AppDeps): void {
         rows.push({ ...recordOf(q, row, record(), refOf(row.project)), fields: rowFields(deps.store, q, row, fnText) });
         lastReturned = { ts: row.ts, rid: row.rid };
       },
-      { matches: q.limit + 1, budgetMs: SEARCH_BUDGET_MS, deadline: performance.now() + timeoutMs },
+      { matches: q.limit + 1, budgetMs: SEARCH_BUDGET_MS, deadline: performance.now() + timeoutMs, signal: c.req.raw.signal },
     );
     // A full page continues after its last row; a search that ran out of time, after the last row it looked at.
     const next = more ? lastReturned : !progress.complete ? progress.last : null;
@@ -71,19 +71,19 @@ export function registerLogRoutes(app: Hono, deps: AppDeps): void {
   app.get('/api/logs/histogram', async (c) => {
     const q = query(c);
     const bucketsText = c.req.query('buckets');
-    const h = await histogram(deps.store, q, bucketsText === undefined ? DEFAULT_BUCKETS : Number(bucketsText), performance.now() + timeoutMs);
+    const h = await histogram(deps.store, q, bucketsText === undefined ? DEFAULT_BUCKETS : Number(bucketsText), performance.now() + timeoutMs, c.req.raw.signal);
     return json(c, { result: h.buckets, width: h.width, split: h.split });
   });
 
   app.get('/api/logs/facets', async (c) => {
     const q = query(c);
-    const f = await facets(deps.store, q, c.req.query('fields'), performance.now() + timeoutMs);
+    const f = await facets(deps.store, q, c.req.query('fields'), performance.now() + timeoutMs, c.req.raw.signal);
     return json(c, f);
   });
 
   app.get('/api/logs/count', async (c) => {
     const q = query(c);
-    return json(c, { result: await countMatches(deps.store, q, performance.now() + timeoutMs) });
+    return json(c, { result: await countMatches(deps.store, q, performance.now() + timeoutMs, c.req.raw.signal) });
   });
 
   app.get('/api/logs/export', (c) => {
@@ -117,7 +117,7 @@ export function registerLogRoutes(app: Hono, deps: AppDeps): void {
             if (format === 'ndjson') lines.push(JSON.stringify({ ...rec, fields: f }));
             else lines.push([rec.id, formatIsoMicros(row.ts), ...fields.map((k) => f[k] ?? ''), rec.event_message, JSON.stringify(rec.metadata)].map((v) => csvCell(String(v ?? ''))).join(','));
           },
-          { matches: 1000 },
+          { matches: 1000, signal: c.req.raw.signal },
         );
         cursor = progress.last;
         if (progress.complete || count === 0) done = true;
