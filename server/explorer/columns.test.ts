@@ -249,3 +249,30 @@ describe('a request its client abandoned', () => {
     expect((await countMatches(t.store, q, far)).count).toBe(600);
   });
 });
+
+describe('topValues', () => {
+  it('keeps the k largest counts, ties by the smaller value (numbers by value, texts by code units), without sorting everything', async () => {
+    const { topValues } = await import('./aggregate.ts');
+    const counts = new Map<string | number, number>([
+      ['/b', 5],
+      ['/a', 5],
+      ['/z', 9],
+      ['/B', 5],
+      ['/c', 1],
+      ['/d', 7],
+    ]);
+    // By hand: 9 (/z), 7 (/d), then the 5s in code-unit order: '/B' (0x42) < '/a' < '/b'.
+    expect(topValues(counts, 4)).toEqual([
+      { value: '/z', count: 9 },
+      { value: '/d', count: 7 },
+      { value: '/B', count: 5 },
+      { value: '/a', count: 5 },
+    ]);
+    expect(topValues(new Map<string | number, number>([[503, 2], [200, 2], [404, 3]]), 10)).toEqual([
+      { value: 404, count: 3 },
+      { value: 200, count: 2 },
+      { value: 503, count: 2 },
+    ]);
+    expect(topValues(new Map(), 10)).toEqual([]);
+  });
+});
