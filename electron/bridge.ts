@@ -8,6 +8,10 @@ import type { ImportReport } from '../server/ingest/import.ts';
 /** One file of a native import: its report, or why nothing could be imported from it. */
 export type ImportFileOutcome = { file: string; ok: true; report: ImportReport } | { file: string; ok: false; reason: string };
 
+/** The formats File → Export Current View offers; the page writes the file. */
+export const VIEW_EXPORT_FORMATS = ['csv', 'ndjson', 'json'] as const;
+export type ViewExportFormat = (typeof VIEW_EXPORT_FORMATS)[number];
+
 export interface ImportFilesResult {
   /** The user closed the file dialog without choosing. */
   canceled: boolean;
@@ -24,8 +28,8 @@ export interface LogExplorerBridge {
   openDataFolder(): Promise<void>;
   /** Called after data changed outside the page (native import, demo data loaded or cleared). Returns an unsubscribe function. */
   onDataChanged(callback: () => void): () => void;
-  /** Called when the user chose File → Export current view. Returns an unsubscribe function. */
-  onExportRequested(callback: () => void): () => void;
+  /** Called with the chosen format when the user picked File → Export Current View → CSV, NDJSON or JSON. Returns an unsubscribe function. */
+  onExportRequested(callback: (format: ViewExportFormat) => void): () => void;
 }
 
 /** IPC channels. `invoke` channels answer; `event` channels flow main → page only. */

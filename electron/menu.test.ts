@@ -1,14 +1,15 @@
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it, vi } from 'vitest';
-import { MENU_IDS, menuItems, menuTemplate, type MenuActions, type MenuOptions } from './menu.ts';
+import type { ViewExportFormat } from './bridge.ts';
+import { EXPORT_MENU_IDS, MENU_IDS, menuItems, menuTemplate, type MenuActions, type MenuOptions } from './menu.ts';
 
 type Spy = ReturnType<typeof vi.fn<() => void>>;
 
-function actions(): Record<keyof MenuActions, Spy> {
+function actions(): Record<Exclude<keyof MenuActions, 'exportView'>, Spy> & { exportView: ReturnType<typeof vi.fn<(format: ViewExportFormat) => void>> } {
   return {
     importLogs: vi.fn<() => void>(),
     openDataFolder: vi.fn<() => void>(),
-    exportView: vi.fn<() => void>(),
+    exportView: vi.fn<(format: ViewExportFormat) => void>(),
     restartServer: vi.fn<() => void>(),
     reload: vi.fn<() => void>(),
     toggleDarkMode: vi.fn<() => void>(),
@@ -41,7 +42,6 @@ describe('menuTemplate', () => {
     const t = menuTemplate(a, LINUX);
     const cases: Array<[string, keyof MenuActions]> = [
       [MENU_IDS.importLogs, 'importLogs'],
-      [MENU_IDS.exportView, 'exportView'],
       [MENU_IDS.openDataFolder, 'openDataFolder'],
       [MENU_IDS.restartServer, 'restartServer'],
       [MENU_IDS.reload, 'reload'],
@@ -55,6 +55,27 @@ describe('menuTemplate', () => {
     }
   });
 
+  it('offers Export Current View as a submenu of formats, each asking the page for its format', () => {
+    const a = actions();
+    const t = menuTemplate(a, LINUX);
+    const parent = byId(t, MENU_IDS.exportView);
+    expect(parent.label).toBe('Export Current View');
+    expect(parent.click).toBeUndefined();
+    const items = parent.submenu as MenuItemConstructorOptions[];
+    expect(items.map((i) => [i.id, i.label])).toEqual([
+      ['export-view-csv', 'CSV…'],
+      ['export-view-ndjson', 'NDJSON…'],
+      ['export-view-json', 'JSON…'],
+    ]);
+    // The old File → Export shortcut now exports CSV; the others have none.
+    expect(items.map((i) => i.accelerator)).toEqual(['CmdOrCtrl+E', undefined, undefined]);
+
+    click(byId(t, EXPORT_MENU_IDS.ndjson));
+    click(byId(t, EXPORT_MENU_IDS.csv));
+    click(byId(t, EXPORT_MENU_IDS.json));
+    expect(a.exportView.mock.calls).toEqual([['ndjson'], ['csv'], ['json']]);
+  });
+
   it('offers the View zoom roles, and a dark mode checkbox that shows the current theme', () => {
     const view = menuTemplate(actions(), { ...LINUX, darkMode: true })[2]!.submenu as MenuItemConstructorOptions[];
     expect(view.map((i) => i.role).filter(Boolean)).toEqual(['resetZoom', 'zoomIn', 'zoomOut', 'togglefullscreen']);
@@ -65,6 +86,7 @@ describe('menuTemplate', () => {
     const t = menuTemplate(actions(), { ...LINUX, serverUp: false });
     expect(byId(t, MENU_IDS.importLogs).enabled).toBe(false);
     expect(byId(t, MENU_IDS.exportView).enabled).toBe(false);
+    for (const id of Object.values(EXPORT_MENU_IDS)) expect(byId(t, id).enabled, id).toBe(false);
     expect(byId(t, MENU_IDS.apiDocs).enabled).toBe(false);
     expect(byId(t, MENU_IDS.restartServer).enabled).not.toBe(false);
     expect(byId(t, MENU_IDS.openDataFolder).enabled).not.toBe(false);

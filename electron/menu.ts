@@ -3,11 +3,13 @@
  * without Electron and main.ts only hands it to `Menu.buildFromTemplate`.
  */
 import type { MenuItemConstructorOptions } from 'electron';
+import { VIEW_EXPORT_FORMATS, type ViewExportFormat } from './bridge.ts';
 
 export interface MenuActions {
   importLogs(): void;
   openDataFolder(): void;
-  exportView(): void;
+  /** Asks the page to export what it shows, in `format`. */
+  exportView(format: ViewExportFormat): void;
   restartServer(): void;
   reload(): void;
   toggleDarkMode(): void;
@@ -30,12 +32,20 @@ export const MENU_IDS = {
   importLogs: 'import-logs',
   openDataFolder: 'open-data-folder',
   exportView: 'export-view',
+  exportCsv: 'export-view-csv',
+  exportNdjson: 'export-view-ndjson',
+  exportJson: 'export-view-json',
   restartServer: 'restart-server',
   reload: 'reload',
   darkMode: 'dark-mode',
   apiDocs: 'api-docs',
   about: 'about',
 } as const;
+
+/** The File → Export Current View item of each format. */
+export const EXPORT_MENU_IDS: Readonly<Record<ViewExportFormat, string>> = { csv: MENU_IDS.exportCsv, ndjson: MENU_IDS.exportNdjson, json: MENU_IDS.exportJson };
+
+const EXPORT_LABELS: Readonly<Record<ViewExportFormat, string>> = { csv: 'CSV…', ndjson: 'NDJSON…', json: 'JSON…' };
 
 export function menuTemplate(actions: MenuActions, opts: MenuOptions): MenuItemConstructorOptions[] {
   const mac = opts.platform === 'darwin';
@@ -52,7 +62,19 @@ export function menuTemplate(actions: MenuActions, opts: MenuOptions): MenuItemC
       label: '&File',
       submenu: [
         { id: MENU_IDS.importLogs, label: 'Import Logs…', accelerator: 'CmdOrCtrl+O', enabled: opts.serverUp, click: () => actions.importLogs() },
-        { id: MENU_IDS.exportView, label: 'Export Current View…', accelerator: 'CmdOrCtrl+E', enabled: opts.serverUp, click: () => actions.exportView() },
+        {
+          id: MENU_IDS.exportView,
+          label: 'Export Current View',
+          enabled: opts.serverUp,
+          // The format is chosen here, so the page saves at once (CSV keeps the old shortcut).
+          submenu: VIEW_EXPORT_FORMATS.map((format) => ({
+            id: EXPORT_MENU_IDS[format],
+            label: EXPORT_LABELS[format],
+            enabled: opts.serverUp,
+            ...(format === 'csv' ? { accelerator: 'CmdOrCtrl+E' } : {}),
+            click: () => actions.exportView(format),
+          })),
+        },
         { type: 'separator' },
         { id: MENU_IDS.openDataFolder, label: 'Open Data Folder', click: () => actions.openDataFolder() },
         { id: MENU_IDS.restartServer, label: 'Restart Server', click: () => actions.restartServer() },

@@ -49,17 +49,12 @@ describe('preload', () => {
     expect(invoke.mock.calls).toEqual([[CHANNELS.importFiles], [CHANNELS.openDataFolder]]);
   });
 
-  it('calls subscribers with no arguments (the IPC event stays in the preload) and unsubscribes', () => {
+  it('calls data-changed subscribers with no arguments (the IPC event stays in the preload) and unsubscribes', () => {
     const dataChanged = vi.fn();
-    const exportRequested = vi.fn();
     const offData = bridge.onDataChanged(dataChanged);
-    bridge.onExportRequested(exportRequested);
 
     sendFromMain(CHANNELS.dataChanged, 'ignored');
-    sendFromMain(CHANNELS.exportRequested);
-    expect(dataChanged).toHaveBeenCalledTimes(1);
-    expect(dataChanged.mock.calls[0]).toEqual([]);
-    expect(exportRequested.mock.calls).toEqual([[]]);
+    expect(dataChanged.mock.calls).toEqual([[]]);
 
     offData();
     sendFromMain(CHANNELS.dataChanged);
@@ -67,7 +62,34 @@ describe('preload', () => {
     expect(listeners.get(CHANNELS.dataChanged)?.size).toBe(0);
   });
 
+  it('hands export subscribers the chosen format and nothing else, and unsubscribes', () => {
+    const exportRequested = vi.fn();
+    const off = bridge.onExportRequested(exportRequested);
+
+    sendFromMain(CHANNELS.exportRequested, 'csv');
+    sendFromMain(CHANNELS.exportRequested, 'ndjson', { extra: true });
+    sendFromMain(CHANNELS.exportRequested, 'json');
+    expect(exportRequested.mock.calls).toEqual([['csv'], ['ndjson'], ['json']]);
+
+    off();
+    sendFromMain(CHANNELS.exportRequested, 'csv');
+    expect(exportRequested).toHaveBeenCalledTimes(3);
+    expect(listeners.get(CHANNELS.exportRequested)?.size).toBe(0);
+  });
+
+  it('drops an export request without a known format', () => {
+    const exportRequested = vi.fn();
+    const off = bridge.onExportRequested(exportRequested);
+    sendFromMain(CHANNELS.exportRequested);
+    sendFromMain(CHANNELS.exportRequested, 'xlsx');
+    sendFromMain(CHANNELS.exportRequested, 'CSV');
+    sendFromMain(CHANNELS.exportRequested, { toString: () => 'csv' });
+    expect(exportRequested).not.toHaveBeenCalled();
+    off();
+  });
+
   it('refuses a non-function callback', () => {
     expect(() => bridge.onDataChanged('alert(1)' as unknown as () => void)).toThrow(TypeError);
+    expect(() => bridge.onExportRequested(null as unknown as () => void)).toThrow(TypeError);
   });
 });

@@ -1,19 +1,23 @@
 /**
  * The preload of the app window: sandboxed (bundled to CommonJS, `electron` is its only
- * import), it exposes one small named object and nothing generic. Callbacks get no
- * arguments, so no IpcRendererEvent (and its `sender`) ever reaches the page.
+ * import), it exposes one small named object and nothing generic. No IpcRendererEvent (and
+ * its `sender`) ever reaches the page: data-changed callbacks get no arguments, export
+ * callbacks only a format from the known list.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { BRIDGE_GLOBAL, CHANNELS, type ImportFilesResult, type LogExplorerBridge } from './bridge.ts';
+import { BRIDGE_GLOBAL, CHANNELS, VIEW_EXPORT_FORMATS, type ImportFilesResult, type LogExplorerBridge, type ViewExportFormat } from './bridge.ts';
 
-function subscribe(channel: string, callback: () => void): () => void {
+/** Subscribes `deliver` to a main → page channel; `deliver` sees the message's arguments, never the event. */
+function subscribe(channel: string, callback: unknown, deliver: (args: unknown[]) => void): () => void {
   if (typeof callback !== 'function') throw new TypeError('callback must be a function');
-  const listener = () => callback();
+  const listener = (_event: unknown, ...args: unknown[]) => deliver(args);
   ipcRenderer.on(channel, listener);
   return () => {
     ipcRenderer.removeListener(channel, listener);
   };
 }
+
+const isExportFormat = (v: unknown): v is ViewExportFormat => (VIEW_EXPORT_FORMATS as readonly unknown[]).includes(v);
 
 const api = {
   desktop: true,
@@ -21,8 +25,12 @@ const api = {
   openDataFolder: async () => {
     await ipcRenderer.invoke(CHANNELS.openDataFolder);
   },
-  onDataChanged: (callback: () => void) => subscribe(CHANNELS.dataChanged, callback),
-  onExportRequested: (callback: () => void) => subscribe(CHANNELS.exportRequested, callback),
+  onDataChanged: (callback: () => void) => subscribe(CHANNELS.dataChanged, callback, () => callback()),
+  // Only a known format string crosses; anything else main might send is dropped here.
+  onExportRequested: (callback: (format: ViewExportFormat) => void) =>
+    subscribe(CHANNELS.exportRequested, callback, ([format]) => {
+      if (isExportFormat(format)) callback(format);
+    }),
 } as const;
 
 contextBridge.exposeInMainWorld(BRIDGE_GLOBAL, api satisfies LogExplorerBridge);

@@ -1,12 +1,15 @@
 import { useEffect, useState, type ReactNode } from 'react';
+import { useShellEvents } from './api/bridge.ts';
 import { ApiError, forgetApiKey, getApiKey, setApiKey } from './api/client.ts';
 import { useClock, useSources } from './api/hooks.ts';
 import { useView } from './app-state.tsx';
 import { ErrorPanel } from './components/error-panel.tsx';
+import { Notices } from './components/notices.tsx';
 import { SavedViews } from './components/saved-views.tsx';
 import { encodeView, type PageId } from './lib/url-state.ts';
 import { formatDateTime, formatUtc, localZoneName } from './lib/time.ts';
 import type { ThemePref } from './lib/theme.ts';
+import { exportCurrentView } from './lib/view-export.ts';
 import { DataPage } from './pages/data-page.tsx';
 import { FunctionsPage } from './pages/functions-page.tsx';
 import { LogsPage } from './pages/logs-page.tsx';
@@ -32,8 +35,14 @@ function Icon({ d }: { d: string }) {
 
 export function App() {
   const [hasKey, setHasKey] = useState(() => getApiKey() !== null);
-  if (!hasKey) return <KeyPrompt onKey={() => setHasKey(true)} />;
-  return <Shell onUnauthorized={() => setHasKey(false)} />;
+  // The desktop shell's events (no-op in a browser): refresh after outside data changes, menu export.
+  useShellEvents(exportCurrentView);
+  return (
+    <>
+      {hasKey ? <Shell onUnauthorized={() => setHasKey(false)} /> : <KeyPrompt onKey={() => setHasKey(true)} />}
+      <Notices />
+    </>
+  );
 }
 
 function Shell({ onUnauthorized }: { onUnauthorized: () => void }) {

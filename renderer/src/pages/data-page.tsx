@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
 import type { ImportReport, SourceListing } from '../../../server/api-types.ts';
 import type { ImportErrorEntry } from '../../../server/ingest/import.ts';
+import { getBridge, refreshAll } from '../api/bridge.ts';
 import { ApiError, uploadImport } from '../api/client.ts';
 import { invalidateData, useDeleteSource, useImports, useLoadDemo, useSources } from '../api/hooks.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
@@ -15,12 +16,20 @@ import { TimeText } from '../components/time-text.tsx';
 import { formatBytes, formatInt } from '../lib/format.ts';
 import { SOURCE_OPTIONS, sourceLabel } from '../lib/sources.ts';
 import { formatSpan, US } from '../lib/time.ts';
+import { useExportCurrentView } from '../lib/view-export.ts';
+import { chooseFiles, usesNativeDialog, type NativeImportJob } from './data-import.ts';
 
 type JobState = 'queued' | 'uploading' | 'done' | 'failed';
 
 interface ImportJob {
   id: string;
-  file: File;
+  /** The file's name; `path` (native imports) is shown on hover. */
+  name: string;
+  path?: string;
+  /** Bytes, when known: a native import reports none. */
+  size?: number;
+  /** The file to upload; a native import has none (the server read the file from disk). */
+  file?: File;
   source: string;
   project: string;
   state: JobState;
@@ -48,22 +57,28 @@ export function DataPage() {
   const [toDelete, setToDelete] = useState<SourceListing | null>(null);
   const del = useDeleteSource();
 
+  const bridge = getBridge();
+  const [nativeBusy, setNativeBusy] = useState(false);
+  const [nativeError, setNativeError] = useState<unknown>(null);
+  const native = usesNativeDialog(bridge, { source, project });
+
   const patch = (id: string, p: Partial<ImportJob>) => setJobs((js) => js.map((j) => (j.id === id ? { ...j, ...p } : j)));
 
   // One upload at a time: the server imports serially anyway, and progress stays readable.
   useEffect(() => {
     if (running) return;
     const next = jobs.find((j) => j.state === 'queued');
-    if (!next) return;
+    const file = next?.file;
+    if (!next || !file) return;
     patch(next.id, { state: 'uploading' });
-    uploadImport(next.file, {
+    uploadImport(file, {
       id: next.id,
       source: next.source || undefined,
       project: next.project || undefined,
       onProgress: (p) => patch(next.id, { sent: p.loaded }),
     }).then(
       (report) => {
-        patch(next.id, { state: 'done', report, sent: next.file.size });
+        patch(next.id, { state: 'done', report, sent: file.size });
         void invalidateData(qc);
       },
       (error: unknown) => patch(next.id, { state: 'failed', error }),
@@ -73,11 +88,31 @@ export function DataPage() {
   const addFiles = (files: FileList | File[]) => {
     const list = [...files];
     if (list.length === 0) return;
-    setJobs((js) => [...list.map((file) => ({ id: newId(), file, source, project: project.trim(), state: 'queued' as const, sent: 0 })), ...js]);
+    setJobs((js) => [...list.map((file) => uploadJob(file, source, project.trim())), ...js]);
   };
   // The same file again with the project its records lacked; what was imported comes back as duplicates.
-  const reimport = (job: ImportJob, withProject: string) =>
-    setJobs((js) => [{ id: newId(), file: job.file, source: job.source, project: withProject, state: 'queued' as const, sent: 0 }, ...js]);
+  // A natively imported file is not in the page's hands: the project goes into the Project
+  // field, and choosing the file again uploads it with that project.
+  const reimport = (job: ImportJob, withProject: string) => {
+    const file = job.file;
+    if (file) setJobs((js) => [uploadJob(file, job.source, withProject), ...js]);
+    else setProject(withProject);
+  };
+
+  const choose = () => {
+    setNativeError(null);
+    void chooseFiles({
+      bridge,
+      source,
+      project,
+      newId,
+      pickInBrowser: () => fileInput.current?.click(),
+      onBusy: setNativeBusy,
+      onJobs: (done) => setJobs((js) => [...done.map(fromNative), ...js]),
+      onError: setNativeError,
+      refresh: () => refreshAll(qc),
+    });
+  };
 
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -88,6 +123,22 @@ export function DataPage() {
   const serverRuns = useMemo(() => new Map((imports.data ?? []).map((r) => [r.id, r])), [imports.data]);
   const listed = (sources.data ?? []).filter((s) => s.count > 0);
   const total = listed.reduce((n, s) => n + s.count, 0);
+  // The current view (the buttons and the desktop menu's Export Current View): the stored sources table.
+  const currentView = {
+    what: 'stored sources',
+    fileBase: 'sources',
+    rows: sources.data ? listed : undefined,
+    csvRows: () =>
+      listed.map((s) => ({
+        source: s.source,
+        alias: s.alias,
+        count: s.count,
+        oldest: s.minIso,
+        newest: s.maxIso,
+        projects: s.projects.map((p) => `${p.ref}:${p.count}`).join(' '),
+      })),
+  };
+  useExportCurrentView(currentView);
 
   return (
     <div className="page" data-testid="data-page">
@@ -134,11 +185,24 @@ export function DataPage() {
             </div>
             <div>
               <strong>Drop export files here</strong> or{' '}
-              <button type="button" className="link-btn" onClick={() => fileInput.current?.click()}>
+              <button type="button" className="link-btn" onClick={choose} disabled={nativeBusy} data-testid="choose-files" data-native={native || undefined}>
                 choose files
               </button>
             </div>
-            <div className="muted">Several files at once; large files stream without loading into memory.</div>
+            {nativeBusy ? (
+              <div className="muted dropzone__busy" data-testid="native-import-busy" role="status">
+                <ProgressBar value={null} label="Import of the chosen files" />
+                Importing the files chosen in the dialog…
+              </div>
+            ) : (
+              <div className="muted" data-testid="dropzone-hint">
+                {native
+                  ? 'Several files at once; the server reads them straight from disk, nothing is copied.'
+                  : bridge
+                    ? 'Several files at once; with a source or project set they are uploaded, so that choice applies.'
+                    : 'Several files at once; large files stream without loading into memory.'}
+              </div>
+            )}
             <input
               ref={fileInput}
               type="file"
@@ -179,6 +243,11 @@ export function DataPage() {
             </p>
           </div>
         </div>
+        {nativeError !== null && (
+          <div className="pad">
+            <ErrorPanel error={nativeError} title="The import did not run" />
+          </div>
+        )}
         {jobs.length > 0 && (
           <ul className="import-jobs" data-testid="import-jobs">
             {jobs.map((job) => (
@@ -202,20 +271,7 @@ export function DataPage() {
               <span className="card__note">
                 {formatInt(total)} records in {listed.length} {listed.length === 1 ? 'source' : 'sources'}
               </span>
-              <ExportButtons
-                fileBase="sources"
-                rows={listed}
-                csvRows={() =>
-                  listed.map((s) => ({
-                    source: s.source,
-                    alias: s.alias,
-                    count: s.count,
-                    oldest: s.minIso,
-                    newest: s.maxIso,
-                    projects: s.projects.map((p) => `${p.ref}:${p.count}`).join(' '),
-                  }))
-                }
-              />
+              <ExportButtons {...currentView} />
             </div>
           )}
         </div>
@@ -319,6 +375,25 @@ export function DataPage() {
   );
 }
 
+function uploadJob(file: File, source: string, project: string): ImportJob {
+  return { id: newId(), name: file.name, size: file.size, file, source, project, state: 'queued', sent: 0 };
+}
+
+/** A natively imported file as a row: already done or failed, imported with recognition only. */
+function fromNative(job: NativeImportJob): ImportJob {
+  return {
+    id: job.id,
+    name: job.name,
+    path: job.path,
+    source: '',
+    project: '',
+    state: job.state,
+    sent: 0,
+    ...(job.report ? { report: job.report } : {}),
+    ...(job.reason !== undefined ? { error: new Error(job.reason) } : {}),
+  };
+}
+
 function humanSpan(us: number): string {
   if (us >= 2 * US.day) return `${(us / US.day).toFixed(1)} days`;
   if (us >= 2 * US.hour) return `${(us / US.hour).toFixed(1)} h`;
@@ -337,26 +412,27 @@ function ImportJobRow({
   onDismiss: () => void;
   onReimport: (project: string) => void;
 }) {
-  const size = job.file.size;
+  const size = job.size ?? 0;
   const sentRatio = size > 0 ? job.sent / size : job.state === 'done' ? 1 : 0;
   const report = job.report;
+  const name = job.name;
   return (
-    <li className={`import-job import-job--${job.state}`} data-testid="import-job" data-state={job.state}>
+    <li className={`import-job import-job--${job.state}`} data-testid="import-job" data-state={job.state} data-native={job.file ? undefined : true}>
       <div className="import-job__head">
-        <span className="mono strong ellipsis" title={job.file.name}>
-          {job.file.name}
+        <span className="mono strong ellipsis" title={job.path ?? name} data-testid="import-job-name">
+          {name}
         </span>
-        <span className="muted small">{formatBytes(size)}</span>
+        {job.size !== undefined ? <span className="muted small">{formatBytes(job.size)}</span> : <span className="muted small">from disk</span>}
         <span className={`state-pill state-pill--${job.state}`}>{{ queued: 'Queued', uploading: 'Importing', done: 'Done', failed: 'Failed' }[job.state]}</span>
         {job.state !== 'uploading' && (
-          <button type="button" className="icon-btn" aria-label={`Dismiss ${job.file.name}`} onClick={onDismiss}>
+          <button type="button" className="icon-btn" aria-label={`Dismiss ${name}`} onClick={onDismiss}>
             ×
           </button>
         )}
       </div>
       {(job.state === 'uploading' || job.state === 'queued') && (
         <div className="import-job__progress" data-testid="import-progress">
-          <ProgressBar value={job.state === 'queued' ? 0 : sentRatio} label={`Upload of ${job.file.name}`} />
+          <ProgressBar value={job.state === 'queued' ? 0 : sentRatio} label={`Upload of ${name}`} />
           <div className="small muted">
             {job.state === 'queued' ? (
               'Waiting for the previous import'
@@ -369,10 +445,10 @@ function ImportJobRow({
           </div>
         </div>
       )}
-      {job.state === 'failed' && <ErrorPanel error={job.error} title={`Import of ${job.file.name} failed`} />}
+      {job.state === 'failed' && <ErrorPanel error={job.error} title={`Import of ${name} failed`} />}
       {report && (
         <div className="import-report" data-testid="import-report">
-          <ProgressBar value={1} label={`Import of ${job.file.name} done`} tone="ok" />
+          <ProgressBar value={1} label={`Import of ${name} done`} tone="ok" />
           <div className="import-report__figures">
             <span>
               Source <strong data-testid="report-source">{report.source}</strong>
@@ -398,7 +474,7 @@ function ImportJobRow({
             </p>
           )}
           {report.errors.length > 0 && <ReportErrors report={report} />}
-          {noProjectCount(report) > 0 && <ProjectPrompt report={report} onReimport={onReimport} />}
+          {noProjectCount(report) > 0 && <ProjectPrompt report={report} fileName={job.file ? undefined : name} onReimport={onReimport} />}
         </div>
       )}
     </li>
@@ -462,13 +538,23 @@ function ReportErrors({ report }: { report: ImportReport }) {
  * Records that name no project (no project field, no `<ref>.supabase.co` host) were rejected:
  * ask which project they are from and import the file again with it. Records already imported
  * come back as duplicates; records whose host names another project stay rejected.
+ * `fileName` is set for a natively imported file, which the page cannot send again itself:
+ * the project goes into the Project field, and the user chooses the file again.
  */
-function ProjectPrompt({ report, onReimport }: { report: ImportReport; onReimport: (project: string) => void }) {
+function ProjectPrompt({ report, fileName, onReimport }: { report: ImportReport; fileName?: string; onReimport: (project: string) => void }) {
   const [value, setValue] = useState('');
   const [asked, setAsked] = useState(false);
   const count = noProjectCount(report);
   const ref = value.trim();
   const id = useId();
+  if (asked && fileName !== undefined) {
+    return (
+      <p className="muted small" data-testid="project-prompt-sent">
+        The Project field above now says <code>{ref}</code>: choose <code>{fileName}</code> again and it is uploaded with that project. Records this import stored come back as
+        duplicates; records whose host names another project keep that project and are refused under <code>{ref}</code>.
+      </p>
+    );
+  }
   if (asked) {
     return (
       <p className="muted small" data-testid="project-prompt-sent">
@@ -498,7 +584,7 @@ function ProjectPrompt({ report, onReimport }: { report: ImportReport; onReimpor
       <div className="fx-project-prompt__form">
         <input id={id} aria-label="Project ref for the records without one" className="input input--mono" placeholder="project ref" value={value} onChange={(e) => setValue(e.target.value)} data-testid="project-prompt-input" spellCheck={false} />
         <button type="submit" className="btn btn--small btn--primary" disabled={!ref} data-testid="project-prompt-submit">
-          Import again with this project
+          {fileName !== undefined ? 'Use this project' : 'Import again with this project'}
         </button>
       </div>
     </form>

@@ -10,6 +10,7 @@ import { CurlButton } from '../components/curl-button.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { ErrorPanel } from '../components/error-panel.tsx';
 import { ExportButtons } from '../components/export-buttons.tsx';
+import { useExportCurrentView } from '../lib/view-export.ts';
 import { Field } from '../components/field.tsx';
 import { PageHeader, Toolbar } from '../components/page-header.tsx';
 import { allTimeCount, allTimeHint, ProjectPicker } from '../components/project-picker.tsx';
@@ -120,6 +121,9 @@ export function FunctionsPage() {
   // The charts render only once the unit is known; the default never reaches an axis.
   const fmtTick = tickFormat(unit ?? US.minute);
   const fileBase = `invocation-stats_${view.project ?? 'none'}_${view.functions.interval}${view.functions.fn ? `_${view.functions.fn}` : ''}_${clock.data ? isoMicros(clock.data.now).slice(0, 19).replace(/:/g, '') : ''}`;
+  // The current view (desktop menu's Export Current View): the buckets the charts draw.
+  const currentView = { what: 'invocation stats', fileBase, rows };
+  useExportCurrentView(currentView);
 
   const noSources = !sourcesLoading && sources.data !== undefined && !hasData;
 
@@ -132,7 +136,7 @@ export function FunctionsPage() {
         actions={
           <>
             <CurlButton request={request} />
-            <ExportButtons fileBase={fileBase} rows={rows} />
+            <ExportButtons {...currentView} />
             <RefreshButton />
           </>
         }

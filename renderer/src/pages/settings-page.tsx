@@ -5,6 +5,7 @@ import { useView } from '../app-state.tsx';
 import { CopyButton } from '../components/copy-button.tsx';
 import { ErrorPanel } from '../components/error-panel.tsx';
 import { ExportButtons } from '../components/export-buttons.tsx';
+import { useExportCurrentView } from '../lib/view-export.ts';
 import { PageHeader } from '../components/page-header.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
 import { curlCommand } from '../lib/curl.ts';
@@ -48,6 +49,23 @@ export function SettingsPage() {
     { page: 'Logs', request: logsRequest(view, clock.data?.now) },
     { page: 'API usage', request: usageRequest(view) },
   ];
+  // The current view (desktop menu's Export Current View): the endpoints table, the page's one table.
+  const currentView = {
+    what: 'endpoints',
+    fileBase: 'endpoints',
+    rows: endpoints.data,
+    csvRows: () =>
+      (endpoints.data ?? []).map((e) => ({
+        name: e.name,
+        id: e.id,
+        parameters: e.parameters.map((p) => `${p.name}${p.required ? '' : '?'}`).join(' '),
+        cache_seconds: e.cacheSeconds,
+        warm_seconds: e.warmSeconds,
+        rows: e.rows ?? e.maxRows,
+        max_rows: e.maxRows,
+      })),
+  };
+  useExportCurrentView(currentView);
 
   return (
     <div className="page" data-testid="settings-page">
@@ -93,21 +111,7 @@ export function SettingsPage() {
             <span className="card__note">
               <code>GET {origin}/api/endpoints/&lt;name or UUID&gt;?params</code> → <code>{'{"result": [rows]}'}</code>
             </span>
-            <ExportButtons
-              fileBase="endpoints"
-              rows={endpoints.data}
-              csvRows={() =>
-                (endpoints.data ?? []).map((e) => ({
-                  name: e.name,
-                  id: e.id,
-                  parameters: e.parameters.map((p) => `${p.name}${p.required ? '' : '?'}`).join(' '),
-                  cache_seconds: e.cacheSeconds,
-                  warm_seconds: e.warmSeconds,
-                  rows: e.rows ?? e.maxRows,
-                  max_rows: e.maxRows,
-                }))
-              }
-            />
+            <ExportButtons {...currentView} />
           </div>
         </div>
         {endpoints.isError ? (

@@ -11,6 +11,7 @@ import { CurlButton } from '../components/curl-button.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { ErrorPanel } from '../components/error-panel.tsx';
 import { ExportButtons } from '../components/export-buttons.tsx';
+import { useExportCurrentView } from '../lib/view-export.ts';
 import { Field } from '../components/field.tsx';
 import { PageHeader, Toolbar } from '../components/page-header.tsx';
 import { ProjectPicker } from '../components/project-picker.tsx';
@@ -129,6 +130,9 @@ export function UsagePage() {
   const error = counts.isError ? fieldError(counts.error, FIELD_LABELS) : rules.isError ? rules.error : null;
   const noSources = !sourcesLoading && sources.data !== undefined && !hasData;
   const fileBase = `api-counts_${view.usage.interval}_${now ? isoMicros(now).slice(0, 19).replace(/:/g, '') : ''}`;
+  // The current view (desktop menu's Export Current View): the buckets the chart draws.
+  const currentView = { what: 'API request counts', fileBase, rows };
+  useExportCurrentView(currentView);
   const fmtTick = tickFormat(unit ?? 60_000_000);
   const unitWord = unit === undefined ? 'bucket' : unitName(unit);
 
@@ -141,7 +145,7 @@ export function UsagePage() {
         actions={
           <>
             <CurlButton request={request} />
-            <ExportButtons fileBase={fileBase} rows={rows} />
+            <ExportButtons {...currentView} />
             <RefreshButton />
           </>
         }

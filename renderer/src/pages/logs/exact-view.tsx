@@ -14,6 +14,7 @@ import { CurlButton } from '../../components/curl-button.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorPanel } from '../../components/error-panel.tsx';
 import { ExportButtons } from '../../components/export-buttons.tsx';
+import { useExportCurrentView } from '../../lib/view-export.ts';
 import { ExplorerTable, type TableItem } from '../../components/explorer-table.tsx';
 import { Field } from '../../components/field.tsx';
 import { Toolbar } from '../../components/page-header.tsx';
@@ -95,6 +96,24 @@ export function ExactView() {
 
   const noSources = !sourcesLoading && sources.data !== undefined && !hasData;
   const fileBase = `logs_${view.project ?? 'none'}_${view.logs.tier}_${now ? isoMicros(now).slice(0, 19).replace(/:/g, '') : ''}`;
+  // What the table shows: the rows the filter box keeps (the buttons and the desktop menu's Export Current View).
+  const currentView = {
+    what: 'log rows',
+    fileBase,
+    rows: visible.map((i) => i.row),
+    csvRows: () =>
+      visible.map(({ row, request: f }) => ({
+        id: row.id,
+        timestamp: row.timestamp,
+        timestamp_iso: isoMicros(row.timestamp),
+        method: f.method,
+        path: f.path,
+        status_code: f.status,
+        event_message: row.event_message,
+        metadata: row.metadata,
+      })),
+  };
+  useExportCurrentView(currentView);
   const onOpen = useCallback((id: string) => {
     setSelectedId(id);
     setDetailOpen(true);
@@ -113,23 +132,7 @@ export function ExactView() {
         actions={
           <>
             <CurlButton request={request} />
-            {/* What the table shows: the rows the filter box keeps. */}
-            <ExportButtons
-              fileBase={fileBase}
-              rows={visible.map((i) => i.row)}
-              csvRows={() =>
-                visible.map(({ row, request: f }) => ({
-                  id: row.id,
-                  timestamp: row.timestamp,
-                  timestamp_iso: isoMicros(row.timestamp),
-                  method: f.method,
-                  path: f.path,
-                  status_code: f.status,
-                  event_message: row.event_message,
-                  metadata: row.metadata,
-                }))
-              }
-            />
+            <ExportButtons {...currentView} />
             <RefreshButton />
           </>
         }

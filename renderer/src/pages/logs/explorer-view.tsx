@@ -15,6 +15,7 @@ import { CopyButton } from '../../components/copy-button.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
 import { ErrorPanel } from '../../components/error-panel.tsx';
 import { ExportButtons } from '../../components/export-buttons.tsx';
+import { useExportCurrentView } from '../../lib/view-export.ts';
 import { ExplorerChips } from '../../components/explorer-chips.tsx';
 import { ExplorerExportDialog } from '../../components/explorer-export-dialog.tsx';
 import { ExplorerFacets } from '../../components/explorer-facets.tsx';
@@ -120,6 +121,22 @@ export function ExplorerView() {
   const stamp = now ? isoMicros(now).slice(0, 19).replace(/:/g, '') : '';
   const fileBase = `logs_${source?.alias ?? 'source'}_${view.project ?? 'all'}_${stamp}`;
   const columns = source?.columns ?? [];
+  // What the table shows: the loaded matching rows, in the source's columns (the buttons and the
+  // desktop menu's Export Current View; "Export all matching…" is the server-side export of all).
+  const currentView = {
+    what: 'loaded log records',
+    fileBase: `${fileBase}_loaded`,
+    rows: items,
+    csvRows: () =>
+      items.map((r) => {
+        const row: Record<string, unknown> = { id: r.id, timestamp: r.timestamp, timestamp_iso: isoMicros(r.timestamp) };
+        for (const c of columns) if (c !== 'timestamp' && c !== 'event_message') row[c] = r.fields[c];
+        row.event_message = r.event_message;
+        row.metadata = r.metadata;
+        return row;
+      }),
+  };
+  useExportCurrentView(currentView);
 
   const noData = !sourcesLoading && sources.data !== undefined && !hasData;
   const unknownSource = fieldsQuery.isSuccess && !source;
@@ -135,20 +152,7 @@ export function ExplorerView() {
               title="Copy this search as a curl command (includes your API key)"
               text={() => `curl -sS -H ${shellQuote(`X-API-KEY: ${getApiKey() ?? ''}`)} ${shellQuote(`${serverOrigin()}${logsUrl('', params ?? {})}`)}`}
             />
-            {/* What the table shows: the loaded matching rows, in the source's columns. */}
-            <ExportButtons
-              fileBase={`${fileBase}_loaded`}
-              rows={items}
-              csvRows={() =>
-                items.map((r) => {
-                  const row: Record<string, unknown> = { id: r.id, timestamp: r.timestamp, timestamp_iso: isoMicros(r.timestamp) };
-                  for (const c of columns) if (c !== 'timestamp' && c !== 'event_message') row[c] = r.fields[c];
-                  row.event_message = r.event_message;
-                  row.metadata = r.metadata;
-                  return row;
-                })
-              }
-            />
+            <ExportButtons {...currentView} />
             <button type="button" className="btn btn--small" disabled={!params} onClick={() => setExportOpen(true)} data-testid="export-all" title="Download every record that matches, not only the loaded ones">
               Export all matching…
             </button>
