@@ -5,7 +5,12 @@
  * is no display to open a window on.
  *
  * Native dialogs cannot be clicked, so the tests replace `dialog.*` in the main process
- * (main.ts calls them through the module object at call time for exactly this).
+ * (main.ts calls them through the module object at call time for exactly this). A dialog
+ * main shows on its own at start (the first-start demo notice) is replaced before main runs,
+ * by a module preloaded with `-r`.
+ *
+ * What the page does with the bridge's events runs everywhere in e2e/bridge.spec.ts (a fake
+ * shell in a browser) and in renderer/src/api/bridge.test.ts; here the real shell sends them.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,7 +19,7 @@ import { _electron as electron, expect, test, type ElectronApplication, type Pag
 import { fnRecord } from '../server/testing/fixtures.ts';
 import { buildElectron } from '../electron/build.ts';
 import { findElectronBinary } from '../electron/launch.ts';
-import { MENU_IDS } from '../electron/menu.ts';
+import { EXPORT_MENU_IDS, MENU_IDS } from '../electron/menu.ts';
 import { SERVER_SERVICE_NAME } from '../electron/protocol.ts';
 import { BUNDLES, ELECTRON_OUT_DIR, RENDERER_OUT_DIR } from '../electron/runtime-paths.ts';
 import { initialBounds, readShellState, STATE_FILE } from '../electron/shell-state.ts';
@@ -42,13 +47,20 @@ interface Launched {
   userData: string;
 }
 
-async function launch(userData: string): Promise<Launched> {
+interface LaunchOptions {
+  /** Load the demo data on a first start (off unless asked). */
+  demo?: boolean;
+  /** Modules for the main process to run before main.cjs (Electron's `-r`). */
+  preload?: string[];
+}
+
+async function launch(userData: string, opts: LaunchOptions = {}): Promise<Launched> {
   const app = await electron.launch({
     executablePath: binary.ok ? binary.path : '',
     // Chromium refuses to run as root with its sandbox (containers, CI); the renderer stays sandboxed by Electron's own settings.
-    args: [MAIN, ...(process.platform === 'linux' && process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
+    args: [...(opts.preload ?? []).flatMap((m) => ['-r', m]), MAIN, ...(process.platform === 'linux' && process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
     cwd: ROOT,
-    env: { ...process.env, LOG_EXPLORER_USER_DATA_DIR: userData, LOG_EXPLORER_DEMO: '0', ELECTRON_ENABLE_LOGGING: '1' } as Record<string, string>,
+    env: { ...process.env, LOG_EXPLORER_USER_DATA_DIR: userData, LOG_EXPLORER_DEMO: opts.demo ? '1' : '0', ELECTRON_ENABLE_LOGGING: '1' } as Record<string, string>,
     timeout: 60_000,
   });
   const page = await app.firstWindow();
@@ -78,6 +90,45 @@ async function stubOpenExternal(app: ElectronApplication): Promise<void> {
   });
 }
 
+/**
+ * A main-process module (run with `-r` before main.cjs) that replaces the message boxes from
+ * the start: each is recorded; the first-start demo notice waits until the test answers it
+ * with `__answerDemo(label)`, the others answer with their first button.
+ */
+function writeDialogStub(dir: string): string {
+  const file = path.join(dir, 'dialog-stub.cjs');
+  fs.writeFileSync(
+    file,
+    `const { dialog } = require('electron');
+globalThis.__messageBoxes = [];
+dialog.showMessageBox = (...args) => {
+  const options = args[args.length - 1];
+  globalThis.__messageBoxes.push(options);
+  const buttons = Array.isArray(options.buttons) ? options.buttons : [];
+  if (!buttons.includes('Clear Demo Data')) return Promise.resolve({ response: 0, checkboxChecked: false });
+  return new Promise((resolve) => {
+    globalThis.__answerDemo = (label) => resolve({ response: buttons.indexOf(label), checkboxChecked: false });
+  });
+};
+`,
+  );
+  return file;
+}
+
+/** Saves the page's next download to `file` instead of asking where (Electron's save dialog cannot be clicked). */
+const saveNextDownloadTo = (app: ElectronApplication, file: string) =>
+  app.evaluate(({ session }, target) => {
+    session.defaultSession.once('will-download', (_event, item) => item.setSavePath(target));
+  }, file);
+
+const readJson = <T>(file: string): T | undefined => {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined; // not there, or not written to the end yet
+  }
+};
+
 const clickMenu = (app: ElectronApplication, id: string) =>
   app.evaluate(({ Menu }, itemId) => {
     const item = Menu.getApplicationMenu()?.getMenuItemById(itemId);
@@ -97,7 +148,7 @@ test.describe('desktop app (Electron)', () => {
     await buildElectron();
   });
 
-  test('opens the app page, locked down, and imports through the native dialog and the bridge', async () => {
+  test('opens the app page, locked down; File → Import shows the data without a reload; Export Current View saves it', async () => {
     const dir = tempUserData();
     const { app, page } = await launch(dir);
     try {
@@ -111,11 +162,27 @@ test.describe('desktop app (Electron)', () => {
       expect(await page.evaluate<string>('typeof process')).toBe('undefined');
       expect(await page.evaluate<string[]>('Object.keys(window.logExplorer).sort()')).toEqual(['desktop', 'importFiles', 'onDataChanged', 'onExportRequested', 'openDataFolder']);
 
+      // An empty store: the Functions page says what to import.
+      await expect(page.getByTestId('empty-state')).toBeVisible({ timeout: 20_000 });
+      await page.evaluate('window.__sameDocument = true');
+
       // File → Import Logs…: the server imports the chosen file by path; a summary is shown.
       const fnFile = writeInvocations(dir);
       await stubDialogs(app, [fnFile]);
       await clickMenu(app, MENU_IDS.importLogs);
       await expect.poll(() => app.evaluate(() => (globalThis as unknown as { __messageBoxes: Array<{ message: string }> }).__messageBoxes.map((m) => m.message))).toEqual(['Imported 1 file']);
+
+      // The shell said data changed: the page shows the imported invocations, no reload.
+      await expect(page.getByTestId('chart-invocations').locator('.recharts-surface').first()).toBeVisible({ timeout: 20_000 });
+      await expect(page.getByTestId('stat-invocations-value')).toHaveText(String(INVOCATIONS));
+      expect(await page.evaluate<boolean>('window.__sameDocument === true')).toBe(true);
+
+      // File → Export Current View → JSON: the page saves the invocation stats it shows.
+      const exported = path.join(dir, 'exported-view.json');
+      await saveNextDownloadTo(app, exported);
+      await clickMenu(app, EXPORT_MENU_IDS.json);
+      await expect.poll(() => readJson<{ result: Array<{ count: number }> }>(exported)?.result.reduce((n, r) => n + r.count, 0), { timeout: 15_000 }).toBe(INVOCATIONS);
+      await expect(page.getByTestId('notice-text')).toContainText('Exported invocation stats as invocation-stats_');
 
       // The bridge: same import (all duplicates now), and the page hears that data changed.
       const changed = page.evaluate<boolean>('new Promise((resolve) => window.logExplorer.onDataChanged(() => resolve(true)))');
@@ -123,11 +190,6 @@ test.describe('desktop app (Electron)', () => {
       expect(result.canceled).toBe(false);
       expect(result.files[0]).toMatchObject({ ok: true, report: { imported: 0, duplicates: INVOCATIONS, source: 'deno-relay-logs' } });
       expect(await Promise.race([changed, new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))])).toBe(true);
-
-      // A chart of the imported invocations renders.
-      await page.reload();
-      await expect(page.getByTestId('chart-invocations').locator('.recharts-surface').first()).toBeVisible({ timeout: 20_000 });
-      await expect(page.getByTestId('stat-invocations-value')).toHaveText(String(INVOCATIONS));
 
       // Navigation away is refused; http(s) links go to the system browser, nothing else does.
       await stubOpenExternal(app);
@@ -142,9 +204,33 @@ test.describe('desktop app (Electron)', () => {
     } finally {
       await app.close();
     }
-    // Quitting saved the store, and the shell state is owner-only.
-    expect(fs.existsSync(path.join(dir, 'store.sqlite'))).toBe(true);
+    // Quitting saved the store (in its own folder, apart from Chromium's), and the shell state is owner-only.
+    expect(fs.existsSync(path.join(dir, 'data', 'catalog.sqlite'))).toBe(true);
     if (process.platform !== 'win32') expect(fs.statSync(path.join(dir, STATE_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  test('first start: the page shows the demo data once loaded, and Clear Demo Data empties it, without a reload', async () => {
+    const dir = tempUserData();
+    const { app, page } = await launch(dir, { demo: true, preload: [writeDialogStub(dir)] });
+    try {
+      await expect(page.locator('main')).toBeVisible();
+      await page.evaluate('window.__sameDocument = true');
+      // The window opens while the demo data loads: data-changed (or, had the data come first,
+      // the page's own first requests) brings it onto the page.
+      await expect(page.getByTestId('stat-invocations-value')).toHaveText(/^[1-9][\d,]*$/, { timeout: 60_000 });
+      await page.getByTestId('nav-data').click();
+      await expect(page.getByTestId('source-row').first()).toBeVisible();
+
+      // "Clear Demo Data" in the shell's notice: the shell deletes them, then says data changed.
+      await expect.poll(() => app.evaluate(() => typeof (globalThis as unknown as { __answerDemo?: unknown }).__answerDemo), { timeout: 30_000 }).toBe('function');
+      await app.evaluate(() => (globalThis as unknown as { __answerDemo: (label: string) => void }).__answerDemo('Clear Demo Data'));
+      await expect(page.getByTestId('no-sources')).toBeVisible({ timeout: 30_000 });
+      await page.getByTestId('nav-functions').click();
+      await expect(page.getByTestId('empty-state')).toBeVisible();
+      expect(await page.evaluate<boolean>('window.__sameDocument === true')).toBe(true);
+    } finally {
+      await app.close();
+    }
   });
 
   test('a killed server shows the error page with its log; Restart brings the app back', async () => {
@@ -165,7 +251,7 @@ test.describe('desktop app (Electron)', () => {
 
       await page.locator('#restart').click();
       await expect(page.locator('main')).toBeVisible({ timeout: 30_000 });
-      expect(new URL(page.url()).origin).not.toBe(firstUrl); // a new server: new port, new key
+      expect(new URL(page.url()).origin).toBe(firstUrl); // a new server on the same port (a new key)
     } finally {
       await app.close();
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_URLS, APP_CSP, checkSender, decideNavigation, isAppOrigin, originOf, safeExternalUrl, webPreferencesFor, withCsp } from './guards.ts';
+import { ACTION_URLS, APP_CSP, checkSender, decideNavigation, externalLink, isAppOrigin, originOf, webPreferencesFor, withCsp } from './guards.ts';
 
 const PORT = 51234;
 const APP = `http://127.0.0.1:${PORT}`;
@@ -62,13 +62,53 @@ describe('isAppOrigin', () => {
   });
 });
 
-describe('safeExternalUrl', () => {
+describe('externalLink', () => {
   it.each([
     ['https://supabase.com/docs/guides/platform/logs', 'https://supabase.com/docs/guides/platform/logs'],
-    ['http://example.com', 'http://example.com/'],
     ['HTTPS://Example.COM/a b', 'https://example.com/a%20b'],
-  ])('opens %s as %s', (url, expected) => {
-    expect(safeExternalUrl(url)).toBe(expected);
+    ['https://8.8.8.8/', 'https://8.8.8.8/'],
+    ['https://[2606:4700::1111]/', 'https://[2606:4700::1111]/'],
+  ])('opens https to a public host directly: %s as %s', (url, expected) => {
+    expect(externalLink(url)).toEqual({ kind: 'open', url: expected });
+  });
+
+  it.each([
+    ['http://example.com', 'http://example.com/'],
+    ['http://supabase.com/docs', 'http://supabase.com/docs'],
+  ])('asks before opening plain http: %s', (url, expected) => {
+    expect(externalLink(url)).toEqual({ kind: 'ask', url: expected, reason: 'http' });
+  });
+
+  it.each([
+    'https://192.168.1.1/',
+    'http://192.168.1.1/admin',
+    'https://10.0.0.5:8443/',
+    'https://172.16.0.1/',
+    'https://172.31.255.254/',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://100.64.0.1/',
+    'https://224.0.0.1/',
+    // The URL parser turns these into dotted private addresses.
+    'https://3232235777/',
+    'https://0xC0.0xA8.1.1/',
+    'https://[fd00::1]/',
+    'https://[fe80::1]/',
+    'https://[::ffff:192.168.1.1]/',
+    'https://nas/',
+    'https://router.:8080/',
+    'https://printer.local/',
+    'https://git.corp/',
+    'https://build.internal/',
+    'https://box.home.arpa/',
+    'https://box.lan/',
+  ])('asks before opening a host of the local network: %s', (url) => {
+    expect(externalLink(url)).toMatchObject({ kind: 'ask', reason: 'local-network' });
+  });
+
+  it('keeps public look-alikes of private ranges public', () => {
+    for (const url of ['https://172.32.0.1/', 'https://192.169.0.1/', 'https://11.0.0.1/', 'https://local.example.com/', 'https://localhost.example.com/']) {
+      expect(externalLink(url).kind, url).toBe('open');
+    }
   });
 
   it.each([
@@ -83,16 +123,19 @@ describe('safeExternalUrl', () => {
     `http://127.0.0.1:${PORT}@evil.com/`,
     `${APP}/#key=secret`,
     'http://localhost:8080/admin',
+    'https://localhost./',
     'http://app.localhost/',
     'http://127.1.2.3/',
+    'https://0.0.0.0:9000/',
+    'https://0/',
     'http://[::1]/',
-    'http://0.0.0.0:9000/',
+    'https://[::ffff:127.0.0.1]/',
     'http://',
     'https://',
     'not a url',
     '',
   ])('refuses %s', (url) => {
-    expect(safeExternalUrl(url)).toBeUndefined();
+    expect(externalLink(url)).toEqual({ kind: 'deny' });
   });
 });
 
@@ -112,35 +155,44 @@ describe('checkSender (every IPC handler)', () => {
 
 describe('decideNavigation', () => {
   it('lets the window move within the app', () => {
-    expect(decideNavigation(`${APP}/sources`, APP, false)).toEqual({ kind: 'allow' });
+    expect(decideNavigation(`${APP}/sources`, APP, [])).toEqual({ kind: 'allow' });
   });
 
   it('never lets the window itself show anything but the app', () => {
-    for (const url of HOSTILE) expect(decideNavigation(url, APP, false).kind, url).not.toBe('allow');
+    for (const url of HOSTILE) expect(decideNavigation(url, APP, ['restart', 'openRunning']).kind, url).not.toBe('allow');
   });
 
   it('denies every scheme but http(s), and http(s) links with credentials or to this machine', () => {
-    for (const url of HOSTILE.filter((u) => !/^https?:/i.test(u))) expect(decideNavigation(url, APP, false).kind, url).toBe('deny');
+    for (const url of HOSTILE.filter((u) => !/^https?:/i.test(u))) expect(decideNavigation(url, APP, []).kind, url).toBe('deny');
     for (const url of [`http://127.0.0.1:${PORT}@evil.com/`, `http://user:pass@evil.com/#http://127.0.0.1:${PORT}`, `http://127.0.0.1:${PORT + 1}/`, `http://localhost:${PORT}/`, `http://[::1]:${PORT}/`]) {
-      expect(decideNavigation(url, APP, false).kind, url).toBe('deny');
+      expect(decideNavigation(url, APP, []).kind, url).toBe('deny');
     }
   });
 
-  it('hands plain remote links (look-alikes included) to the system browser, never to the window', () => {
-    expect(decideNavigation('https://supabase.com/', APP, false)).toEqual({ kind: 'external', url: 'https://supabase.com/' });
-    expect(decideNavigation('https://127.0.0.1.evil.com', APP, false)).toEqual({ kind: 'external', url: 'https://127.0.0.1.evil.com/' });
+  it('hands https links to public hosts (look-alikes included) to the system browser, never to the window', () => {
+    expect(decideNavigation('https://supabase.com/', APP, [])).toEqual({ kind: 'external', url: 'https://supabase.com/' });
+    expect(decideNavigation('https://127.0.0.1.evil.com', APP, [])).toEqual({ kind: 'external', url: 'https://127.0.0.1.evil.com/' });
   });
 
-  it('honours the restart action only while the server is down', () => {
-    expect(decideNavigation(ACTION_URLS.restart, undefined, true)).toEqual({ kind: 'restart' });
-    expect(decideNavigation(ACTION_URLS.restart, APP, false)).toEqual({ kind: 'deny' });
+  it('asks the user before plain http or a local-network host', () => {
+    expect(decideNavigation('http://example.com/x', APP, [])).toEqual({ kind: 'ask', url: 'http://example.com/x', reason: 'http' });
+    expect(decideNavigation('https://192.168.0.10/', APP, [])).toEqual({ kind: 'ask', url: 'https://192.168.0.10/', reason: 'local-network' });
+  });
+
+  it('honours an action only while the page showing offers it', () => {
+    expect(decideNavigation(ACTION_URLS.restart, undefined, ['restart'])).toEqual({ kind: 'action', action: 'restart' });
+    expect(decideNavigation(ACTION_URLS.openRunning, undefined, ['restart', 'openRunning'])).toEqual({ kind: 'action', action: 'openRunning' });
+    expect(decideNavigation(ACTION_URLS.restart, APP, [])).toEqual({ kind: 'deny' });
+    expect(decideNavigation(ACTION_URLS.openRunning, undefined, ['restart'])).toEqual({ kind: 'deny' });
+    expect(decideNavigation('log-explorer-action://format-disk', undefined, ['restart', 'openRunning'])).toEqual({ kind: 'deny' });
   });
 });
 
 describe('webPreferencesFor', () => {
   it('isolates and sandboxes every window, with no Node and no webview', () => {
-    expect(webPreferencesFor('/app/dist/electron/preload.cjs')).toEqual({
+    expect(webPreferencesFor('/app/dist/electron/preload.cjs', { packaged: false })).toEqual({
       preload: '/app/dist/electron/preload.cjs',
+      devTools: true,
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
@@ -156,8 +208,14 @@ describe('webPreferencesFor', () => {
     });
   });
 
+  it('has no developer tools at all in a packaged app', () => {
+    expect(webPreferencesFor('/app/preload.cjs', { packaged: true }).devTools).toBe(false);
+    expect(webPreferencesFor(undefined, { packaged: true }).devTools).toBe(false);
+    expect(webPreferencesFor(undefined, { packaged: false }).devTools).toBe(true);
+  });
+
   it('gives secondary windows no preload at all', () => {
-    const prefs = webPreferencesFor();
+    const prefs = webPreferencesFor(undefined, { packaged: false });
     expect('preload' in prefs).toBe(false);
     expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webviewTag: false });
   });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../server/testing/fixtures.ts';
-import { defaultMainFile, findElectronBinary, launchElectron } from './launch.ts';
+import { defaultMainFile, findElectronBinary, launchElectron, launchEnv } from './launch.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -74,13 +74,30 @@ describe('launchElectron', () => {
     const dir = tempDir('le-launch-');
     dirs.push(dir);
     const main = path.join(dir, 'main.cjs');
-    fs.writeFileSync(main, 'process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), runAsNode: process.env.ELECTRON_RUN_AS_NODE ?? null, marker: process.env.MARKER }))');
-    const child = launchElectron({ binary: process.execPath, mainFile: main, args: ['--flag', 'x'], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', MARKER: 'm' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await new Promise<number | null>((r) => child.on('exit', r));
-    expect(code).toBe(0);
-    expect(JSON.parse(out)).toEqual({ argv: ['--flag', 'x'], runAsNode: null, marker: 'm' });
+    fs.writeFileSync(
+      main,
+      'process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), runAsNode: process.env.ELECTRON_RUN_AS_NODE ?? null, marker: process.env.MARKER, data: process.env.LOG_EXPLORER_DATA_DIR ?? null }))',
+    );
+    const run = async (dataDir?: string) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1', MARKER: 'm' };
+      delete env.LOG_EXPLORER_DATA_DIR;
+      const child = launchElectron({ binary: process.execPath, mainFile: main, args: ['--flag', 'x'], env, ...(dataDir ? { dataDir } : {}), stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+      const code = await new Promise<number | null>((r) => child.on('exit', r));
+      expect(code).toBe(0);
+      return JSON.parse(out) as unknown;
+    };
+    expect(await run()).toEqual({ argv: ['--flag', 'x'], runAsNode: null, marker: 'm', data: null });
+    // npm start -- --data-dir: the app opens that folder, as npm run serve would.
+    expect(await run(dir)).toEqual({ argv: ['--flag', 'x'], runAsNode: null, marker: 'm', data: dir });
+  });
+
+  it('launchEnv resolves a relative data folder and leaves the caller\'s environment alone', () => {
+    const base = { ELECTRON_RUN_AS_NODE: '1', A: 'b' };
+    expect(launchEnv(base, 'rel/data')).toEqual({ A: 'b', LOG_EXPLORER_DATA_DIR: path.resolve('rel/data') });
+    expect(launchEnv(base)).toEqual({ A: 'b' });
+    expect(base).toEqual({ ELECTRON_RUN_AS_NODE: '1', A: 'b' });
   });
 
   it('defaults to the bundle electron/build.ts writes', () => {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DATA_DIR_ENV } from '../server/store/data-dir.ts';
 import { BUNDLES, ELECTRON_OUT_DIR, RENDERER_OUT_DIR } from './runtime-paths.ts';
 
 export type ElectronBinary = { ok: true; path: string } | { ok: false; reason: string };
@@ -72,6 +73,8 @@ export interface LaunchOptions {
   /** Extra arguments for Electron/Chromium and the app. */
   args?: string[];
   env?: NodeJS.ProcessEnv;
+  /** The data folder to open (`npm start -- --data-dir`); absent: the default every mode shares. */
+  dataDir?: string;
   stdio?: StdioOptions;
   cwd?: string;
 }
@@ -80,10 +83,21 @@ export function defaultMainFile(root: string = ROOT): string {
   return path.join(root, ELECTRON_OUT_DIR, BUNDLES.main);
 }
 
-/** Spawns Electron on the built main file. ELECTRON_RUN_AS_NODE is removed: it would turn Electron into plain Node. */
+/**
+ * The environment Electron runs with: without ELECTRON_RUN_AS_NODE (it would turn Electron into
+ * plain Node), and with the data folder, when one is given, in LOG_EXPLORER_DATA_DIR, which
+ * the app reads as `npm run serve` reads --data-dir.
+ */
+export function launchEnv(env: NodeJS.ProcessEnv, dataDir?: string): NodeJS.ProcessEnv {
+  const out = { ...env };
+  delete out.ELECTRON_RUN_AS_NODE;
+  if (dataDir) out[DATA_DIR_ENV] = path.resolve(dataDir);
+  return out;
+}
+
+/** Spawns Electron on the built main file. */
 export function launchElectron(options: LaunchOptions): ChildProcess {
-  const env = { ...(options.env ?? process.env) };
-  delete env.ELECTRON_RUN_AS_NODE;
+  const env = launchEnv(options.env ?? process.env, options.dataDir);
   return spawn(options.binary, [options.mainFile ?? defaultMainFile(), ...(options.args ?? [])], {
     env,
     stdio: options.stdio ?? 'inherit',

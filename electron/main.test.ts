@@ -4,7 +4,7 @@
  * Electron itself does (drawing windows, running Chromium) is the Playwright test's part;
  * this checks what main.ts asks of it, in order, without the binary.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,8 @@ import { fnRecord, tempDir } from '../server/testing/fixtures.ts';
 import { appApi, storeIsEmpty } from './app-api.ts';
 import { CHANNELS } from './bridge.ts';
 import { ACTION_URLS, APP_CSP, webPreferencesFor } from './guards.ts';
-import { MENU_IDS, menuItems } from './menu.ts';
+import { EXPORT_MENU_IDS, MENU_IDS, menuItems } from './menu.ts';
+import { PREFERRED_PORT_ENV } from './port-choice.ts';
 import { SERVER_SERVICE_NAME } from './protocol.ts';
 import { STATE_FILE } from './shell-state.ts';
 
@@ -36,9 +37,24 @@ const navEvent = (url: string, isMainFrame = true): NavEvent => ({
 
 class FakeWebContents extends EventEmitter {
   sent: unknown[][] = [];
+  url = '';
+  reloads = 0;
+  scripts: string[] = [];
+  /** What the page's script answers (executeJavaScript). */
+  scriptResult: unknown = false;
   openHandler?: (details: { url: string }) => { action: string };
   send(channel: string, ...args: unknown[]) {
     this.sent.push([channel, ...args]);
+  }
+  getURL() {
+    return this.url;
+  }
+  reload() {
+    this.reloads++;
+  }
+  executeJavaScript(code: string) {
+    this.scripts.push(code);
+    return Promise.resolve(this.scriptResult);
   }
   setWindowOpenHandler(handler: (details: { url: string }) => { action: string }) {
     this.openHandler = handler;
@@ -60,8 +76,11 @@ class FakeWindow extends EventEmitter {
   }
   loadURL(url: string) {
     this.urls.push(url);
+    this.webContents.url = url;
     setImmediate(() => this.emit('ready-to-show'));
-    return Promise.resolve();
+    const fail = fake.loadError;
+    fake.loadError = undefined;
+    return fail ? Promise.reject(fail) : Promise.resolve();
   }
   show() {}
   maximize() {}
@@ -142,6 +161,8 @@ const fake = {
   openPath: vi.fn(async (_p: string) => ''),
   openExternal: vi.fn(async (_u: string) => {}),
   theme: { themeSource: 'system', get shouldUseDarkColors() { return this.themeSource === 'dark'; } },
+  /** Makes the next loadURL fail with this error. */
+  loadError: undefined as undefined | Error,
 };
 
 vi.mock('electron', () => ({
@@ -150,7 +171,7 @@ vi.mock('electron', () => ({
   utilityProcess: {
     fork(entry: string, _args: string[], options: Record<string, unknown>) {
       // The real entry is the bundle; the test runs its source with tsx.
-      const child = fork(SERVER_TS, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'], cwd: options.cwd as string });
+      const child = fork(SERVER_TS, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'], cwd: options.cwd as string, env: options.env as NodeJS.ProcessEnv });
       fake.forks.push({ entry, options, child });
       const up = Object.assign(new EventEmitter(), {
         pid: child.pid,
@@ -189,6 +210,8 @@ vi.mock('electron', () => ({
 }));
 
 const userData = path.join(work, 'user-data');
+/** LOG_EXPLORER_USER_DATA_DIR holds the shell's folder; the store has a folder of its own inside it. */
+const dataDir = path.join(userData, 'data');
 const win = () => FakeWindow.all[0]!;
 const appUrls = () => win().urls.filter((u) => u.startsWith('http://'));
 const lastUrl = () => win().urls.at(-1) ?? '';
@@ -196,6 +219,30 @@ const server = () => {
   const u = new URL(appUrls().at(-1)!);
   return { url: u.origin, apiKey: u.hash.replace('#key=', '') };
 };
+const errors: string[] = [];
+const ROOT = path.resolve(import.meta.dirname, '..');
+const readState = () => JSON.parse(fs.readFileSync(path.join(userData, STATE_FILE), 'utf8')) as { port?: number };
+const pageText = () => decodeURIComponent(lastUrl().slice(lastUrl().indexOf(',') + 1));
+const others: ChildProcess[] = [];
+
+/** `npm run serve` (server/main.ts under tsx) until it listens. */
+function serve(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  others.push(child);
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Listening on (http:\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+  return { child, url, exited };
+}
+const lastBox = () => fake.messageBox.mock.calls.at(-1)!.at(-1) as { message: string; detail: string; buttons?: string[] };
 const menuItem = (id: string) => menuItems(fake.menu!.template).find((i) => i.id === id)!;
 const invoke = (channel: string, frameUrl: string | null) => fake.handlers.get(channel)!({ senderFrame: frameUrl === null ? null : { url: frameUrl } });
 
@@ -204,12 +251,13 @@ beforeAll(async () => {
   delete process.env.LOG_EXPLORER_DEMO;
   (globalThis as Record<string, unknown>).LOG_EXPLORER_VERSION = '0.0.0-test';
   vi.spyOn(console, 'log').mockImplementation(() => {});
+  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args.map(String).join(' ')));
   await import('./main.ts');
   await vi.waitFor(() => expect(appUrls()).toHaveLength(1), { timeout: 30_000, interval: 50 });
 });
 
 afterAll(() => {
-  for (const f of fake.forks) if (f.child.exitCode === null && f.child.signalCode === null) f.child.kill('SIGKILL');
+  for (const c of [...fake.forks.map((f) => f.child), ...others]) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -221,12 +269,21 @@ describe('main process', () => {
     expect(fake.app.sandboxed).toBe(true);
   });
 
+  it("keeps Chromium's profile out of the data folder: the store has a folder of its own", () => {
+    expect(fake.app.getPath('sessionData')).toBe(userData);
+    expect(fs.readdirSync(dataDir)).toEqual(expect.arrayContaining(['catalog.sqlite', 'LOCK']));
+    expect(fs.existsSync(path.join(userData, 'catalog.sqlite'))).toBe(false);
+  });
+
   it('runs the server in a utility process and opens the window on the app URL with a fresh key', async () => {
     expect(fake.forks).toHaveLength(1);
     expect(path.basename(fake.forks[0]!.entry)).toBe('server-process.cjs');
     expect(fake.forks[0]!.options).toMatchObject({ serviceName: SERVER_SERVICE_NAME, stdio: 'pipe' });
     expect(appUrls()[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#key=[A-Za-z0-9_-]{32}$/);
-    expect(win().options.webPreferences).toEqual(webPreferencesFor(path.join(import.meta.dirname, 'preload.cjs')));
+    expect(win().options.webPreferences).toEqual(webPreferencesFor(path.join(import.meta.dirname, 'preload.cjs'), { packaged: false }));
+    // An unpackaged run keeps the developer tools; the first start has no port to remember yet.
+    expect(win().options.webPreferences).toMatchObject({ devTools: true });
+    expect((fake.forks[0]!.options.env as Record<string, string>)[PREFERRED_PORT_ENV]).toBeUndefined();
     const res = await fetch(`${server().url}/api/clock`, { headers: { 'X-API-KEY': server().apiKey } });
     expect(res.status).toBe(200);
   });
@@ -247,7 +304,7 @@ describe('main process', () => {
   it('answers IPC only from the app page', async () => {
     const { url } = server();
     await expect(invoke(CHANNELS.openDataFolder, `${url}/functions`)).resolves.toBeUndefined();
-    expect(fake.openPath).toHaveBeenCalledWith(userData);
+    expect(fake.openPath).toHaveBeenCalledWith(dataDir);
     for (const frame of [null, 'data:text/html,x', `${url}.evil.com/`, `http://127.0.0.1:1/`, 'https://evil.com/']) {
       await expect(invoke(CHANNELS.openDataFolder, frame)).rejects.toThrow(`${CHANNELS.openDataFolder} is not available to this page`);
     }
@@ -285,16 +342,55 @@ describe('main process', () => {
     expect(options.detail).toMatch(/missing\.csv: not imported: cannot read/);
   });
 
-  it('File → Export Current View asks the page to export', () => {
-    (menuItem(MENU_IDS.exportView).click as () => void)();
-    expect(win().webContents.sent.at(-1)).toEqual([CHANNELS.exportRequested]);
+  it('File → Export Current View asks the page to export, in the format chosen', () => {
+    (menuItem(EXPORT_MENU_IDS.ndjson).click as () => void)();
+    expect(win().webContents.sent.at(-1)).toEqual([CHANNELS.exportRequested, 'ndjson']);
   });
 
-  it('View → Dark Mode switches the native theme and remembers it', () => {
+  it('View → Reload reloads the page in place, keeping its view, instead of going back to /', () => {
+    const wc = win().webContents;
+    wc.url = `${server().url}/logs?source=edge_logs&q=boom`;
+    const loads = win().urls.length;
+    const reloads = wc.reloads;
+    (menuItem(MENU_IDS.reload).click as () => void)();
+    expect(wc.reloads).toBe(reloads + 1);
+    expect(win().urls).toHaveLength(loads);
+  });
+
+  it("View → Dark Mode switches the native theme, remembers it, and the page's own theme choice gives way", async () => {
+    const wc = win().webContents;
+    wc.scriptResult = true; // the page had a theme of its own
+    const reloads = wc.reloads;
     (menuItem(MENU_IDS.darkMode).click as () => void)();
     expect(fake.theme.themeSource).toBe('dark');
     expect(menuItem(MENU_IDS.darkMode).checked).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(userData, STATE_FILE), 'utf8'))).toMatchObject({ theme: 'dark' });
+    await vi.waitFor(() => expect(wc.reloads).toBe(reloads + 1));
+    expect(wc.scripts.at(-1)).toContain(`localStorage.removeItem("log-explorer.theme")`);
+    // A page without a choice of its own follows the native theme already: no reload.
+    wc.scriptResult = false;
+    (menuItem(MENU_IDS.darkMode).click as () => void)();
+    (menuItem(MENU_IDS.darkMode).click as () => void)();
+    await vi.waitFor(() => expect(wc.scripts).toHaveLength(3));
+    expect(wc.reloads).toBe(reloads + 1);
+    expect(fake.theme.themeSource).toBe('dark');
+    wc.scriptResult = false;
+  });
+
+  it('asks before a page link opens plain http or a local-network host in the browser', async () => {
+    const wc = win().webContents;
+    const opened = fake.openExternal.mock.calls.length;
+    const ev = navEvent('http://192.168.1.20/admin');
+    wc.emit('will-navigate', ev);
+    expect(ev.defaultPrevented).toBe(true);
+    await vi.waitFor(() => expect(lastBox().message).toBe('Open this link in your browser?'));
+    expect(lastBox().detail).toContain('http://192.168.1.20/admin');
+    // The first button (Cancel) was answered: nothing opened.
+    await new Promise((r) => setImmediate(r));
+    expect(fake.openExternal.mock.calls.length).toBe(opened);
+    fake.messageBox.mockImplementationOnce(async () => ({ response: 1, checkboxChecked: false }));
+    expect(wc.openHandler!({ url: 'http://example.com/page' })).toEqual({ action: 'deny' });
+    await vi.waitFor(() => expect(fake.openExternal.mock.calls.at(-1)).toEqual(['http://example.com/page']));
   });
 
   it('denies every permission and adds the CSP to the app’s responses only', () => {
@@ -313,6 +409,7 @@ describe('main process', () => {
   });
 
   it('keeps the window on the app: other origins are refused, safe links go to the browser', () => {
+    fake.openExternal.mockClear();
     const wc = win().webContents;
     const navigate = (url: string) => {
       const ev = navEvent(url);
@@ -359,28 +456,99 @@ describe('main process', () => {
     // The error page may not use the bridge.
     await expect(invoke(CHANNELS.openDataFolder, lastUrl())).rejects.toThrow('not available');
 
+    // The app's page fails to load this time: the log names the origin only, never the key.
+    fake.loadError = Object.assign(new Error(`ERR_CONNECTION_REFUSED (-102) loading 'http://127.0.0.1:1/#key=do-not-print'`), { code: 'ERR_CONNECTION_REFUSED' });
     const click = navEvent(ACTION_URLS.restart);
     win().webContents.emit('will-navigate', click);
     expect(click.defaultPrevented).toBe(true);
     await vi.waitFor(() => expect(appUrls()).toHaveLength(2), { timeout: 30_000, interval: 50 });
     expect(fake.forks).toHaveLength(2);
     const after = server();
-    expect(after.url).not.toBe(before.url);
+    await vi.waitFor(() => expect(errors).toContain(`cannot load ${after.url}: ERR_CONNECTION_REFUSED`));
+    expect(errors.filter((e) => e.includes('key=') || e.includes(after.apiKey))).toEqual([]);
+    // The new server is asked to take the port of the one before (the page's origin, and its storage, stay).
+    expect((fake.forks[1]!.options.env as Record<string, string>)[PREFERRED_PORT_ENV]).toBe(new URL(before.url).port);
+    expect(readState().port).toBe(Number(new URL(after.url).port));
+    // The port was free again: the same origin, a new key.
+    expect(after.url).toBe(before.url);
     expect(after.apiKey).not.toBe(before.apiKey);
     expect((await fetch(`${after.url}/api/clock`, { headers: { 'X-API-KEY': after.apiKey } })).status).toBe(200);
     expect(menuItem(MENU_IDS.importLogs).enabled).toBe(true);
   });
 
+  it('when another process holds the data folder: names it, shows its page on request, imports through it, and starts its own server once it is gone', async () => {
+    fake.forks.at(-1)!.child.kill('SIGKILL');
+    await vi.waitFor(() => expect(lastUrl()).toMatch(/^data:text\/html/), { timeout: 10_000 });
+    // `npm run serve` on the same folder takes over the dead server's lock.
+    const other = serve(['--data-dir', dataDir, '--port', '0', '--api-key', 'other-key']);
+    const otherUrl = await other.url;
+    const forks = fake.forks.length;
+
+    win().webContents.emit('will-navigate', navEvent(ACTION_URLS.restart));
+    await vi.waitFor(() => expect(pageText()).toContain('The data folder is open in another Log Explorer process'), { timeout: 20_000 });
+    expect(fake.forks).toHaveLength(forks); // no server of ours was started against its lock
+    expect(pageText()).toContain(`pid ${other.child.pid}: npm run serve`);
+    expect(pageText()).toContain(`<code>${otherUrl}</code>`);
+    expect(pageText()).toContain(`href="${ACTION_URLS.openRunning}"`);
+    expect(pageText()).toContain(`npm run import -- --data-dir &quot;${dataDir}&quot; FILE...`);
+    expect(pageText()).not.toContain('other-key');
+    expect(menuItem(MENU_IDS.importLogs).enabled).toBe(false);
+
+    // "Open It Here": the window shows that server's own page, which is the app's origin now.
+    win().webContents.emit('will-navigate', navEvent(ACTION_URLS.openRunning));
+    await vi.waitFor(() => expect(lastUrl()).toBe(`${otherUrl}/#key=other-key`));
+    expect(menuItem(MENU_IDS.importLogs).enabled).toBe(true);
+    const nav = navEvent(`${otherUrl}/logs`);
+    win().webContents.emit('will-navigate', nav);
+    expect(nav.defaultPrevented).toBe(false);
+
+    // Imports go through its API.
+    const file = path.join(work, 'through-other', 'function_edge_logs.ndjson');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const now = Date.now() * 1000;
+    fs.writeFileSync(file, [1, 2].map((i) => JSON.stringify(fnRecord(now - i * 2_000_000, { project: 'otherprojaaaaaaaaaaa' }))).join('\n'));
+    fake.openDialog.mockResolvedValueOnce({ canceled: false, filePaths: [file] });
+    const result = (await invoke(CHANNELS.importFiles, `${otherUrl}/`)) as { files: Array<{ ok: boolean; report: { imported: number } }> };
+    expect(result.files[0]).toMatchObject({ ok: true, report: { imported: 2 } });
+    const count = async (s: { url: string; apiKey: string }) => (await appApi(s).sources()).find((x) => x.source === 'deno-relay-logs')?.count;
+    expect(await count({ url: otherUrl, apiKey: 'other-key' })).toBe(5);
+
+    // It stops; File → Restart Server: our own server opens the folder, with what went through the other.
+    other.child.kill('SIGTERM');
+    expect(await other.exited).toBe(0);
+    (menuItem(MENU_IDS.restartServer).click as () => void)();
+    await vi.waitFor(() => expect(fake.forks).toHaveLength(forks + 1), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(() => expect(server().url).not.toBe(otherUrl), { timeout: 30_000, interval: 50 });
+    expect(await count(server())).toBe(5);
+  });
+
+  it('a second start asking for another data folder is told why the window stays on this one', async () => {
+    const boxes = fake.messageBox.mock.calls.length;
+    fake.app.emit('second-instance', {}, [], work, { dataDir: path.join(work, 'elsewhere') });
+    await vi.waitFor(() => expect(fake.messageBox.mock.calls.length).toBe(boxes + 1));
+    expect(lastBox().message).toBe('Log Explorer is already open');
+    expect(lastBox().detail).toContain(`  ${dataDir}\n`);
+    expect(lastBox().detail).toContain(path.join(work, 'elsewhere'));
+    // The same folder, or none named: just the window to the front.
+    fake.app.emit('second-instance', {}, [], work, { dataDir });
+    fake.app.emit('second-instance', {}, [], work, { dataDir: null });
+    await new Promise((r) => setImmediate(r));
+    expect(fake.messageBox.mock.calls.length).toBe(boxes + 1);
+  });
+
   it('on quit, asks the server to save and exit before the app exits, and saves the window bounds owner-only', async () => {
     const child = fake.forks.at(-1)!.child;
+    const port = Number(new URL(server().url).port);
     fake.app.quit();
     expect(fake.app.quitted).toBe(false); // held until the server has saved
     await vi.waitFor(() => expect(fake.app.quitted).toBe(true), { timeout: 30_000, interval: 50 });
     expect(child.exitCode).toBe(0);
-    expect(fs.existsSync(path.join(userData, 'catalog.sqlite'))).toBe(true);
-    expect(fs.existsSync(path.join(userData, 'LOCK'))).toBe(false);
+    expect(fs.existsSync(path.join(dataDir, 'catalog.sqlite'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'LOCK'))).toBe(false);
+    // The data folder holds the store only; the shell's state lives in its own folder.
+    expect(fs.existsSync(path.join(dataDir, STATE_FILE))).toBe(false);
     const stateFile = path.join(userData, STATE_FILE);
-    expect(JSON.parse(fs.readFileSync(stateFile, 'utf8'))).toEqual({ demoOffered: true, theme: 'dark', window: { x: 10, y: 20, width: 1111, height: 777, maximized: false } });
+    expect(JSON.parse(fs.readFileSync(stateFile, 'utf8'))).toEqual({ demoOffered: true, theme: 'dark', port, window: { x: 10, y: 20, width: 1111, height: 777, maximized: false } });
     if (process.platform !== 'win32') expect(fs.statSync(stateFile).mode & 0o777).toBe(0o600);
   });
 });

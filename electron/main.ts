@@ -8,6 +8,7 @@
  * never a saved reference), so the Playwright test can stub them.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
   app,
@@ -25,41 +26,53 @@ import {
   type OpenDialogOptions,
   type Session,
 } from 'electron';
-import { appApi, demoSources, storeIsEmpty } from './app-api.ts';
+import { liveHolder, resolveDataDir, type DataDirChoice } from '../server/store/data-dir.ts';
+import type { DataLockInfo } from '../server/store/data-lock.ts';
+import { appApi, demoSources, storeIsEmpty, waitForServer, type ServerAddress } from './app-api.ts';
+import { shellPaths } from './app-paths.ts';
+import { appEntryUrl, reloadPlan, runningServerOf, viewOf } from './app-url.ts';
 import { CHANNELS, type ImportFilesResult } from './bridge.ts';
-import { checkSender, decideNavigation, isAppOrigin, webPreferencesFor, withCsp } from './guards.ts';
+import { checkSender, decideNavigation, isAppOrigin, webPreferencesFor, withCsp, type NavigationDecision, type ShellAction } from './guards.ts';
 import { menuTemplate } from './menu.ts';
-import { about, DEMO_BUTTONS, demoLoaded, importSummary } from './messages.ts';
-import { apiDocsHtml, dataUrl, errorPageHtml } from './pages.ts';
+import { about, alreadyOpen, confirmExternalLink, DEMO_BUTTONS, demoLoaded, EXTERNAL_BUTTONS, importSummary, loadFailure, UNUSED_STORE_BUTTONS, unusedStoresNotice } from './messages.ts';
+import { apiDocsHtml, busyPageHtml, dataUrl, errorPageHtml, folderInUseHtml } from './pages.ts';
+import { preferredPortEnv } from './port-choice.ts';
 import { SERVER_SERVICE_NAME } from './protocol.ts';
+import { importThroughServer } from './remote-import.ts';
 import { runtimePaths } from './runtime-paths.ts';
-import { initialBounds, MIN_SIZE, readShellState, STATE_FILE, writeShellState, type ShellState } from './shell-state.ts';
-import { forEachLine, ServerStartError, ServerSupervisor, type ServerReady, type SpawnServer } from './supervisor.ts';
+import { adoptShellState, initialBounds, MIN_SIZE, readShellState, STATE_FILE, writeShellState, type ShellState } from './shell-state.ts';
+import { forEachLine, ServerStartError, ServerSupervisor, type ServerProcess, type ServerReady, type SpawnServer } from './supervisor.ts';
 
 /** Set by electron/build.ts from package.json (a dev run has no package.json next to main.cjs). */
 declare const LOG_EXPLORER_VERSION: string;
 
 const APP_NAME = 'Log Explorer';
+/** The page's own theme choice (renderer/src/lib/theme.ts), which would override the menu's. */
+const PAGE_THEME_KEY = 'log-explorer.theme';
 
 const paths = runtimePaths(import.meta.dirname);
 
-// Before anything reads it: the user-data folder is also the single-instance lock's scope.
-// LOG_EXPLORER_USER_DATA_DIR gives e2e tests (and portable setups) a folder of their own.
+// Before anything reads them: the shell's own folder (Chromium's profile and caches, the shell
+// state) is also the single-instance lock's scope; the data folder, apart from it, holds only
+// the store (app-paths.ts). LOG_EXPLORER_USER_DATA_DIR gives e2e tests folders of their own.
 app.setName(APP_NAME);
-const userDataOverride = process.env.LOG_EXPLORER_USER_DATA_DIR;
-app.setPath('userData', userDataOverride ? path.resolve(userDataOverride) : path.join(app.getPath('appData'), APP_NAME));
+const folders = shellPaths(process.platform, process.env, os.homedir());
+app.setPath('userData', folders.shellDir);
+app.setPath('sessionData', folders.shellDir);
 app.enableSandbox();
 
-if (!app.requestSingleInstanceLock()) {
+// The running app learns which data folder a second start asked for (only a named one: the default is its own).
+if (!app.requestSingleInstanceLock({ dataDir: folders.dataDir ?? null })) {
+  console.error(`${APP_NAME} is already open; its window was brought to the front.`);
   app.quit();
 } else {
   run();
 }
 
-/** The server process as an Electron utilityProcess, behind the supervisor's small interface. */
-function utilitySpawner(entry: string, cwd: string): SpawnServer {
+/** The server process as an Electron utilityProcess, behind the supervisor's small interface; `env` is read at each spawn. */
+function utilitySpawner(entry: string, cwd: string, env: () => Record<string, string>): SpawnServer {
   return () => {
-    const child = utilityProcess.fork(entry, [], { serviceName: SERVER_SERVICE_NAME, stdio: 'pipe', cwd });
+    const child = utilityProcess.fork(entry, [], { serviceName: SERVER_SERVICE_NAME, stdio: 'pipe', cwd, env: { ...process.env, ...env() } });
     return {
       get pid() {
         return child.pid;
@@ -78,8 +91,23 @@ function utilitySpawner(entry: string, cwd: string): SpawnServer {
 }
 
 function run(): void {
-  const dataDir = app.getPath('userData');
-  const stateFile = path.join(dataDir, STATE_FILE);
+  // The one data folder of every mode (server/store/data-dir.ts), an earlier location's store
+  // adopted; resolved again on the in-use page's Try Again (the holder may be gone by then).
+  let choice: DataDirChoice = resolveDataDir({ dir: folders.dataDir });
+  const dataDir = () => choice.dir;
+  const reresolve = () => {
+    choice = resolveDataDir({ dir: folders.dataDir });
+    for (const note of choice.notes) console.error(note);
+  };
+  for (const note of choice.notes) console.error(note);
+
+  const stateFile = path.join(app.getPath('userData'), STATE_FILE);
+  try {
+    // Earlier versions kept it in the data folder (their userData on macOS and Windows).
+    adoptShellState(choice.dir, stateFile);
+  } catch (err) {
+    console.error(`cannot move ${STATE_FILE} out of the data folder: ${(err as Error).message}`);
+  }
   let state: ShellState = readShellState(stateFile);
   const saveState = (patch: Partial<ShellState>) => {
     state = { ...state, ...patch };
@@ -90,26 +118,71 @@ function run(): void {
     }
   };
 
+  const spawnServer = utilitySpawner(paths.serverProcess, paths.serverCwd, () => preferredPortEnv(state.port));
+  /** Our latest server process: its lock on the data folder is no other process's. */
+  let ownProcess: ServerProcess | undefined;
   const supervisor = new ServerSupervisor({
-    spawn: utilitySpawner(paths.serverProcess, paths.serverCwd),
-    config: { dataDir, rendererDir: paths.rendererDir, demo: process.env.LOG_EXPLORER_DEMO !== '0' },
+    // Each server process tries the last port first: the page's origin, and its storage, stay (port-choice.ts).
+    spawn: () => (ownProcess = spawnServer()),
+    // A getter: the supervisor copies the config at each start, after a re-resolve.
+    config: {
+      get dataDir() {
+        return choice.dir;
+      },
+      rendererDir: paths.rendererDir,
+      demo: process.env.LOG_EXPLORER_DEMO !== '0',
+    },
     onLog: (line, level) => (level === 'error' || level === 'warn' ? console.error : console.log)(`[server] ${line}`),
   });
-  const appOrigin = () => supervisor.current?.origin;
-  const serverDown = () => supervisor.state === 'crashed';
+
+  /** The server whose page the window shows: ours, or the one of the process holding the data folder ("Open It Here"). */
+  let attached: (ServerAddress & { origin: string }) | undefined;
+  const appServer = (): (ServerAddress & { origin: string }) | undefined => supervisor.current ?? attached;
+  const appOrigin = () => appServer()?.origin;
+
+  /** A live process other than our own server holding the data folder (its lock), if any. */
+  const otherHolder = (): DataLockInfo | undefined => {
+    const h = liveHolder(dataDir());
+    return h && !(h.hostname === os.hostname() && h.pid === ownProcess?.pid) ? h : undefined;
+  };
+
+  /** What the window shows, and so which of the shell page's actions its links may run. */
+  let shown: { kind: 'app' } | { kind: 'error' } | { kind: 'in-use'; canOpen: boolean } | { kind: 'busy' } = { kind: 'busy' };
+  const offeredActions = (): ShellAction[] => (shown.kind === 'error' ? ['restart'] : shown.kind === 'in-use' ? (shown.canOpen ? ['restart', 'openRunning'] : ['restart']) : []);
+  /** The page's last path and query (its view), kept across reloads and restarts. */
+  let lastView: string | undefined;
 
   let win: BrowserWindow | undefined;
   let quitting: 'no' | 'saving' | 'done' = 'no';
   let restarting = false;
+  let asking = false;
+
+  /** A link outside the app: the system browser, at once or once the user agrees; a shell action. */
+  function follow(decision: NavigationDecision): void {
+    if (decision.kind === 'external') void shell.openExternal(decision.url);
+    else if (decision.kind === 'ask') void askToOpen(decision.url, decision.reason);
+    else if (decision.kind === 'action') void (decision.action === 'openRunning' ? openRunning() : restartServer());
+  }
+
+  async function askToOpen(url: string, reason: 'http' | 'local-network'): Promise<void> {
+    // One question at a time: a page script cannot queue up dialogs.
+    if (asking) return;
+    asking = true;
+    try {
+      const { response } = await showMessage(confirmExternalLink(url, reason));
+      if (response === EXTERNAL_BUTTONS.open) await shell.openExternal(url);
+    } finally {
+      asking = false;
+    }
+  }
 
   // ---- security: every webContents, the session ----
   app.on('web-contents-created', (_event, contents) => {
     contents.on('will-navigate', (event) => {
-      const decision = decideNavigation(event.url, appOrigin(), serverDown());
+      const decision = decideNavigation(event.url, appOrigin(), offeredActions());
       if (decision.kind === 'allow') return;
       event.preventDefault();
-      if (decision.kind === 'external') void shell.openExternal(decision.url);
-      if (decision.kind === 'restart') void restartServer();
+      follow(decision);
     });
     contents.on('will-frame-navigate', (event) => {
       if (!event.isMainFrame && !isAppOrigin(event.url, appOrigin())) event.preventDefault();
@@ -119,8 +192,8 @@ function run(): void {
     });
     contents.on('will-attach-webview', (event) => event.preventDefault());
     contents.setWindowOpenHandler(({ url }) => {
-      const decision = decideNavigation(url, appOrigin(), false);
-      if (decision.kind === 'external') void shell.openExternal(decision.url);
+      const decision = decideNavigation(url, appOrigin(), []);
+      if (decision.kind === 'external' || decision.kind === 'ask') follow(decision);
       return { action: 'deny' };
     });
   });
@@ -157,9 +230,16 @@ function run(): void {
       show: false,
       title: APP_NAME,
       backgroundColor: nativeTheme.shouldUseDarkColors ? '#111418' : '#ffffff',
-      webPreferences: webPreferencesFor(paths.preload),
+      webPreferences: webPreferencesFor(paths.preload, { packaged: app.isPackaged }),
     });
     if (maximized) w.maximize();
+    const track = (url: string) => {
+      lastView = viewOf(url, appOrigin()) ?? lastView;
+    };
+    w.webContents.on('did-navigate', (_e, url) => track(url));
+    w.webContents.on('did-navigate-in-page', (_e, url, isMainFrame) => {
+      if (isMainFrame) track(url);
+    });
     w.once('ready-to-show', () => w.show());
     w.on('close', () => saveState({ window: { ...w.getNormalBounds(), maximized: w.isMaximized() } }));
     w.on('closed', () => {
@@ -171,31 +251,88 @@ function run(): void {
 
   function load(url: string): void {
     win ??= createWindow();
-    win.loadURL(url).catch((err: Error) => console.error(`cannot load the page: ${err.message}`));
+    // Electron's error names the URL, whose fragment holds the key: log the origin only.
+    win.loadURL(url).catch((err: Error) => console.error(loadFailure(url, err as Error & { code?: unknown })));
     refreshMenu();
   }
 
-  function showApp(ready: ServerReady): void {
-    // The page moves the key from the fragment to memory and strips it (docs/ARCHITECTURE.md, "Flow").
-    load(`${ready.url}/#key=${ready.apiKey}`);
+  function showApp(server: ServerAddress, view?: string): void {
+    shown = { kind: 'app' };
+    // The page moves the key from the fragment to the tab and strips it (docs/ARCHITECTURE.md, "Flow").
+    load(appEntryUrl(server, view));
   }
 
   function showServerError(title: string, message: string, lastLines: readonly string[]): void {
     win?.setProgressBar(-1);
-    load(dataUrl(errorPageHtml({ title, message, lastLines: lastLines.slice(-60), dataDir })));
+    shown = { kind: 'error' };
+    load(dataUrl(errorPageHtml({ title, message, lastLines: lastLines.slice(-60), dataDir: dataDir() })));
   }
 
   function showStartFailure(err: unknown): void {
     showServerError('The server could not start', (err as Error).message, err instanceof ServerStartError ? err.lastLines : []);
   }
 
+  /** True when the server answers with its key (within a few seconds). */
+  const answers = (server: ServerAddress) =>
+    waitForServer(server, { timeoutMs: 3_000 }).then(
+      () => true,
+      () => false,
+    );
+
+  /** The data folder is held by another live process: who, and what to do (pages.folderInUseHtml). */
+  async function showInUse(holder: DataLockInfo): Promise<void> {
+    attached = undefined;
+    const running = runningServerOf(holder, os.hostname());
+    const canOpen = running !== undefined && (await answers(running));
+    shown = { kind: 'in-use', canOpen };
+    load(dataUrl(folderInUseHtml({ dataDir: dataDir(), holder, remote: holder.hostname !== os.hostname(), canOpen })));
+  }
+
+  /** "Open It Here": the window shows the page of the server holding the data folder, while it runs. */
+  async function openRunning(): Promise<void> {
+    const holder = otherHolder();
+    const running = holder && runningServerOf(holder, os.hostname());
+    if (!running || !(await answers(running))) {
+      if (holder) await showInUse(holder);
+      else await restartServer();
+      return;
+    }
+    attached = running;
+    showApp(running, lastView);
+  }
+
+  /**
+   * Starts our own server (again): at the first start, from the error page's Restart, the in-use
+   * page's Try Again and File → Restart Server. A folder another process holds gets the in-use
+   * page instead of a failed start.
+   */
   async function restartServer(): Promise<void> {
     if (restarting || quitting !== 'no') return;
     restarting = true;
+    const view = lastView;
     try {
-      showApp(await supervisor.restart());
+      attached = undefined;
+      if (supervisor.state === 'ready') {
+        // A shell page in between: the app's next load is a new document, which reads the new key.
+        shown = { kind: 'busy' };
+        load(dataUrl(busyPageHtml('Restarting the server…')));
+      } else if (shown.kind === 'in-use') {
+        // Try Again: the holder may be gone, and an earlier location's store free to move.
+        reresolve();
+      }
+      const holder = otherHolder();
+      if (holder) {
+        await showInUse(holder);
+        return;
+      }
+      const ready = supervisor.state === 'idle' ? await supervisor.start() : await supervisor.restart();
+      saveState({ port: ready.port });
+      showApp(ready, view);
     } catch (err) {
-      showStartFailure(err);
+      // Another process may have taken the folder between the check and the start.
+      const holder = otherHolder();
+      if (holder) await showInUse(holder);
+      else showStartFailure(err);
     } finally {
       restarting = false;
       refreshMenu();
@@ -220,15 +357,16 @@ function run(): void {
         { name: 'All files', extensions: ['*'] },
       ],
     };
-    const choice = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
-    if (choice.canceled || choice.filePaths.length === 0) return { canceled: true, files: [] };
+    const picked = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+    if (picked.canceled || picked.filePaths.length === 0) return { canceled: true, files: [] };
     win?.setProgressBar(2); // indeterminate until the first progress report
     const offProgress = supervisor.onImportProgress((p) => {
       const fraction = p.totalBytes > 0 ? (p.index + Math.min(1, p.bytes / p.totalBytes)) / p.count : 2;
       win?.setProgressBar(fraction);
     });
     try {
-      const files = await supervisor.importFiles(choice.filePaths);
+      // Showing another process's server: the files go through its API, as `npm run import` sends them.
+      const files = attached && !supervisor.current ? await importThroughServer(attached, picked.filePaths) : await supervisor.importFiles(picked.filePaths);
       if (files.some((f) => f.ok)) notifyDataChanged();
       return { canceled: false, files };
     } finally {
@@ -250,26 +388,48 @@ function run(): void {
   }
 
   async function openDataFolder(): Promise<void> {
-    const error = await shell.openPath(dataDir);
+    const error = await shell.openPath(dataDir());
     if (error) throw new Error(error);
   }
 
   async function showApiDocs(): Promise<void> {
-    const ready = supervisor.current;
+    const ready = appServer();
     if (!ready) return;
     const endpoints = await appApi(ready).endpoints();
-    const docs = new BrowserWindow({ width: 900, height: 680, title: 'API Documentation', autoHideMenuBar: true, ...(win ? { parent: win } : {}), webPreferences: webPreferencesFor() });
+    const docs = new BrowserWindow({ width: 900, height: 680, title: 'API Documentation', autoHideMenuBar: true, ...(win ? { parent: win } : {}), webPreferences: webPreferencesFor(undefined, { packaged: app.isPackaged }) });
     await docs.loadURL(dataUrl(apiDocsHtml({ url: ready.url, apiKey: ready.apiKey, endpoints })));
   }
 
   async function showAbout(): Promise<void> {
-    await showMessage(about({ appName: APP_NAME, version: LOG_EXPLORER_VERSION, dataDir, server: supervisor.current?.url ?? supervisor.state, versions: process.versions }));
+    await showMessage(about({ appName: APP_NAME, version: LOG_EXPLORER_VERSION, dataDir: dataDir(), server: appServer()?.url ?? supervisor.state, versions: process.versions }));
   }
 
   function toggleDarkMode(): void {
     nativeTheme.themeSource = nativeTheme.shouldUseDarkColors ? 'light' : 'dark';
     saveState({ theme: nativeTheme.themeSource });
     refreshMenu();
+    void pageFollowsMenuTheme().catch((err: Error) => console.error(`theme: ${err.message}`));
+  }
+
+  /**
+   * The page follows the native theme unless it keeps a choice of its own (its theme switch,
+   * saved per origin, which the stable port now keeps across starts); the menu's latest choice
+   * wins: that choice is dropped and the page reloaded in place (view in its URL, key in its tab).
+   */
+  async function pageFollowsMenuTheme(): Promise<void> {
+    const contents = win?.webContents;
+    if (!contents || reloadPlan(contents.getURL(), appOrigin()) !== 'reload') return;
+    const hadOwn = await contents.executeJavaScript(`(() => { const had = localStorage.getItem(${JSON.stringify(PAGE_THEME_KEY)}) !== null; localStorage.removeItem(${JSON.stringify(PAGE_THEME_KEY)}); return had; })()`);
+    if (hadOwn === true) contents.reload();
+  }
+
+  /** Told once per folder: an earlier location holds a store that is left unused (never merged). */
+  async function tellUnusedStores(): Promise<void> {
+    const told = state.toldUnusedStores ?? [];
+    if (choice.unused.every((d) => told.includes(d))) return;
+    saveState({ toldUnusedStores: [...new Set([...told, ...choice.unused])] });
+    const { response } = await showMessage(unusedStoresNotice(dataDir(), choice.unused));
+    if (response === UNUSED_STORE_BUTTONS.show) await shell.openPath(choice.unused[0]!);
   }
 
   /** First start: an empty store gets the demo data, said so, with a one-click way out. */
@@ -297,26 +457,33 @@ function run(): void {
           {
             importLogs: () => void importFromMenu(),
             openDataFolder: () => void openDataFolder().catch((err: Error) => dialog.showErrorBox('Cannot open the data folder', err.message)),
-            exportView: () => win?.webContents.send(CHANNELS.exportRequested),
+            exportView: (format) => win?.webContents.send(CHANNELS.exportRequested, format),
             restartServer: () => void restartServer(),
+            // The page reloads in place (same URL, same view); a shell page gives way to the app.
             reload: () => {
-              if (supervisor.current) showApp(supervisor.current);
+              const server = appServer();
+              const plan = reloadPlan(win?.webContents.getURL() ?? '', server?.origin);
+              if (plan === 'reload') win?.webContents.reload();
+              else if (plan === 'load-app' && server) showApp(server, lastView);
             },
             toggleDarkMode,
             showApiDocs: () => void showApiDocs().catch((err: Error) => dialog.showErrorBox('API documentation', err.message)),
             showAbout: () => void showAbout(),
           },
-          { platform: process.platform, appName: APP_NAME, darkMode: nativeTheme.shouldUseDarkColors, serverUp: supervisor.state === 'ready', devTools: !app.isPackaged },
+          { platform: process.platform, appName: APP_NAME, darkMode: nativeTheme.shouldUseDarkColors, serverUp: appServer() !== undefined, devTools: !app.isPackaged },
         ),
       ),
     );
   }
 
   // ---- lifecycle ----
-  app.on('second-instance', () => {
+  app.on('second-instance', (_event, _argv, _cwd, additionalData) => {
     if (!win) return;
     if (win.isMinimized()) win.restore();
     win.focus();
+    // Started again for another folder: one window per shell folder, so say why it stays on this one.
+    const requested = (additionalData as { dataDir?: unknown } | null)?.dataDir;
+    if (typeof requested === 'string' && path.resolve(requested) !== path.resolve(dataDir())) void showMessage(alreadyOpen(APP_NAME, dataDir(), requested));
   });
 
   app.on('window-all-closed', () => {
@@ -325,7 +492,8 @@ function run(): void {
 
   app.on('activate', () => {
     if (win || quitting !== 'no') return;
-    if (supervisor.current) showApp(supervisor.current);
+    const server = appServer();
+    if (server) showApp(server, lastView);
     else if (supervisor.state === 'crashed') showServerError('The server is not running', 'Restart it to go on.', supervisor.lastLines());
   });
 
@@ -353,15 +521,9 @@ function run(): void {
       handle(CHANNELS.openDataFolder, openDataFolder);
       refreshMenu();
       if (!fs.existsSync(path.join(paths.rendererDir, 'index.html'))) console.error(`${paths.rendererDir}/index.html is missing: the window will have no UI (npm run build)`);
-      let ready: ServerReady;
-      try {
-        ready = await supervisor.start();
-      } catch (err) {
-        showStartFailure(err);
-        return;
-      }
-      showApp(ready);
-      await offerDemo(ready).catch((err: Error) => console.error(`demo data: ${err.message}`));
+      await restartServer();
+      if (supervisor.current) await offerDemo(supervisor.current).catch((err: Error) => console.error(`demo data: ${err.message}`));
+      await tellUnusedStores().catch((err: Error) => console.error(`other stores: ${err.message}`));
     })
     .catch((err: Error) => {
       console.error(err);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportReport } from '../server/api-types.ts';
-import { about, DEMO_BUTTONS, demoLoaded, importSummary } from './messages.ts';
+import { about, alreadyOpen, confirmExternalLink, DEMO_BUTTONS, demoLoaded, EXTERNAL_BUTTONS, importSummary, loadFailure, UNUSED_STORE_BUTTONS, unusedStoresNotice, withOriginsOnly } from './messages.ts';
 
 const report = (source: string, imported: number, duplicates = 0, rejected = 0) => ({ source, imported, duplicates, rejected, errors: [], errorsOmitted: 0, format: 'ndjson' }) as unknown as ImportReport;
 
@@ -43,5 +43,60 @@ describe('about', () => {
     expect(box.message).toBe('Log Explorer 0.1.0');
     expect(box.detail).toContain('Data folder: /d');
     expect(box.detail).toContain('Electron 41.7.1, Chromium 146, Node 24');
+  });
+});
+
+describe('confirmExternalLink', () => {
+  it('names the link and the risk, Cancel being the default', () => {
+    const box = confirmExternalLink('http://example.com/x', 'http');
+    expect(box).toMatchObject({ type: 'question', message: 'Open this link in your browser?', buttons: ['Cancel', 'Open in Browser'], defaultId: EXTERNAL_BUTTONS.cancel, cancelId: EXTERNAL_BUTTONS.cancel });
+    expect(box.buttons![EXTERNAL_BUTTONS.open]).toBe('Open in Browser');
+    expect(box.detail!.startsWith('http://example.com/x\n')).toBe(true);
+    expect(box.detail).toContain('not encrypted');
+    expect(confirmExternalLink('https://192.168.1.1/', 'local-network').detail).toContain('local network');
+  });
+});
+
+describe('loadFailure', () => {
+  const key = 'Zk9vYmFyYmF6cXV4cXV1eHh5enp5';
+  it("keeps the origin and drops the key, from the URL and from Electron's message", () => {
+    const url = `http://127.0.0.1:51234/logs?x=1#key=${key}`;
+    const err = { message: `ERR_CONNECTION_REFUSED (-102) loading '${url}'`, code: 'ERR_CONNECTION_REFUSED' };
+    expect(loadFailure(url, err)).toBe('cannot load http://127.0.0.1:51234: ERR_CONNECTION_REFUSED');
+    const noCode = loadFailure(url, { message: `ERR_ABORTED (-3) loading '${url}'` });
+    expect(noCode).toBe("cannot load http://127.0.0.1:51234: ERR_ABORTED (-3) loading 'http://127.0.0.1:51234'");
+    expect(noCode).not.toContain(key);
+  });
+
+  it("names the shell's own pages without printing them", () => {
+    expect(loadFailure('data:text/html;charset=utf-8,%3C!doctype%20html%3E', { message: "ERR_FAILED loading 'data:text/html;charset=utf-8,%3C!doctype'" })).toBe(
+      "cannot load the shell's own page: ERR_FAILED loading 'data:…'",
+    );
+  });
+
+  it('withOriginsOnly reduces every URL in a text', () => {
+    expect(withOriginsOnly(`a http://127.0.0.1:1/#key=${key} b https://x.example/p?q c`)).toBe('a http://127.0.0.1:1 b https://x.example c');
+  });
+});
+
+describe('unusedStoresNotice', () => {
+  it('says where the data is, where the other store is, that nothing was merged, and how to open it', () => {
+    const box = unusedStoresNotice('/data/log-explorer', ['/cfg/Log Explorer']);
+    expect(box.message).toBe('Another store of your logs was found');
+    expect(box.detail).toContain('  /data/log-explorer\n');
+    expect(box.detail).toContain('  /cfg/Log Explorer\n');
+    expect(box.detail).toContain('not merged');
+    expect(box.detail).toContain('LOG_EXPLORER_DATA_DIR');
+    expect(box.buttons![UNUSED_STORE_BUTTONS.show]).toBe('Show It');
+    expect(box.cancelId).toBe(UNUSED_STORE_BUTTONS.ok);
+  });
+});
+
+describe('alreadyOpen', () => {
+  it('names both folders', () => {
+    const box = alreadyOpen('Log Explorer', '/a', '/b');
+    expect(box.message).toBe('Log Explorer is already open');
+    expect(box.detail).toContain('  /a\n');
+    expect(box.detail).toContain('  /b\n');
   });
 });

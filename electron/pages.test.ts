@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EndpointListing } from '../server/api-types.ts';
 import { ACTION_URLS } from './guards.ts';
-import { apiDocsHtml, curlExample, dataUrl, errorPageHtml, escapeHtml } from './pages.ts';
+import type { DataLockInfo } from '../server/store/data-lock.ts';
+import { apiDocsHtml, busyPageHtml, curlExample, dataUrl, errorPageHtml, escapeHtml, folderInUseHtml, holderLabel } from './pages.ts';
 
 const ENDPOINT: EndpointListing = {
   name: 'logs.all',
@@ -70,5 +72,71 @@ describe('apiDocsHtml', () => {
   it('escapes what the server sends', () => {
     const html = apiDocsHtml({ url: 'http://127.0.0.1:1', apiKey: 'k', endpoints: [{ ...ENDPOINT, description: '<img src=x onerror=alert(1)>' }] });
     expect(html).not.toContain('<img');
+  });
+});
+
+describe('folderInUseHtml', () => {
+  const holder: DataLockInfo = {
+    pid: 4242,
+    hostname: 'here',
+    kind: 'serve',
+    startedAt: '2026-05-01T10:00:00.000Z',
+    command: 'node dist/server/main.mjs --port 4100 <x>',
+    token: 'tok',
+    url: 'http://127.0.0.1:4100',
+    apiKey: 'secret-key-never-shown',
+  };
+  const dataDir = '/home/ada/.local/share/log-explorer';
+
+  it('names the process (pid, what it is, its command, its start and its URL), escaped, and never its key', () => {
+    const html = folderInUseHtml({ dataDir, holder, remote: false, canOpen: true });
+    expect(html).toContain('data-testid="folder-in-use"');
+    expect(html).toContain('pid 4242: npm run serve');
+    expect(html).toContain('node dist/server/main.mjs --port 4100 &lt;x&gt;');
+    expect(html).toContain('2026-05-01T10:00:00.000Z');
+    expect(html).toContain('<code>http://127.0.0.1:4100</code>');
+    expect(html).toContain(`<code>${dataDir}</code>`);
+    expect(html).not.toContain('secret-key-never-shown');
+    expect(html).not.toContain('<script');
+  });
+
+  it('offers to open the running server here, to import through it from a terminal, and to try again', () => {
+    const html = folderInUseHtml({ dataDir, holder, remote: false, canOpen: true });
+    expect(html).toContain(`href="${ACTION_URLS.openRunning}"`);
+    expect(html).toContain(`href="${ACTION_URLS.restart}"`);
+    expect(html).toContain(`npm run import -- --data-dir &quot;${dataDir}&quot; FILE...`);
+  });
+
+  it('offers no Open button when the holder does not answer, and only waiting for an import', () => {
+    const silent = folderInUseHtml({ dataDir, holder, remote: false, canOpen: false });
+    expect(silent).not.toContain(ACTION_URLS.openRunning);
+    expect(silent).toContain('does not answer');
+    const importing = folderInUseHtml({ dataDir, holder: { ...holder, kind: 'import', url: undefined }, remote: false, canOpen: false });
+    expect(importing).toContain('pid 4242: npm run import');
+    expect(importing).toContain('An import into this folder is running');
+    expect(importing).not.toContain(ACTION_URLS.openRunning);
+    expect(importing).toContain(`href="${ACTION_URLS.restart}"`);
+  });
+
+  it('for a lock of another host, names the host and the lock file to delete once that process is gone', () => {
+    const html = folderInUseHtml({ dataDir, holder: { ...holder, hostname: 'other-box' }, remote: true, canOpen: false });
+    expect(html).toContain('pid 4242 on host <code>other-box</code>');
+    expect(html).toContain(path.join(dataDir, 'LOCK'));
+    expect(html).not.toContain(ACTION_URLS.openRunning);
+  });
+
+  it('labels each kind of holder as the user started it', () => {
+    expect(holderLabel({ kind: 'serve', command: '/usr/bin/node /repo/node_modules/tsx/dist/cli.mjs scripts/start.ts --browser' })).toBe('npm start');
+    expect(holderLabel({ kind: 'serve', command: 'node scripts/run-server.mjs serve' })).toBe('npm run serve');
+    expect(holderLabel({ kind: 'desktop', command: '' })).toBe('the desktop app');
+    expect(holderLabel({ kind: 'store', command: 'x' })).toBe('a Log Explorer process');
+  });
+});
+
+describe('busyPageHtml', () => {
+  it('is a titled page without scripts', () => {
+    const html = busyPageHtml('Restarting <the> server…');
+    expect(html).toContain('<h1 data-testid="busy">Restarting &lt;the&gt; server…</h1>');
+    expect(html).not.toContain('<script');
   });
 });

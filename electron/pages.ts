@@ -1,9 +1,11 @@
 /**
- * The shell's own pages (server error, API documentation) as self-contained HTML for data:
- * URLs. No scripts: their CSP forbids any, every interpolated value is escaped, and the
- * error page's Restart is a link the main process intercepts (guards.ACTION_URLS).
+ * The shell's own pages (server error, data folder in use, API documentation) as self-contained
+ * HTML for data: URLs. No scripts: their CSP forbids any, every interpolated value is escaped,
+ * and their buttons are links the main process intercepts (guards.ACTION_URLS).
  */
+import path from 'node:path';
 import type { EndpointListing } from '../server/api-types.ts';
+import type { DataLockInfo } from '../server/store/data-lock.ts';
 import { ACTION_URLS } from './guards.ts';
 
 export function escapeHtml(text: string): string {
@@ -26,7 +28,8 @@ const STYLE = `
   code { font: 12px ui-monospace, monospace; }
   table { border-collapse: collapse; width: 100%; }
   th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid rgba(127,127,127,.3); vertical-align: top; }
-  .action { display: inline-block; margin: 16px 0; padding: 8px 18px; border-radius: 6px; background: #2563eb; color: #fff; text-decoration: none; font-weight: 600; }
+  .action { display: inline-block; margin: 16px 12px 16px 0; padding: 8px 18px; border-radius: 6px; background: #2563eb; color: #fff; text-decoration: none; font-weight: 600; }
+  .action.secondary { background: rgba(127,127,127,.2); color: inherit; }
   .muted { opacity: .75; }
 `;
 
@@ -53,6 +56,70 @@ export function errorPageHtml(input: ErrorPageInput): string {
 <h2>Last lines of the server log</h2>
 <pre>${escapeHtml(log)}</pre>`,
   );
+}
+
+/** What the in-use page shows of the holder's lock: never its key. */
+export type FolderHolder = Pick<DataLockInfo, 'pid' | 'hostname' | 'kind' | 'startedAt' | 'command' | 'url'>;
+
+export interface FolderInUseInput {
+  dataDir: string;
+  holder: FolderHolder;
+  /** The lock was written on another host (a shared folder): its process cannot be reached from here. */
+  remote: boolean;
+  /** The holder serves its UI and answered with its key: the window can show it. */
+  canOpen: boolean;
+}
+
+/** What kind of process holds the folder, as the user started it. */
+export function holderLabel(h: Pick<DataLockInfo, 'kind' | 'command'>): string {
+  if (h.kind === 'serve') return /scripts[\\/]start\.ts\b/.test(h.command) ? 'npm start' : 'npm run serve';
+  if (h.kind === 'import') return 'npm run import';
+  if (h.kind === 'desktop') return 'the desktop app';
+  return 'a Log Explorer process';
+}
+
+/**
+ * The data folder is held by another process (its LOCK is live): who, and what to do: open that
+ * process's own page here (it serves the same UI on the same data), import through it from a
+ * terminal, or stop it and try again.
+ */
+export function folderInUseHtml(input: FolderInUseInput): string {
+  const h = input.holder;
+  const rows: Array<[string, string]> = [
+    ['Data folder', `<code>${escapeHtml(input.dataDir)}</code>`],
+    ['Process', `pid ${h.pid}${input.remote ? ` on host <code>${escapeHtml(h.hostname)}</code>` : ''}: ${escapeHtml(holderLabel(h))}`],
+    ...(h.command ? [['Command', `<code>${escapeHtml(h.command)}</code>`] as [string, string]] : []),
+    ['Started', escapeHtml(h.startedAt)],
+    ...(h.url ? [['Serving at', `<code>${escapeHtml(h.url)}</code>`] as [string, string]] : []),
+  ];
+  const table = `<table data-testid="holder">${rows.map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join('')}</table>`;
+  const importCommand = `npm run import -- --data-dir "${input.dataDir}" FILE...`;
+  let advice: string;
+  if (input.remote) {
+    advice = `<p>The folder is locked by a process on another computer, which this app cannot reach. If that process no longer runs, delete <code>${escapeHtml(path.join(input.dataDir, 'LOCK'))}</code> and try again.</p>`;
+  } else if (h.kind === 'import') {
+    advice = '<p>An import into this folder is running. Try again once it has finished.</p>';
+  } else {
+    advice =
+      (input.canOpen
+        ? `<p>It serves the same pages on the same data: open them here, and import as usual (File → Import Logs… goes through it) while it runs.</p><a class="action" id="open-running" href="${ACTION_URLS.openRunning}">Open It Here</a>`
+        : `<p>It does not answer at its address now${h.url ? '' : ' (it names none)'}; once it serves, or once it is stopped, try again.</p>`) +
+      `<h2>Import from a terminal</h2><p>Imports go through the running server:</p><pre>${escapeHtml(importCommand)}</pre>`;
+  }
+  return page(
+    'Data folder in use',
+    `<h1 data-testid="folder-in-use">The data folder is open in another Log Explorer process</h1>
+<p>Only one process at a time may use a data folder (each keeps the catalog in memory and would overwrite the other's imports).</p>
+${table}
+${advice}
+<p class="muted">To use this app's own server, stop that process (Ctrl+C in its terminal, or quit it), then:</p>
+<a class="action secondary" id="restart" href="${ACTION_URLS.restart}">Try Again</a>`,
+  );
+}
+
+/** A page shown while the shell works (a server restarting): also makes the next load of the app a new document, so the page reads its new key. */
+export function busyPageHtml(title: string): string {
+  return page(title, `<h1 data-testid="busy">${escapeHtml(title)}</h1>`);
 }
 
 export interface ApiDocsInput {

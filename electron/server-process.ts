@@ -10,6 +10,7 @@ import { loadDemoData } from '../server/demo/load-demo.ts';
 import { ImportFailure, importFile } from '../server/ingest/import.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
 import type { ImportFileOutcome } from './bridge.ts';
+import { listenPreferring, preferredPort } from './port-choice.ts';
 import { parseToServer, type FromServer, type LogLevel, type StartConfig } from './protocol.ts';
 
 interface ParentLink {
@@ -60,15 +61,18 @@ let stopping = false;
 async function start(config: StartConfig): Promise<RunningServer | undefined> {
   console.log(`server process ${process.pid}: opening the store in ${config.dataDir}`);
   try {
-    server = await startServer({
-      dataDir: config.dataDir,
-      lockKind: 'desktop',
-      port: 0,
-      apiKey: config.apiKey,
-      ...(config.rendererDir ? { rendererDir: config.rendererDir } : {}),
-      // The embedded demo data (POST /api/demo; the shell asks for it on a first start).
-      ...(config.demo ? { loadDemo: loadDemoData } : {}),
-    });
+    // The port the app had before (the page's origin, where Chromium keeps its storage), else any.
+    server = await listenPreferring(preferredPort(process.env), (port) =>
+      startServer({
+        dataDir: config.dataDir,
+        lockKind: 'desktop',
+        port,
+        apiKey: config.apiKey,
+        ...(config.rendererDir ? { rendererDir: config.rendererDir } : {}),
+        // The embedded demo data (POST /api/demo; the shell asks for it on a first start).
+        ...(config.demo ? { loadDemo: loadDemoData } : {}),
+      }),
+    );
   } catch (err) {
     const message = `cannot start the server: ${(err as Error).message}`;
     console.error((err as Error).stack ?? message);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../server/testing/fixtures.ts';
-import { DEFAULT_SIZE, initialBounds, readShellState, writeShellState, type WindowState } from './shell-state.ts';
+import { adoptShellState, DEFAULT_SIZE, initialBounds, readShellState, STATE_FILE, writeShellState, type WindowState } from './shell-state.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -49,6 +49,45 @@ describe('shell state file', () => {
     expect(readShellState(f)).toEqual({});
     fs.writeFileSync(f, JSON.stringify({ window: { x: 1, y: 2, width: 300, height: 200 }, theme: 'system' }));
     expect(readShellState(f)).toEqual({ theme: 'system' }); // a window smaller than the minimum is dropped
+  });
+
+  it('remembers the server port (an unprivileged one) and the stores already pointed out', () => {
+    const f = file();
+    writeShellState(f, { port: 51234, toldUnusedStores: ['/old/store'] });
+    expect(readShellState(f)).toEqual({ port: 51234, toldUnusedStores: ['/old/store'] });
+    for (const port of [0, 80, 65536, 4100.5, '4100', null]) {
+      fs.writeFileSync(f, JSON.stringify({ port, toldUnusedStores: 'x' }));
+      expect(readShellState(f), String(port)).toEqual({});
+    }
+    fs.writeFileSync(f, JSON.stringify({ toldUnusedStores: [1, '', '/a'] }));
+    expect(readShellState(f)).toEqual({ toldUnusedStores: ['/a'] });
+  });
+});
+
+describe('adoptShellState', () => {
+  it('moves the state file an earlier version kept in the data folder into the shell folder, once', () => {
+    const data = tempDir('le-state-data-');
+    const shell = tempDir('le-state-shell-');
+    dirs.push(data, shell);
+    const target = path.join(shell, 'nested', STATE_FILE);
+    fs.writeFileSync(path.join(data, STATE_FILE), JSON.stringify({ theme: 'dark', demoOffered: true }));
+    expect(adoptShellState(data, target)).toBe(true);
+    expect(readShellState(target)).toEqual({ theme: 'dark', demoOffered: true });
+    expect(fs.existsSync(path.join(data, STATE_FILE))).toBe(false);
+    // Nothing left to move; and a state already in the shell folder is never replaced.
+    expect(adoptShellState(data, target)).toBe(false);
+    fs.writeFileSync(path.join(data, STATE_FILE), JSON.stringify({ theme: 'light' }));
+    expect(adoptShellState(data, target)).toBe(false);
+    expect(readShellState(target).theme).toBe('dark');
+    expect(readShellState(path.join(data, STATE_FILE)).theme).toBe('light');
+  });
+
+  it('does nothing when the two folders are one', () => {
+    const dir = tempDir('le-state-same-');
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir, STATE_FILE), '{}');
+    expect(adoptShellState(dir, path.join(dir, STATE_FILE))).toBe(false);
+    expect(fs.existsSync(path.join(dir, STATE_FILE))).toBe(true);
   });
 });
 

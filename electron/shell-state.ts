@@ -1,10 +1,12 @@
 /**
- * What the shell remembers between runs (window bounds, theme, whether the demo was offered),
- * in one small JSON file in the user-data folder: owner-only (0600), written atomically, and
- * read leniently (a damaged file means defaults, never a failed start).
+ * What the shell remembers between runs (window bounds, theme, whether the demo was offered,
+ * the server's port, which stores it already pointed out), in one small JSON file in the
+ * shell's own folder (Electron's userData, never the data folder): owner-only (0600), written
+ * atomically, and read leniently (a damaged file means defaults, never a failed start).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isRememberablePort } from './port-choice.ts';
 
 export interface Rect {
   x: number;
@@ -24,6 +26,10 @@ export interface ShellState {
   theme?: ThemeSource;
   /** The first-start demo was offered (loaded, or the store already had data). */
   demoOffered?: boolean;
+  /** The server's last port, tried first at the next start: the page's origin, and so its storage, stays the same. */
+  port?: number;
+  /** Unused stores in earlier locations the user was already told about (told once each). */
+  toldUnusedStores?: string[];
 }
 
 export const STATE_FILE = 'shell-state.json';
@@ -54,7 +60,32 @@ export function readShellState(file: string): ShellState {
   if (window) state.window = window;
   if (r.theme === 'system' || r.theme === 'light' || r.theme === 'dark') state.theme = r.theme;
   if (r.demoOffered === true) state.demoOffered = true;
+  if (isRememberablePort(r.port)) state.port = r.port;
+  if (Array.isArray(r.toldUnusedStores)) {
+    const told = r.toldUnusedStores.filter((v): v is string => typeof v === 'string' && v !== '');
+    if (told.length) state.toldUnusedStores = told.slice(0, 20);
+  }
   return state;
+}
+
+/**
+ * Earlier versions kept shell-state.json in the data folder (it was Electron's userData on macOS
+ * and Windows): moves it to `file` when there is none there yet, so window bounds, theme and the
+ * demo flag carry over. True when it moved.
+ */
+export function adoptShellState(oldDir: string, file: string): boolean {
+  const old = path.join(oldDir, STATE_FILE);
+  if (path.resolve(old) === path.resolve(file) || fs.existsSync(file) || !fs.existsSync(old)) return false;
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    fs.renameSync(old, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    fs.copyFileSync(old, file);
+    fs.chmodSync(file, 0o600);
+    fs.rmSync(old, { force: true });
+  }
+  return true;
 }
 
 /** Writes the state owner-only: temp file (0600), then rename, so a crash leaves the old file or the new one. */

@@ -3,13 +3,15 @@
  * sources changed: the bundle finds its queries and node_modules, the parse worker (when it
  * exists) sits next to it, and the stamp notices every kind of change.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LogStore } from '../server/store/log-store.ts';
+import { edgeRecord, importRecords, NOW } from '../server/testing/fixtures.ts';
 import { bundleIsFresh, buildServer, serverEntries, sourceStamp } from './run-server.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -25,8 +27,8 @@ afterAll(() => {
 });
 
 /** Spawns a command until it prints "Listening on URL"; resolves the URL. */
-function listen(args: string[]) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_EXPLORER_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function listen(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_EXPLORER_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -147,4 +149,54 @@ it('node scripts/run-server.mjs with an unknown command prints the usage and exi
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
   expect(err).toBe('usage: node scripts/run-server.mjs serve|import [ARGS...]\n');
+});
+
+it.skipIf(process.platform !== 'linux')("npm run import and npm run serve without --data-dir use the one per-OS folder, the desktop app's old store adopted", async () => {
+  // HOME is a temp folder and no XDG or data-folder variable is set: the default lives in it.
+  const home = path.join(work, 'home');
+  const env = { HOME: home, XDG_DATA_HOME: '', XDG_CONFIG_HOME: '', LOG_EXPLORER_DATA_DIR: '' };
+  const old = path.join(home, '.config', 'Log Explorer');
+  const store = await LogStore.open(old);
+  await importRecords(store, 'edge_logs', [edgeRecord(NOW - 1_000_000, { id: 'desktop-1' })]);
+  await store.close();
+  const file = path.join(work, 'edge_logs.ndjson');
+  fs.writeFileSync(file, [2, 3].map((i) => JSON.stringify(edgeRecord(NOW - i * 1_000_000, { id: `cli-${i}` }))).join('\n'));
+
+  const imported = spawnSync(process.execPath, ['scripts/run-server.mjs', 'import', file], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  expect(imported.status).toBe(0);
+  const fresh = path.join(home, '.local', 'share', 'log-explorer');
+  expect(imported.stderr).toContain(`Log Explorer now keeps its data in ${fresh}: moved the store there from ${old}`);
+  expect(JSON.parse(imported.stdout.trim())).toMatchObject({ imported: 2 });
+
+  const s = listen(['scripts/run-server.mjs', 'serve', '--port', '0', '--api-key', 'k'], env);
+  const url = await s.url;
+  const sources = (await (await fetch(`${url}/api/sources`, { headers: { 'X-API-KEY': 'k' } })).json()) as { result: Array<{ alias: string; count: number }> };
+  expect(sources.result.find((x) => x.alias === 'edge_logs')?.count).toBe(3);
+  s.child.kill('SIGTERM');
+  expect(await s.exited).toBe(0);
+});
+
+it.skipIf(process.platform !== 'linux')("npm run serve without --data-dir, while another server holds the desktop app's old store: names it, moves nothing, exits 2", async () => {
+  const home = path.join(work, 'home-held');
+  const env = { HOME: home, XDG_DATA_HOME: '', XDG_CONFIG_HOME: '', LOG_EXPLORER_DATA_DIR: '' };
+  const old = path.join(home, '.config', 'Log Explorer');
+  const store = await LogStore.open(old);
+  await importRecords(store, 'edge_logs', [edgeRecord(NOW - 1_000_000, { id: 'held-1' })]);
+  await store.close();
+  const holder = listen(['scripts/run-server.mjs', 'serve', '--data-dir', old, '--port', '0', '--api-key', 'k1']);
+  const holderUrl = await holder.url;
+  try {
+    const second = spawnSync(process.execPath, ['scripts/run-server.mjs', 'serve', '--port', '0', '--api-key', 'k2'], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+    expect(second.status).toBe(2);
+    const fresh = path.join(home, '.local', 'share', 'log-explorer');
+    expect(second.stderr).toContain(`Log Explorer now keeps its data in ${fresh}; the store in ${old} (where an earlier version of the desktop app kept it) moves there once the process using it (pid ${holder.child.pid},`);
+    expect(second.stderr).toContain(`cannot start: the data folder ${old} is in use by another Log Explorer process (pid ${holder.child.pid}, npm run serve,`);
+    expect(second.stderr).toContain(`Its API is at ${holderUrl}; \`npm run import -- --data-dir "${old}" FILE...\` imports through it.`);
+    expect(second.stderr).not.toContain('k1');
+    expect(fs.existsSync(path.join(old, 'catalog.sqlite'))).toBe(true);
+    expect(fs.existsSync(path.join(fresh, 'catalog.sqlite'))).toBe(false);
+  } finally {
+    holder.child.kill('SIGTERM');
+    expect(await holder.exited).toBe(0);
+  }
 });

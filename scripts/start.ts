@@ -1,7 +1,9 @@
 /**
  * `npm start`: builds what is missing or stale, then opens the desktop app when Electron's
  * binary is installed, else serves the same UI in browser mode and prints the URL to open.
- * Options: --data-dir DIR, --port N (default 4100; 0 = any free port), --browser.
+ * Options: --data-dir DIR, --port N (browser mode; default 4100, 0 = any free port), --browser.
+ * Both modes open the same data folder: --data-dir, else the one every mode shares
+ * (server/store/data-dir.ts).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -59,13 +61,12 @@ ensureBuilt('the UI', path.join(RENDERER_OUT, 'index.html'), [path.join(ROOT, 'r
 const electron = values.browser ? { ok: false as const, reason: '--browser was given' } : findElectronBinary();
 if (electron.ok) {
   ensureBuilt('the desktop shell', defaultMainFile(), ['electron', 'server', 'queries'].map((d) => path.join(ROOT, d)), ['--import', 'tsx', 'electron/build.ts']);
-  // The desktop app keeps its data in Electron's userData folder unless told otherwise.
-  const env = values['data-dir'] ? { ...process.env, LOG_EXPLORER_USER_DATA_DIR: path.resolve(values['data-dir']) } : process.env;
-  const child = launchElectron({ binary: electron.path, env });
+  // The app resolves the shared default itself (and adopts an earlier store), as browser mode does below.
+  const child = launchElectron({ binary: electron.path, ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}) });
   child.on('exit', (code) => process.exit(code ?? 0));
 } else {
   console.log(`Browser mode: ${electron.reason}`);
-  const dataDir = values['data-dir'] ?? defaultDataDir();
+  const dataDir = defaultDataDir({ dir: values['data-dir'] });
   const port = Number(values.port);
   let server;
   try {
@@ -80,7 +81,9 @@ if (electron.ok) {
     if (!(err instanceof DataFolderLocked)) throw err;
     // Another server on this folder already serves the same UI: say where, and leave it be.
     console.error(err.message);
-    if (err.holder.url) console.error(`It serves this folder at ${err.holder.url} (the key is in ${path.join(dataDir, 'LOCK')}).`);
+    if (err.holder.url) {
+      console.error(`It serves this folder at ${err.holder.url} (the key is in ${path.join(err.dir, 'LOCK')}); \`npm run import -- --data-dir "${err.dir}" FILE...\` imports through it.`);
+    }
     process.exit(2);
   }
   const mark = path.join(dataDir, FIRST_START_MARK);

@@ -1,6 +1,7 @@
 /**
  * `npm run serve -- [--data-dir DIR] [--port N] [--api-key KEY] [--now ISO] [--import FILE...]`
  * Runs as the esbuild bundle dist/server/main.mjs (scripts/run-server.mjs) or under tsx.
+ * Without --data-dir it opens the data folder every mode shares (store/data-dir.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -51,7 +52,7 @@ const apiKey = values['api-key'] ?? (envKey ? envKey : undefined);
 let server;
 try {
   server = await startServer({
-    dataDir: values['data-dir'] ?? defaultDataDir(),
+    dataDir: defaultDataDir({ dir: values['data-dir'] }),
     lockKind: 'serve',
     port,
     apiKey,
@@ -61,7 +62,8 @@ try {
   });
 } catch (err) {
   if (err instanceof DataFolderLocked) {
-    const api = err.holder.url ? `\nIts API is at ${err.holder.url}; \`npm run import -- --data-dir ${err.dir} FILE...\` imports through it.` : '';
+    // Quoted: the per-OS folders have spaces in their names.
+    const api = err.holder.url ? `\nIts API is at ${err.holder.url}; \`npm run import -- --data-dir "${err.dir}" FILE...\` imports through it.` : '';
     fail(`cannot start: ${err.message}${api}`);
   }
   const code = (err as NodeJS.ErrnoException).code;
