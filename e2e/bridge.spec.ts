@@ -26,6 +26,8 @@ type Outcome = { file: string; ok: true; report: ImportReport } | { file: string
 /** What the test reaches in the page: the shell's side of the fake bridge. */
 interface FakeShell {
   importCalls: number;
+  /** What each importFiles() call was given, in order. */
+  importOptions: unknown[];
   importResult: { canceled: boolean; files: Outcome[] };
   /** While set, importFiles() waits for release(): the dialog is open or the server is reading. */
   hold: boolean;
@@ -42,6 +44,7 @@ function installFakeBridge(): void {
   let released: () => void = () => {};
   const shell: FakeShell = {
     importCalls: 0,
+    importOptions: [],
     importResult: { canceled: true, files: [] },
     hold: false,
     release: () => released(),
@@ -53,8 +56,9 @@ function installFakeBridge(): void {
   g.__shell = shell;
   g.logExplorer = {
     desktop: true,
-    importFiles: async () => {
+    importFiles: async (options?: unknown) => {
       shell.importCalls++;
+      shell.importOptions.push(options);
       if (shell.hold) await new Promise<void>((resolve) => (released = resolve));
       return shell.importResult;
     },
@@ -74,15 +78,16 @@ function installFakeBridge(): void {
 
 const listeners = (page: Page) => page.evaluate(() => (globalThis as unknown as { __shell: FakeShell }).__shell.listeners());
 const importCalls = (page: Page) => page.evaluate(() => (globalThis as unknown as { __shell: FakeShell }).__shell.importCalls);
+const importOptions = (page: Page) => page.evaluate(() => (globalThis as unknown as { __shell: FakeShell }).__shell.importOptions);
 const fireDataChanged = (page: Page) => page.evaluate(() => (globalThis as unknown as { __shell: FakeShell }).__shell.fireDataChanged());
 const fireExport = (page: Page, format: Format) => page.evaluate((f) => (globalThis as unknown as { __shell: FakeShell }).__shell.fireExportRequested(f), format);
 /** A mark in the page's globals: still there later means the page was never reloaded. */
 const markDocument = (page: Page) => page.evaluate(() => void ((globalThis as unknown as { __sameDocument: boolean }).__sameDocument = true));
 const sameDocument = (page: Page) => page.evaluate(() => (globalThis as unknown as { __sameDocument?: boolean }).__sameDocument === true);
 
-/** Imports a file through the API, as the shell's server does for a native import. */
-async function importThroughApi(server: RunningServer, file: string, name: string): Promise<ImportReport> {
-  return server.api<ImportReport>(`imports?${new URLSearchParams({ filename: name })}`, {
+/** Imports a file through the API, as the shell's server does for a native import (with the page's source and project, if any). */
+async function importThroughApi(server: RunningServer, file: string, name: string, options: { source?: string; project?: string } = {}): Promise<ImportReport> {
+  return server.api<ImportReport>(`imports?${new URLSearchParams({ filename: name, ...options })}`, {
     method: 'POST',
     body: fs.readFileSync(file),
     headers: { 'Content-Type': 'application/octet-stream' },
@@ -219,6 +224,8 @@ test.describe('the desktop bridge (fake shell, browser)', () => {
       ] satisfies Outcome[],
     );
     await page.getByTestId('choose-files').click();
+    // "Recognize automatically" and no project: the bridge is asked with neither.
+    await expect.poll(() => importOptions(page)).toEqual([{}]);
 
     const jobs = page.getByTestId('import-job');
     await expect(jobs).toHaveCount(2);
@@ -278,12 +285,38 @@ test.describe('the desktop bridge (fake shell, browser)', () => {
     await expect(page.getByTestId('import-project')).toHaveValue('gammaprojectref00003');
     const calls = await importCalls(page);
 
-    // With a project set, the file goes as an upload (the native import cannot carry it).
-    await expect(page.getByTestId('dropzone-hint')).toHaveText(/uploaded, so that choice applies/);
-    const chooser = page.waitForEvent('filechooser');
+    // With a source chosen and the project set, "choose files" still opens the native dialog
+    // (the desktop app never uploads), and the bridge carries both.
+    await page.getByTestId('import-source').selectOption('gotrue.logs.prod');
+    await expect(page.getByTestId('choose-files')).toHaveAttribute('data-native', 'true');
+    await expect(page.getByTestId('dropzone-hint')).toHaveText(/the server reads them straight from disk/);
+    // What the shell's server makes of it: records that name no project, stored as Auth under that project.
+    const studio = path.join(info.outputDir, 'studio-export.ndjson');
+    const nowUs = Date.now() * 1000;
+    fs.writeFileSync(studio, [1, 2].map((i) => JSON.stringify({ timestamp: nowUs - i * 60_000_000, event_message: `token refreshed ${i}`, metadata: { host: 'auth-default' } })).join('\n'));
+    const chosen = await importThroughApi(freshServer, studio, 'studio-export.ndjson', { source: 'auth_logs', project: 'gammaprojectref00003' });
+    expect(chosen).toMatchObject({ source: 'gotrue.logs.prod', imported: 2, rejected: 0 });
+    await page.evaluate(
+      (files) => {
+        (globalThis as unknown as { __shell: FakeShell }).__shell.importResult = { canceled: false, files };
+      },
+      [{ file: '/exports/studio-export.ndjson', ok: true, report: chosen }] satisfies Outcome[],
+    );
     await page.getByTestId('choose-files').click();
-    await chooser;
-    expect(await importCalls(page)).toBe(calls);
+    const again = page.getByTestId('import-job').first();
+    await expect(again.getByTestId('report-imported')).toHaveText('2');
+    await expect(again.getByTestId('import-report')).toContainText('gotrue.logs.prod (Auth, as chosen)');
+    expect(await importCalls(page)).toBe(calls + 1);
+    expect((await importOptions(page)).at(-1)).toEqual({ source: 'gotrue.logs.prod', project: 'gammaprojectref00003' });
+    const authRow = page.locator('[data-testid="source-row"][data-source="gotrue.logs.prod"]');
+    await expect(authRow.getByTestId('source-count')).toHaveText('2');
+    await expect(authRow).toContainText('gammaprojectref00003');
+    expect(pickers).toBe(0);
+
+    await inEachLook(page, async ({ scheme, w, h }) => {
+      await page.getByTestId('data-page').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `artifacts/screenshots/bridge-data-native-source-${w}x${h}-${scheme}.png` });
+    });
   });
 
   test('screenshots: the export notices, 1440×900 and 1024×700, light and dark', async ({ page, open, freshServer }) => {

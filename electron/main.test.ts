@@ -151,7 +151,7 @@ const work = tempDir('le-main-');
 const fake = {
   app: new FakeApp(path.join(work, 'appData')),
   forks: [] as Array<{ entry: string; options: Record<string, unknown>; child: ChildProcess }>,
-  handlers: new Map<string, (event: unknown) => Promise<unknown>>(),
+  handlers: new Map<string, (event: unknown, ...args: unknown[]) => Promise<unknown>>(),
   session: {} as Record<string, (...args: never[]) => unknown>,
   menu: undefined as undefined | { template: Electron.MenuItemConstructorOptions[] },
   openDialog: vi.fn(async (..._args: unknown[]) => ({ canceled: true, filePaths: [] as string[] })),
@@ -186,7 +186,7 @@ vi.mock('electron', () => ({
       return up;
     },
   },
-  ipcMain: { handle: (channel: string, fn: (event: unknown) => Promise<unknown>) => fake.handlers.set(channel, fn) },
+  ipcMain: { handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => Promise<unknown>) => fake.handlers.set(channel, fn) },
   session: {
     defaultSession: {
       setPermissionRequestHandler: (fn: never) => (fake.session.request = fn),
@@ -244,7 +244,9 @@ function serve(args: string[]) {
 }
 const lastBox = () => fake.messageBox.mock.calls.at(-1)!.at(-1) as { message: string; detail: string; buttons?: string[] };
 const menuItem = (id: string) => menuItems(fake.menu!.template).find((i) => i.id === id)!;
-const invoke = (channel: string, frameUrl: string | null) => fake.handlers.get(channel)!({ senderFrame: frameUrl === null ? null : { url: frameUrl } });
+/** As ipcRenderer.invoke from a frame at `frameUrl`, with the page's arguments after it. */
+const invoke = (channel: string, frameUrl: string | null, ...args: unknown[]) => fake.handlers.get(channel)!({ senderFrame: frameUrl === null ? null : { url: frameUrl } }, ...args);
+type ImportAnswer = { canceled: boolean; files: Array<{ file: string; ok: boolean; reason?: string; report?: { source: string; imported: number; duplicates: number; rejected: number } }> };
 
 beforeAll(async () => {
   process.env.LOG_EXPLORER_USER_DATA_DIR = userData;
@@ -328,6 +330,45 @@ describe('main process', () => {
 
     fake.openDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
     await expect(invoke(CHANNELS.importFiles, `${server().url}/`)).resolves.toEqual({ canceled: true, files: [] });
+  });
+
+  it("imports with the Data page's Source and Project: records that name no project are stored under both", async () => {
+    const REF = 'authprojbbbbbbbbbbbb';
+    // Neither the file name nor the records tell the source, and the records name no project.
+    const file = path.join(work, 'studio-export.ndjson');
+    const now = Date.now() * 1000;
+    fs.writeFileSync(file, [1, 2, 3].map((i) => JSON.stringify({ timestamp: now - i * 3_000_000, event_message: `token refreshed ${i}`, metadata: { host: 'auth-default' } })).join('\n'));
+    const before = (await appApi(server()).sources()).find((x) => x.source === 'gotrue.logs.prod');
+    expect(before?.count ?? 0).toBe(0);
+    fake.openDialog.mockResolvedValueOnce({ canceled: false, filePaths: [file] });
+    const sentBefore = win().webContents.sent.length;
+
+    const result = (await invoke(CHANNELS.importFiles, `${server().url}/data`, { source: 'auth_logs', project: REF })) as ImportAnswer;
+
+    expect(result).toEqual({ canceled: false, files: [{ file, ok: true, report: expect.objectContaining({ source: 'gotrue.logs.prod', imported: 3, duplicates: 0, rejected: 0 }) }] });
+    const stored = (await appApi(server()).sources()).find((x) => x.source === 'gotrue.logs.prod');
+    expect(stored).toMatchObject({ count: 3, projects: [{ ref: REF, count: 3 }] });
+    expect(win().webContents.sent.slice(sentBefore)).toEqual([[CHANNELS.dataChanged]]);
+
+    // File → Import Logs… has no fields: the same file is left to recognition, which cannot tell its source.
+    fake.openDialog.mockResolvedValueOnce({ canceled: false, filePaths: [file] });
+    const boxes = fake.messageBox.mock.calls.length;
+    (menuItem(MENU_IDS.importLogs).click as () => void)();
+    await vi.waitFor(() => expect(fake.messageBox.mock.calls.length).toBe(boxes + 1), { timeout: 20_000 });
+    expect(lastBox().detail).toMatch(/studio-export\.ndjson: not imported: cannot tell the source/);
+    expect((await appApi(server()).sources()).find((x) => x.source === 'gotrue.logs.prod')?.count).toBe(3);
+  });
+
+  it('refuses bad import options from the page before the dialog opens', async () => {
+    const dialogs = fake.openDialog.mock.calls.length;
+    const url = `${server().url}/data`;
+    await expect(invoke(CHANNELS.importFiles, url, { source: 'nginx_logs' })).rejects.toThrow('importFiles source "nginx_logs" is not a source the server knows');
+    await expect(invoke(CHANNELS.importFiles, url, { project: 'p'.repeat(300) })).rejects.toThrow('importFiles project is longer than 256 characters');
+    await expect(invoke(CHANNELS.importFiles, url, { source: 'auth_logs', files: ['/etc/passwd'] })).rejects.toThrow('importFiles options take only source and project, not files');
+    await expect(invoke(CHANNELS.importFiles, url, { project: 7 })).rejects.toThrow('importFiles project must be a string');
+    await expect(invoke(CHANNELS.importFiles, url, 'auth_logs')).rejects.toThrow('importFiles options must be an object');
+    await expect(invoke(CHANNELS.importFiles, url, {}, '/etc/passwd')).rejects.toThrow(`${CHANNELS.importFiles} takes one argument`);
+    expect(fake.openDialog.mock.calls.length).toBe(dialogs);
   });
 
   it('File → Import Logs… shows a summary of each file', async () => {
@@ -512,6 +553,21 @@ describe('main process', () => {
     expect(result.files[0]).toMatchObject({ ok: true, report: { imported: 2 } });
     const count = async (s: { url: string; apiKey: string }) => (await appApi(s).sources()).find((x) => x.source === 'deno-relay-logs')?.count;
     expect(await count({ url: otherUrl, apiKey: 'other-key' })).toBe(5);
+
+    // Its API takes the project chosen on the Data page.
+    const REF = 'remoteprojcccccccccc';
+    const authFile = path.join(work, 'through-other', 'remote-export.ndjson');
+    fs.writeFileSync(authFile, [1, 2].map((i) => JSON.stringify({ timestamp: now - i * 5_000_000, event_message: `request started ${i}`, metadata: { component: 'api', msg: 'request started' } })).join('\n'));
+    fake.openDialog.mockResolvedValueOnce({ canceled: false, filePaths: [authFile] });
+    const withProject = (await invoke(CHANNELS.importFiles, `${otherUrl}/data`, { project: REF })) as ImportAnswer;
+    expect(withProject.files).toEqual([{ file: authFile, ok: true, report: expect.objectContaining({ source: 'gotrue.logs.prod', imported: 2, rejected: 0 }) }]);
+    expect((await appApi({ url: otherUrl, apiKey: 'other-key' }).sources()).find((x) => x.source === 'gotrue.logs.prod')?.projects).toContainEqual({ ref: REF, count: 2 });
+    // And the source chosen there: a file whose name and records name none is stored under it.
+    const plain = path.join(work, 'through-other', 'export.ndjson');
+    fs.writeFileSync(plain, JSON.stringify({ timestamp: now - 9_000_000, event_message: 'plain line', metadata: {} }));
+    fake.openDialog.mockResolvedValueOnce({ canceled: false, filePaths: [plain] });
+    const withSource = (await invoke(CHANNELS.importFiles, `${otherUrl}/data`, { source: 'postgres_logs', project: REF })) as ImportAnswer;
+    expect(withSource.files).toEqual([{ file: plain, ok: true, report: expect.objectContaining({ source: 'postgres.logs', imported: 1 }) }]);
 
     // It stops; File → Restart Server: our own server opens the folder, with what went through the other.
     other.child.kill('SIGTERM');

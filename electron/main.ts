@@ -31,7 +31,7 @@ import type { DataLockInfo } from '../server/store/data-lock.ts';
 import { appApi, demoSources, storeIsEmpty, waitForServer, type ServerAddress } from './app-api.ts';
 import { shellPaths } from './app-paths.ts';
 import { appEntryUrl, reloadPlan, runningServerOf, viewOf } from './app-url.ts';
-import { CHANNELS, type ImportFilesResult } from './bridge.ts';
+import { checkImportOptions, CHANNELS, type ImportFilesOptions, type ImportFilesResult } from './bridge.ts';
 import { checkSender, decideNavigation, isAppOrigin, webPreferencesFor, withCsp, type NavigationDecision, type ShellAction } from './guards.ts';
 import { menuTemplate } from './menu.ts';
 import { about, alreadyOpen, confirmExternalLink, DEMO_BUTTONS, demoLoaded, EXTERNAL_BUTTONS, importSummary, loadFailure, UNUSED_STORE_BUTTONS, unusedStoresNotice } from './messages.ts';
@@ -210,10 +210,11 @@ function run(): void {
   }
 
   // ---- IPC: named handlers only, each for the app's own page only ----
-  function handle<T>(channel: string, handler: () => Promise<T>): void {
-    ipcMain.handle(channel, async (event: IpcMainInvokeEvent) => {
+  /** `handler` gets what the page sent, unchecked: each handler checks its own arguments. */
+  function handle<T>(channel: string, handler: (...args: unknown[]) => Promise<T>): void {
+    ipcMain.handle(channel, async (event: IpcMainInvokeEvent, ...args: unknown[]) => {
       if (!checkSender(event.senderFrame?.url, appOrigin())) throw new Error(`${channel} is not available to this page`);
-      return handler();
+      return handler(...args);
     });
   }
 
@@ -348,8 +349,11 @@ function run(): void {
   const notifyDataChanged = () => win?.webContents.send(CHANNELS.dataChanged);
   const showMessage = (options: MessageBoxOptions) => (win ? dialog.showMessageBox(win, options) : dialog.showMessageBox(options));
 
-  async function importWithDialog(): Promise<ImportFilesResult> {
-    const options: OpenDialogOptions = {
+  /** `options`: the Data page's Source and Project; none from the menu (recognize automatically). */
+  async function importWithDialog(options: ImportFilesOptions = {}): Promise<ImportFilesResult> {
+    // Showing another process's server, the files go through its API (remote-import.ts), as `npm run import` sends them.
+    const otherServer = () => (attached && !supervisor.current ? attached : undefined);
+    const dialogOptions: OpenDialogOptions = {
       title: 'Import log exports',
       properties: ['openFile', 'multiSelections'],
       filters: [
@@ -357,7 +361,7 @@ function run(): void {
         { name: 'All files', extensions: ['*'] },
       ],
     };
-    const picked = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+    const picked = win ? await dialog.showOpenDialog(win, dialogOptions) : await dialog.showOpenDialog(dialogOptions);
     if (picked.canceled || picked.filePaths.length === 0) return { canceled: true, files: [] };
     win?.setProgressBar(2); // indeterminate until the first progress report
     const offProgress = supervisor.onImportProgress((p) => {
@@ -366,7 +370,8 @@ function run(): void {
     });
     try {
       // Showing another process's server: the files go through its API, as `npm run import` sends them.
-      const files = attached && !supervisor.current ? await importThroughServer(attached, picked.filePaths) : await supervisor.importFiles(picked.filePaths);
+      const other = otherServer();
+      const files = other ? await importThroughServer(other, picked.filePaths, options) : await supervisor.importFiles(picked.filePaths, options);
       if (files.some((f) => f.ok)) notifyDataChanged();
       return { canceled: false, files };
     } finally {
@@ -378,7 +383,7 @@ function run(): void {
   async function importFromMenu(): Promise<void> {
     let result: ImportFilesResult;
     try {
-      result = await importWithDialog();
+      result = await importWithDialog(); // the menu has no fields: recognize automatically
     } catch (err) {
       dialog.showErrorBox('Import failed', (err as Error).message);
       return;
@@ -517,7 +522,11 @@ function run(): void {
     .then(async () => {
       if (state.theme) nativeTheme.themeSource = state.theme;
       hardenSession(session.defaultSession);
-      handle(CHANNELS.importFiles, importWithDialog);
+      // Checked again here: main trusts no renderer, its preload included.
+      handle(CHANNELS.importFiles, (...args) => {
+        if (args.length > 1) throw new TypeError(`${CHANNELS.importFiles} takes one argument`);
+        return importWithDialog(checkImportOptions(args[0]));
+      });
       handle(CHANNELS.openDataFolder, openDataFolder);
       refreshMenu();
       if (!fs.existsSync(path.join(paths.rendererDir, 'index.html'))) console.error(`${paths.rendererDir}/index.html is missing: the window will have no UI (npm run build)`);

@@ -2,10 +2,11 @@
  * The preload of the app window: sandboxed (bundled to CommonJS, `electron` is its only
  * import), it exposes one small named object and nothing generic. No IpcRendererEvent (and
  * its `sender`) ever reaches the page: data-changed callbacks get no arguments, export
- * callbacks only a format from the known list.
+ * callbacks only a format from the known list. The page passes main nothing but a checked
+ * source and project.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { BRIDGE_GLOBAL, CHANNELS, VIEW_EXPORT_FORMATS, type ImportFilesResult, type LogExplorerBridge, type ViewExportFormat } from './bridge.ts';
+import { BRIDGE_GLOBAL, checkImportOptions, CHANNELS, VIEW_EXPORT_FORMATS, type ImportFilesResult, type LogExplorerBridge, type ViewExportFormat } from './bridge.ts';
 
 /** Subscribes `deliver` to a main → page channel; `deliver` sees the message's arguments, never the event. */
 function subscribe(channel: string, callback: unknown, deliver: (args: unknown[]) => void): () => void {
@@ -21,7 +22,8 @@ const isExportFormat = (v: unknown): v is ViewExportFormat => (VIEW_EXPORT_FORMA
 
 const api = {
   desktop: true,
-  importFiles: () => ipcRenderer.invoke(CHANNELS.importFiles) as Promise<ImportFilesResult>,
+  // Only a checked copy of source and project crosses (main checks again); bad options reject here.
+  importFiles: async (options?: unknown) => (await ipcRenderer.invoke(CHANNELS.importFiles, checkImportOptions(options))) as ImportFilesResult,
   openDataFolder: async () => {
     await ipcRenderer.invoke(CHANNELS.openDataFolder);
   },

@@ -7,6 +7,14 @@ describe('parseToServer', () => {
     expect(parseToServer({ type: 'start', config: { dataDir: '/d', apiKey: 'k', demo: true, rendererDir: '/r', extra: 1 } })).toEqual({ type: 'start', config: { dataDir: '/d', apiKey: 'k', demo: true, rendererDir: '/r' } });
     expect(parseToServer({ type: 'import', id: 1, files: ['/a', '/b'] })).toEqual({ type: 'import', id: 1, files: ['/a', '/b'] });
     expect(parseToServer({ type: 'import', id: 1, files: [], project: 'p' })).toEqual({ type: 'import', id: 1, files: [], project: 'p' });
+    expect(parseToServer({ type: 'import', id: 2, files: ['/a'], source: 'auth_logs' })).toEqual({ type: 'import', id: 2, files: ['/a'], source: 'auth_logs' });
+    expect(parseToServer({ type: 'import', id: 3, files: ['/a'], source: 'auth_logs', project: 'abcdefghijklmnopqrst', extra: true })).toEqual({
+      type: 'import',
+      id: 3,
+      files: ['/a'],
+      source: 'auth_logs',
+      project: 'abcdefghijklmnopqrst',
+    });
     expect(parseToServer({ type: 'shutdown' })).toEqual({ type: 'shutdown' });
   });
 
@@ -22,6 +30,8 @@ describe('parseToServer', () => {
     { type: 'import', id: '1', files: [] },
     { type: 'import', id: 1, files: ['/a', 2] },
     { type: 'import', id: 1, files: [], project: 3 },
+    { type: 'import', id: 1, files: [], source: ['auth_logs'] },
+    { type: 'import', id: 1, files: [], source: null },
     { type: 'eval', code: 'x' },
   ])('rejects %j', (m) => {
     expect(parseToServer(m)).toBeUndefined();

@@ -22,7 +22,8 @@ export interface StartConfig {
 
 export type ToServer =
   | { type: 'start'; config: StartConfig }
-  | { type: 'import'; id: number; files: string[]; project?: string }
+  /** source and project as the upload route and `npm run import` take them; the server checks the source. */
+  | { type: 'import'; id: number; files: string[]; source?: string; project?: string }
   | { type: 'shutdown' };
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -73,8 +74,9 @@ export function parseToServer(m: unknown): ToServer | undefined {
     }
     case 'import':
       if (!isNum(m.id) || !Array.isArray(m.files) || !m.files.every(isStr)) return undefined;
+      if (m.source !== undefined && !isStr(m.source)) return undefined;
       if (m.project !== undefined && !isStr(m.project)) return undefined;
-      return { type: 'import', id: m.id, files: m.files, ...(m.project !== undefined ? { project: m.project } : {}) };
+      return { type: 'import', id: m.id, files: m.files, ...(m.source !== undefined ? { source: m.source } : {}), ...(m.project !== undefined ? { project: m.project } : {}) };
     case 'shutdown':
       return { type: 'shutdown' };
     default:

@@ -49,7 +49,7 @@ function upload(server: ServerAddress, route: string, file: string, size: number
   });
 }
 
-export async function importThroughServer(server: ServerAddress, files: readonly string[], opts: { project?: string } = {}): Promise<ImportFileOutcome[]> {
+export async function importThroughServer(server: ServerAddress, files: readonly string[], opts: { source?: string; project?: string } = {}): Promise<ImportFileOutcome[]> {
   const out: ImportFileOutcome[] = [];
   for (const file of files) {
     let size: number;
@@ -61,6 +61,7 @@ export async function importThroughServer(server: ServerAddress, files: readonly
       continue;
     }
     const query = new URLSearchParams({ filename: path.basename(file) });
+    if (opts.source) query.set('source', opts.source);
     if (opts.project) query.set('project', opts.project);
     let reply: Reply;
     try {

@@ -9,7 +9,7 @@ import util from 'node:util';
 import { loadDemoData } from '../server/demo/load-demo.ts';
 import { ImportFailure, importFile } from '../server/ingest/import.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
-import type { ImportFileOutcome } from './bridge.ts';
+import type { ImportFileOutcome, ImportFilesOptions } from './bridge.ts';
 import { listenPreferring, preferredPort } from './port-choice.ts';
 import { parseToServer, type FromServer, type LogLevel, type StartConfig } from './protocol.ts';
 
@@ -87,7 +87,7 @@ async function start(config: StartConfig): Promise<RunningServer | undefined> {
   return server;
 }
 
-async function importFiles(id: number, files: string[], project: string | undefined): Promise<void> {
+async function importFiles(id: number, files: string[], { source, project }: ImportFilesOptions): Promise<void> {
   const results: ImportFileOutcome[] = [];
   for (const [index, file] of files.entries()) {
     if (!server) {
@@ -101,7 +101,9 @@ async function importFiles(id: number, files: string[], project: string | undefi
       // importFile reports the unreadable file
     }
     try {
+      // The options of the upload route and `npm run import`: an unknown source fails this file (ImportFailure).
       const report = await importFile(server.store, file, {
+        ...(source ? { source } : {}),
         ...(project ? { project } : {}),
         onProgress: (p) => parent!.post({ type: 'import-progress', id, file, index, count: files.length, bytes: p.bytes, totalBytes }),
       });
@@ -144,7 +146,7 @@ parent.onMessage((raw) => {
       starting = start(m.config);
       break;
     case 'import':
-      void importFiles(m.id, m.files, m.project);
+      void importFiles(m.id, m.files, { source: m.source, project: m.project });
       break;
     case 'shutdown':
       void shutdown('shutdown requested');

@@ -84,6 +84,28 @@ describe('ServerSupervisor with the real server process', () => {
     expect(sources.find((x) => x.source === 'cloudflare.logs.prod')?.count).toBe(3);
   });
 
+  it('imports with the source and project given, as an upload does; an unknown source fails that file only', async () => {
+    const dir = dataDir();
+    const s = supervisor(dir);
+    const ready = await s.start();
+    const REF = 'supvprojaaaaaaaaaaaa';
+    const now = Date.now() * 1000;
+    // Neither the name nor the records tell the source, and the records name no project.
+    const file = path.join(dir, 'export.ndjson');
+    fs.writeFileSync(file, [1, 2].map((i) => JSON.stringify({ timestamp: now - i * 1_000_000, event_message: `new connection ${i}`, metadata: { host: 'db-default' } })).join('\n'));
+
+    const [recognized] = await s.importFiles([file]);
+    expect(recognized!.ok === false && recognized!.reason).toMatch(/cannot tell the source/);
+
+    const [unknown] = await s.importFiles([file], { source: 'nginx_logs', project: REF });
+    expect(unknown!.ok === false && unknown!.reason).toMatch(/unknown source "nginx_logs"/);
+
+    const [chosen] = await s.importFiles([file], { source: 'auth_logs', project: REF });
+    expect(chosen).toMatchObject({ file, ok: true, report: { source: 'gotrue.logs.prod', imported: 2, rejected: 0 } });
+    const sources = await appApi(ready).sources();
+    expect(sources.find((x) => x.source === 'gotrue.logs.prod')).toMatchObject({ count: 2, projects: [{ ref: REF, count: 2 }] });
+  });
+
   it('reports a SIGKILLed server as a crash with its last log lines, and restart brings a new server back', async () => {
     const dir = dataDir();
     const s = supervisor(dir);
@@ -225,6 +247,27 @@ describe('ServerSupervisor protocol (scripted process)', () => {
     expect(procs[1]!.sent[0]).toMatchObject({ type: 'start', config: { apiKey: 'key-two' } });
     procs[1]!.emit({ type: 'ready', url: 'http://127.0.0.1:6666', port: 6666 });
     await expect(restarted).resolves.toMatchObject({ apiKey: 'key-two', origin: 'http://127.0.0.1:6666' });
+  });
+
+  it('sends an import with the source and project given, and without them when none are', async () => {
+    const p = new FakeProcess();
+    const s = new ServerSupervisor({ spawn: () => p, config: { dataDir: '/d', demo: false }, fetch: async () => new Response('{}') });
+    const started = s.start();
+    p.emit({ type: 'hello', pid: 1 });
+    p.emit({ type: 'ready', url: 'http://127.0.0.1:1', port: 1 });
+    await started;
+    void s.importFiles(['/exports/a.ndjson'], { source: 'auth_logs', project: 'abcdefghijklmnopqrst' });
+    void s.importFiles(['/exports/b.ndjson']);
+    void s.importFiles(['/exports/c.ndjson'], { project: 'abcdefghijklmnopqrst' });
+    expect(p.sent.filter((m) => m.type === 'import')).toEqual([
+      { type: 'import', id: 1, files: ['/exports/a.ndjson'], source: 'auth_logs', project: 'abcdefghijklmnopqrst' },
+      { type: 'import', id: 2, files: ['/exports/b.ndjson'] },
+      { type: 'import', id: 3, files: ['/exports/c.ndjson'], project: 'abcdefghijklmnopqrst' },
+    ]);
+    // The answer settles the matching call.
+    const done = s.importFiles(['/exports/d.ndjson'], { source: 'postgres_logs' });
+    p.emit({ type: 'import-done', id: 4, results: [{ file: '/exports/d.ndjson', ok: false, reason: 'x' }] });
+    await expect(done).resolves.toEqual([{ file: '/exports/d.ndjson', ok: false, reason: 'x' }]);
   });
 
   it('keeps stderr output and log messages, oldest first, bounded, for the crash report', async () => {

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import readline from 'node:readline';
 import { waitForServer, type Fetch } from './app-api.ts';
-import type { ImportFileOutcome } from './bridge.ts';
+import type { ImportFileOutcome, ImportFilesOptions } from './bridge.ts';
 import { parseFromServer, type FromServer, type LogLevel, type StartConfig, type ToServer } from './protocol.ts';
 
 /** The little the supervisor needs from a child process. */
@@ -172,15 +172,16 @@ export class ServerSupervisor {
     this._state = 'stopped';
   }
 
-  /** Imports files by path in the server process (no copy through HTTP); one outcome per file. */
-  importFiles(files: readonly string[], project?: string): Promise<ImportFileOutcome[]> {
+  /** Imports files by path in the server process (no copy through HTTP), with the given source and project; one outcome per file. */
+  importFiles(files: readonly string[], options: ImportFilesOptions = {}): Promise<ImportFileOutcome[]> {
+    const { source, project } = options;
     const child = this.child;
     if (this._state !== 'ready' || !child) return Promise.reject(new Error(`the server is ${this._state}`));
     const id = this.nextImportId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       try {
-        child.postMessage({ type: 'import', id, files: [...files], ...(project ? { project } : {}) });
+        child.postMessage({ type: 'import', id, files: [...files], ...(source ? { source } : {}), ...(project ? { project } : {}) });
       } catch (err) {
         this.pending.delete(id);
         reject(err as Error);

@@ -1,13 +1,14 @@
 /**
  * The Data page's "choose files" with and without the desktop bridge: the native dialog
- * (the server reads the files from disk) when the bridge is there, the browser's picker
- * otherwise, and each file's outcome as a row.
+ * (the server reads the files from disk) with the Source and Project fields' values when the
+ * bridge is there, whatever they say; the browser's picker otherwise; and each file's outcome
+ * as a row.
  */
 import { describe, expect, it } from 'vitest';
 import type { ImportReport } from '../../../server/api-types.ts';
 import type { ImportFilesResult } from '../api/bridge.ts';
 import { fakeBridge } from '../testing/fake-bridge.ts';
-import { chooseFiles, fileNameOf, nativeJobs, usesNativeDialog, type ChooseFilesDeps, type NativeImportJob } from './data-import.ts';
+import { chooseFiles, fileNameOf, importOptions, nativeJobs, type ChooseFilesDeps, type ImportFilesOptions, type NativeImportJob } from './data-import.ts';
 
 const REPORT: ImportReport = { source: 'deno-relay-logs', format: 'ndjson', imported: 30, duplicates: 0, rejected: 0, errors: [], errorsOmitted: 0 };
 
@@ -21,7 +22,7 @@ const RESULT: ImportFilesResult = {
 
 function harness(over: Partial<ChooseFilesDeps> = {}) {
   let n = 0;
-  const calls = { picker: 0, refresh: 0, busy: [] as boolean[], jobs: [] as NativeImportJob[][], errors: [] as unknown[] };
+  const calls = { picker: 0, refresh: 0, busy: [] as boolean[], jobs: [] as NativeImportJob[][], jobOptions: [] as ImportFilesOptions[], errors: [] as unknown[] };
   const deps: ChooseFilesDeps = {
     bridge: undefined,
     source: '',
@@ -29,7 +30,10 @@ function harness(over: Partial<ChooseFilesDeps> = {}) {
     newId: () => `job-${++n}`,
     pickInBrowser: () => void calls.picker++,
     onBusy: (b) => void calls.busy.push(b),
-    onJobs: (j) => void calls.jobs.push(j),
+    onJobs: (j, o) => {
+      calls.jobs.push(j);
+      calls.jobOptions.push(o);
+    },
     onError: (e) => void calls.errors.push(e),
     refresh: () => void calls.refresh++,
     ...over,
@@ -45,14 +49,13 @@ describe('fileNameOf', () => {
   });
 });
 
-describe('usesNativeDialog', () => {
-  it('only in the desktop app, and only when neither source nor project is set (the bridge carries neither)', () => {
-    const bridge = fakeBridge();
-    expect(usesNativeDialog(undefined, { source: '', project: '' })).toBe(false);
-    expect(usesNativeDialog(bridge, { source: '', project: '' })).toBe(true);
-    expect(usesNativeDialog(bridge, { source: '', project: '  ' })).toBe(true);
-    expect(usesNativeDialog(bridge, { source: 'edge_logs', project: '' })).toBe(false);
-    expect(usesNativeDialog(bridge, { source: '', project: 'abcdefghijklmnopqrst' })).toBe(false);
+describe('importOptions', () => {
+  it('leaves out "Recognize automatically" and a blank project, and trims the project, as an upload does', () => {
+    expect(importOptions({ source: '', project: '' })).toEqual({});
+    expect(importOptions({ source: '', project: '   ' })).toEqual({});
+    expect(importOptions({ source: 'gotrue.logs.prod', project: '' })).toEqual({ source: 'gotrue.logs.prod' });
+    expect(importOptions({ source: '', project: ' abcdefghijklmnopqrst ' })).toEqual({ project: 'abcdefghijklmnopqrst' });
+    expect(importOptions({ source: 'postgres.logs', project: 'abcdefghijklmnopqrst' })).toEqual({ source: 'postgres.logs', project: 'abcdefghijklmnopqrst' });
   });
 });
 
@@ -71,7 +74,8 @@ describe('chooseFiles', () => {
     const bridge = fakeBridge(RESULT);
     const { deps, calls } = harness({ bridge });
     await expect(chooseFiles(deps)).resolves.toBe('native');
-    expect(bridge.importCalls).toBe(1);
+    // Source "Recognize automatically", no project: the bridge is asked with neither.
+    expect(bridge.importCalls).toEqual([{}]);
     expect(calls.picker).toBe(0);
     expect(calls.jobs).toHaveLength(1);
     expect(calls.jobs[0]!.map((j) => [j.name, j.state])).toEqual([
@@ -87,7 +91,7 @@ describe('chooseFiles', () => {
     const bridge = fakeBridge({ canceled: true, files: [] });
     const { deps, calls } = harness({ bridge });
     await chooseFiles(deps);
-    expect(bridge.importCalls).toBe(1);
+    expect(bridge.importCalls).toHaveLength(1);
     expect(calls.jobs).toEqual([]);
     expect(calls.refresh).toBe(0);
     expect(calls.busy).toEqual([true, false]);
@@ -109,11 +113,25 @@ describe('chooseFiles', () => {
     expect(calls.busy).toEqual([]);
   });
 
-  it('in the desktop app with a project set: uploads through the picker, so the project applies', async () => {
+  it('in the desktop app with a source and a project set: the native dialog with both, never the upload', async () => {
     const bridge = fakeBridge(RESULT);
-    const { deps, calls } = harness({ bridge, project: 'abcdefghijklmnopqrst' });
-    await expect(chooseFiles(deps)).resolves.toBe('browser');
-    expect(bridge.importCalls).toBe(0);
-    expect(calls.picker).toBe(1);
+    const { deps, calls } = harness({ bridge, source: 'gotrue.logs.prod', project: '  abcdefghijklmnopqrst ' });
+    await expect(chooseFiles(deps)).resolves.toBe('native');
+    expect(bridge.importCalls).toEqual([{ source: 'gotrue.logs.prod', project: 'abcdefghijklmnopqrst' }]);
+    expect(calls.picker).toBe(0);
+    // The rows learn what the import ran with (the report says "as chosen").
+    expect(calls.jobOptions).toEqual([{ source: 'gotrue.logs.prod', project: 'abcdefghijklmnopqrst' }]);
+    expect(calls.refresh).toBe(1);
+  });
+
+  it('in the desktop app with only a source, or only a project: the native dialog with that one', async () => {
+    const bySource = fakeBridge(RESULT);
+    await expect(chooseFiles(harness({ bridge: bySource, source: 'postgres.logs' }).deps)).resolves.toBe('native');
+    expect(bySource.importCalls).toEqual([{ source: 'postgres.logs' }]);
+    const byProject = fakeBridge(RESULT);
+    const { deps, calls } = harness({ bridge: byProject, project: 'qrstuvwxyzabcdefghij' });
+    await expect(chooseFiles(deps)).resolves.toBe('native');
+    expect(byProject.importCalls).toEqual([{ project: 'qrstuvwxyzabcdefghij' }]);
+    expect(calls.picker).toBe(0);
   });
 });

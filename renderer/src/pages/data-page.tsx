@@ -17,7 +17,7 @@ import { formatBytes, formatInt } from '../lib/format.ts';
 import { SOURCE_OPTIONS, sourceLabel } from '../lib/sources.ts';
 import { formatSpan, US } from '../lib/time.ts';
 import { useExportCurrentView } from '../lib/view-export.ts';
-import { chooseFiles, usesNativeDialog, type NativeImportJob } from './data-import.ts';
+import { chooseFiles, type ImportFilesOptions, type NativeImportJob } from './data-import.ts';
 
 type JobState = 'queued' | 'uploading' | 'done' | 'failed';
 
@@ -60,7 +60,6 @@ export function DataPage() {
   const bridge = getBridge();
   const [nativeBusy, setNativeBusy] = useState(false);
   const [nativeError, setNativeError] = useState<unknown>(null);
-  const native = usesNativeDialog(bridge, { source, project });
 
   const patch = (id: string, p: Partial<ImportJob>) => setJobs((js) => js.map((j) => (j.id === id ? { ...j, ...p } : j)));
 
@@ -92,7 +91,7 @@ export function DataPage() {
   };
   // The same file again with the project its records lacked; what was imported comes back as duplicates.
   // A natively imported file is not in the page's hands: the project goes into the Project
-  // field, and choosing the file again uploads it with that project.
+  // field, and choosing the file again imports it with that project.
   const reimport = (job: ImportJob, withProject: string) => {
     const file = job.file;
     if (file) setJobs((js) => [uploadJob(file, job.source, withProject), ...js]);
@@ -108,7 +107,7 @@ export function DataPage() {
       newId,
       pickInBrowser: () => fileInput.current?.click(),
       onBusy: setNativeBusy,
-      onJobs: (done) => setJobs((js) => [...done.map(fromNative), ...js]),
+      onJobs: (done, options) => setJobs((js) => [...done.map((job) => fromNative(job, options)), ...js]),
       onError: setNativeError,
       refresh: () => refreshAll(qc),
     });
@@ -185,7 +184,7 @@ export function DataPage() {
             </div>
             <div>
               <strong>Drop export files here</strong> or{' '}
-              <button type="button" className="link-btn" onClick={choose} disabled={nativeBusy} data-testid="choose-files" data-native={native || undefined}>
+              <button type="button" className="link-btn" onClick={choose} disabled={nativeBusy} data-testid="choose-files" data-native={bridge ? true : undefined}>
                 choose files
               </button>
             </div>
@@ -196,11 +195,7 @@ export function DataPage() {
               </div>
             ) : (
               <div className="muted" data-testid="dropzone-hint">
-                {native
-                  ? 'Several files at once; the server reads them straight from disk, nothing is copied.'
-                  : bridge
-                    ? 'Several files at once; with a source or project set they are uploaded, so that choice applies.'
-                    : 'Several files at once; large files stream without loading into memory.'}
+                {bridge ? 'Several files at once; the server reads them straight from disk, nothing is copied.' : 'Several files at once; large files stream without loading into memory.'}
               </div>
             )}
             <input
@@ -379,14 +374,14 @@ function uploadJob(file: File, source: string, project: string): ImportJob {
   return { id: newId(), name: file.name, size: file.size, file, source, project, state: 'queued', sent: 0 };
 }
 
-/** A natively imported file as a row: already done or failed, imported with recognition only. */
-function fromNative(job: NativeImportJob): ImportJob {
+/** A natively imported file as a row: already done or failed, with the source and project it was imported with. */
+function fromNative(job: NativeImportJob, options: ImportFilesOptions): ImportJob {
   return {
     id: job.id,
     name: job.name,
     path: job.path,
-    source: '',
-    project: '',
+    source: options.source ?? '',
+    project: options.project ?? '',
     state: job.state,
     sent: 0,
     ...(job.report ? { report: job.report } : {}),
@@ -550,7 +545,7 @@ function ProjectPrompt({ report, fileName, onReimport }: { report: ImportReport;
   if (asked && fileName !== undefined) {
     return (
       <p className="muted small" data-testid="project-prompt-sent">
-        The Project field above now says <code>{ref}</code>: choose <code>{fileName}</code> again and it is uploaded with that project. Records this import stored come back as
+        The Project field above now says <code>{ref}</code>: choose <code>{fileName}</code> again and it is imported with that project. Records this import stored come back as
         duplicates; records whose host names another project keep that project and are refused under <code>{ref}</code>.
       </p>
     );

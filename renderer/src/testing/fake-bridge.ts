@@ -7,7 +7,8 @@ import type { ImportFilesResult, LogExplorerBridge, ViewExportFormat } from '../
 export interface FakeBridge extends LogExplorerBridge {
   /** Answers the next importFiles() calls (default: the user cancelled the dialog). */
   importResult: ImportFilesResult | Error;
-  importCalls: number;
+  /** What each importFiles() call was given, in order. */
+  importCalls: Array<Parameters<LogExplorerBridge['importFiles']>[0]>;
   openDataFolderCalls: number;
   fireDataChanged(): void;
   fireExportRequested(format: ViewExportFormat): void;
@@ -21,10 +22,10 @@ export function fakeBridge(importResult: ImportFilesResult | Error = { canceled:
   const bridge: FakeBridge = {
     desktop: true,
     importResult,
-    importCalls: 0,
+    importCalls: [],
     openDataFolderCalls: 0,
-    async importFiles() {
-      bridge.importCalls++;
+    async importFiles(options) {
+      bridge.importCalls.push(options);
       if (bridge.importResult instanceof Error) throw bridge.importResult;
       return bridge.importResult;
     },
