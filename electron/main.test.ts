@@ -4,12 +4,13 @@
  * Electron itself does (drawing windows, running Chromium) is the Playwright test's part;
  * this checks what main.ts asks of it, in order, without the binary.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fnRecord, tempDir } from '../server/testing/fixtures.ts';
+import { spawnListening } from '../server/testing/processes.ts';
 import { appApi, storeIsEmpty } from './app-api.ts';
 import { CHANNELS } from './bridge.ts';
 import { ACTION_URLS, APP_CSP, webPreferencesFor } from './guards.ts';
@@ -227,20 +228,9 @@ const others: ChildProcess[] = [];
 
 /** `npm run serve` (server/main.ts under tsx) until it listens. */
 function serve(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  others.push(child);
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Listening on (http:\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-  return { child, url, exited };
+  const s = spawnListening(['--import', 'tsx', 'server/main.ts', ...args], { cwd: ROOT });
+  others.push(s.child);
+  return s;
 }
 const lastBox = () => fake.messageBox.mock.calls.at(-1)!.at(-1) as { message: string; detail: string; buttons?: string[] };
 const menuItem = (id: string) => menuItems(fake.menu!.template).find((i) => i.id === id)!;

@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogStore } from '../server/store/log-store.ts';
 import { edgeRecord, importRecords, NOW } from '../server/testing/fixtures.ts';
+import { spawnListening } from '../server/testing/processes.ts';
 import { bundleIsFresh, buildServer, serverEntries, sourceStamp } from './run-server.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -28,19 +29,7 @@ afterAll(() => {
 
 /** Spawns a command until it prints "Listening on URL"; resolves the URL. */
 function listen(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_EXPLORER_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Listening on (http:\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-  return { child, url, exited };
+  return spawnListening(args, { cwd: ROOT, env: { ...process.env, LOG_EXPLORER_API_KEY: '', ...env } });
 }
 
 describe('sourceStamp', () => {
