@@ -52,18 +52,43 @@ class Tally {
   }
 }
 
+/** Rows of (start, end] counted with `sign`: +1 adds them, -1 takes them out of whole hours. */
+interface RowPiece {
+  start: number;
+  end: number;
+  sign: 1 | -1;
+}
+
 /**
- * The part of (start, end] made of whole hours, [from, to) (hour starts), and the pieces around
- * it; null when no whole hour lies inside. Hours are counted from the hour counts.
+ * How to count (start, end] from the hour counts: the hours [from, to), corrected by rows at the
+ * edges: the part of an edge hour inside the window is added, or (when it is most of the hour)
+ * the hour is counted whole and the part outside taken away. Null when that is no better than
+ * counting rows (a window within one hour).
  */
-function wholeHours(start: number, end: number): { from: number; to: number; edges: Array<[number, number]> } | null {
-  const from = Math.ceil((start + 1) / HOUR_MICROS) * HOUR_MICROS;
-  const to = Math.floor((end + 1) / HOUR_MICROS) * HOUR_MICROS;
-  if (to <= from) return null;
-  const edges: Array<[number, number]> = [];
-  if (from - 1 > start) edges.push([start, from - 1]);
-  if (end > to - 1) edges.push([to - 1, end]);
-  return { from, to, edges };
+function wholeHours(start: number, end: number): { from: number; to: number; edges: RowPiece[] } | null {
+  const H = HOUR_MICROS;
+  const edges: RowPiece[] = [];
+  const first = Math.floor((start + 1) / H) * H;
+  let from = first;
+  if (first !== start + 1) {
+    // [first, start] is outside the window, (start, first + H) inside.
+    if (start + 1 - first < H / 2) edges.push({ start: first - 1, end: start, sign: -1 });
+    else {
+      from = first + H;
+      edges.push({ start, end: Math.min(end, first + H - 1), sign: 1 });
+    }
+  }
+  const last = Math.floor(end / H) * H;
+  let to = last + H;
+  if (end !== last + H - 1) {
+    // [last, end] is inside, (end, last + H) outside.
+    if (last + H - 1 - end < H / 2) edges.push({ start: end, end: last + H - 1, sign: -1 });
+    else {
+      to = last;
+      edges.push({ start: Math.max(start, last - 1), end, sign: 1 });
+    }
+  }
+  return to > from ? { from, to, edges } : null;
 }
 
 const involvesPath = (q: ExplorerQuery) => q.path.include.length > 0 || q.path.exclude.length > 0;
@@ -81,19 +106,19 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
     await scanRows(store, q, (row) => void (tally.key(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[bucketOf(row.ts)]! += 1), { deadline, signal });
   } else {
     const hours = width % HOUR_MICROS === 0 && !involvesPath(q) ? wholeHours(q.start, q.end) : null;
-    const rowWindows: Array<[number, number]> = hours ? hours.edges : [[q.start, q.end]];
-    for (const [start, end] of rowWindows) {
+    const pieces: RowPiece[] = hours ? hours.edges : [{ start: q.start, end: q.end, sign: 1 }];
+    for (const { start, end, sign } of pieces) {
       await eachPartition(store, { ...q, start, end }, { deadline, signal }, ['ts', split === 'status' ? 'status' : 'level'], (c, pass, from, to) => {
         const { ts } = c;
         if (split === 'status') {
           const { status } = c;
           const byClass = CLASS_KEYS.map((k) => tally.key(k));
-          for (let i = from; i < to; i++) if (pass(i)) byClass[statusClassIndex(status[i]!)]![bucketOf(ts[i]!)]! += 1;
+          for (let i = from; i < to; i++) if (pass(i)) byClass[statusClassIndex(status[i]!)]![bucketOf(ts[i]!)]! += sign;
         } else {
           const { level } = c;
           const byLevel = c.dicts.level.map((k) => tally.key(k));
           const none = tally.key('none');
-          for (let i = from; i < to; i++) if (pass(i)) (level[i] === NONE ? none : byLevel[level[i]!]!)[bucketOf(ts[i]!)]! += 1;
+          for (let i = from; i < to; i++) if (pass(i)) (level[i] === NONE ? none : byLevel[level[i]!]!)[bucketOf(ts[i]!)]! += sign;
         }
       });
     }
@@ -167,7 +192,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     );
   } else {
     /** Adds the counts of one array of values (rows, or hour counts with their `weights`). */
-    const countValues = (f: ExplorerFieldName, c: ScanColumns, values: Int32Array, from: number, to: number, pass: (i: number) => boolean, weights?: Int32Array) => {
+    const countValues = (f: ExplorerFieldName, c: ScanColumns, values: Int32Array, from: number, to: number, pass: (i: number) => boolean, weights?: Int32Array, sign = 1) => {
       const numeric = f === 'status' || f === 'function_id';
       // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
       const size = numeric ? 1024 : c.dicts[f].length;
@@ -178,7 +203,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
       for (let i = from; i < to; i++) {
         const v = values[i]!;
         if (v === none || (!every && !pass(i))) continue;
-        const w = weights ? weights[i]! : 1;
+        const w = weights ? weights[i]! : sign;
         if (v < size) per[v]! += w;
         else big.set(v, (big.get(v) ?? 0) + w);
       }
@@ -189,9 +214,10 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     const columnOf = (f: ExplorerFieldName): 'status' | 'method' | 'path' | 'level' | 'fn' => (f === 'function_id' ? 'fn' : f);
     // Paths are not in the hour counts: a facet or filter of paths is counted row by row.
     const hours = involvesPath(q) || fields.includes('path') ? null : wholeHours(q.start, q.end);
-    for (const [start, end] of hours ? hours.edges : [[q.start, q.end] as [number, number]]) {
+    const pieces: RowPiece[] = hours ? hours.edges : [{ start: q.start, end: q.end, sign: 1 }];
+    for (const { start, end, sign } of pieces) {
       await eachPartition(store, { ...q, start, end }, { deadline, signal }, fields.map(columnOf), (c, pass, from, to) => {
-        for (const f of fields) countValues(f, c, c[columnOf(f)], from, to, pass);
+        for (const f of fields) countValues(f, c, c[columnOf(f)], from, to, pass, undefined, sign);
       });
     }
     if (hours) {
@@ -204,6 +230,8 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   const others: Record<string, number> = {};
   for (const f of fields) {
     const all = counts.get(f)!;
+    // A value whose whole-hour count the edge rows took back entirely is not there.
+    for (const [v, n] of all) if (n === 0) all.delete(v);
     result[f] = topValues(all, FACET_TOP);
     others[f] = Math.max(0, all.size - FACET_TOP);
   }
@@ -302,7 +330,7 @@ async function eachHourCount(store: LogStore, q: ExplorerQuery, hours: { from: n
   const lo = hours.from / HOUR_MICROS;
   const hi = hours.to / HOUR_MICROS;
   for (const p of partitionsOf(store, { ...q, start: hours.from - 1, end: hours.to - 1 })) {
-    const c = store.columns(p);
+    const c = store.columns(p, [], ['method', 'level']);
     const h = c.hours;
     const target: FilterTarget = { project: h.project, status: h.status, method: h.method, level: h.level, fn: h.fn, dicts: c.dicts };
     const pass = rowFilter(q, target);

@@ -197,6 +197,7 @@ describe('columns files', () => {
     const dir = tempDir();
     t = appOver(await LogStore.open(dir));
     await importRecords(t.store, 'edge_logs', recs.map(edgeOf));
+    await t.store.columnsSettled();
     const cols = () => filesUnder(path.join(dir, 'parts', 'edge_logs')).filter((f) => f.endsWith('.cols'));
     const dbs = () => filesUnder(path.join(dir, 'parts', 'edge_logs')).filter((f) => f.endsWith('.sqlite'));
     // One per database version, same name.
@@ -208,6 +209,7 @@ describe('columns files', () => {
 
     // Another import into one of the hours: a new version, its own columns file, the old one gone.
     await importRecords(t.store, 'cloudflare.logs.prod', [edgeOf({ id: 'late', ts: NOW - 2 * HOUR, project: PROJECTS[0]!, method: 'GET', path: '/rest/v1/todos', status: 200, level: 'info' })]);
+    await t.store.columnsSettled();
     expect(cols()).toEqual(dbs().map((f) => f.replace('.sqlite', '.cols')));
     const after = (await ask()) as { result: Array<{ count: number }> };
     expect(after.result.reduce((a, b) => a + b.count, 0)).toBe((before as { result: Array<{ count: number }> }).result.reduce((a, b) => a + b.count, 0) + 1);

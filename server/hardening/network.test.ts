@@ -181,6 +181,7 @@ describe('header limits', () => {
 describe('files on disk', () => {
   it.skipIf(process.platform === 'win32')('the data folder and parts/ (and each source folder) are 0700; catalog.sqlite, urls.log, LOCK and every partition file are 0600; no temp file is left', async () => {
     await s.store.save();
+    await s.store.columnsSettled();
     const data = s.store.dataDir;
     const mode = (p: string) => fs.statSync(p).mode & 0o777;
     expect(mode(data)).toBe(0o700);

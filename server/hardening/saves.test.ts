@@ -108,6 +108,7 @@ describe('saves', () => {
         expect(new ImportWriter(store, sourceInfo('cloudflare.logs.prod')).write(edgeRows(100, 'unsaved'))).toEqual({ imported: 100, duplicates: 0 });
         const catalog = path.join(dir, 'catalog.sqlite');
         const before = fs.readFileSync(catalog);
+        await store.columnsSettled();
         const filesBefore = filesUnder(dir);
         const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
         const realOpen = fs.promises.open;
@@ -203,6 +204,7 @@ describe('a full disk means nothing changed (issue 11)', () => {
       await importStream(store, [Buffer.from(edgeNdjson(300, { prefix: 'kept' }))], { source: 'edge_logs' });
       const before = store.dump('cloudflare.logs.prod');
       const summaryBefore = store.summary();
+      await store.columnsSettled();
       const files = filesUnder(dir);
       const sizesBefore = sizes(dir, files);
       catalogCannotBeWritten();
@@ -239,6 +241,7 @@ describe('a full disk means nothing changed (issue 11)', () => {
     const store = await LogStore.open(dir);
     try {
       await importStream(store, [Buffer.from(edgeNdjson(300, { prefix: 'acked' }))], { source: 'edge_logs' });
+      await store.columnsSettled();
       const files = filesUnder(dir);
       const sizesBefore = sizes(dir, files);
       const before = store.dump('cloudflare.logs.prod');
@@ -304,6 +307,7 @@ describe('a full disk (a 3 MB tmpfs)', () => {
     try {
       const acked = await request('/api/imports?source=edge_logs', { method: 'POST', body: edgeNdjson(1000, { prefix: 'acked' }) });
       expect(acked.status).toBe(200);
+      await store.columnsSettled();
       const filesBefore = filesUnder(data);
       const sizesBefore = sizes(data, filesBefore);
       // Fill the disk, leaving less than the next import needs.

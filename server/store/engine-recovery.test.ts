@@ -71,6 +71,7 @@ describe('a trapped engine', () => {
     const store = await keeper.open(dir);
     await importStream(store, [Buffer.from(edgeNdjson(300, { prefix: 'saved' }))], { source: 'edge_logs' });
     const before = edgeIds(store);
+    await store.columnsSettled();
     const files = filesUnder(dir);
     const sizes = files.map((f) => fs.statSync(path.join(dir, f)).size);
     const body = Buffer.from(edgeNdjson(4000, { prefix: 'lost' }));

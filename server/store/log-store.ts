@@ -21,7 +21,7 @@ import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 import { makeOwnerOnly } from './data-dir.ts';
 import { writeSynced, syncDir, syncFile } from './durable.ts';
-import { buildScanColumns, columnsFileOf, encodeScanColumns, readScanColumns, type ColumnName, type ScanColumns } from './scan-columns.ts';
+import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, encodeScanColumns, readScanColumns, type ColumnName, type DictName, type ScanColumns } from './scan-columns.ts';
 import { pathOfUrl } from '../ingest/normalize.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
@@ -236,6 +236,10 @@ export class LogStore {
   private recovering: Promise<void> | null = null;
   /** Columns of clean partitions by the version they were read from, least recently used first. */
   private readonly columnCache = new Map<Partition, { version: number; cols: ScanColumns }>();
+  /** Committed versions whose columns file is to be built, and the task building them. */
+  private readonly columnQueue = new Map<Partition, number>();
+  private columnPump: Promise<void> | null = null;
+  private closing = false;
 
   private constructor(
     readonly dataDir: string,
@@ -315,6 +319,7 @@ export class LogStore {
           this.bySource.clear();
           this.loaded.clear();
           this.columnCache.clear();
+          this.columnQueue.clear();
           this.saving.clear();
           this.obsolete = [];
           this.catalogDb.close();
@@ -438,7 +443,7 @@ export class LogStore {
    * partition's come from its version's columns file (built from the database and written when
    * missing or not whole); a partition with unsaved rows is read from its database each time.
    */
-  columns(p: Partition, needed: readonly ColumnName[] = []): ScanColumns {
+  columns(p: Partition, needed: readonly ColumnName[] = [], dicts: readonly DictName[] = []): ScanColumns {
     if (p.dirty) return buildScanColumns(this.use(p), p.source, this.urlPath);
     const version = p.fileVersion;
     const hit = this.columnCache.get(p);
@@ -453,7 +458,7 @@ export class LogStore {
       if (cols) this.columnCache.set(p, { version, cols });
     }
     try {
-      cols?.load(needed);
+      cols?.load(needed, dicts);
     } catch {
       // Not whole after all (cut short, say): built again below.
       cols = null;
@@ -467,6 +472,51 @@ export class LogStore {
     }
     this.trimColumnCache(p);
     return cols;
+  }
+
+  /** Resolves once the columns files queued so far are built (tests; shutdown does not wait for them). */
+  async columnsSettled(): Promise<void> {
+    while (this.columnPump) await this.columnPump;
+  }
+
+  /** Has a committed version's columns file built soon (in the background), unless it exists. */
+  private queueColumns(p: Partition): void {
+    if (p.row.version === 0 || p.row.rows === 0) return;
+    this.columnQueue.set(p, p.row.version);
+    this.columnPump ??= this.buildQueuedColumns().finally(() => (this.columnPump = null));
+  }
+
+  /**
+   * Builds the queued columns files one partition at a time, each in steps with a turn for
+   * requests in between, newest partitions first (the explorer asks for recent hours most).
+   * A partition that changed meanwhile is skipped: its next commit queues it again.
+   */
+  private async buildQueuedColumns(): Promise<void> {
+    const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+    while (this.columnQueue.size && !this.closing) {
+      await pause();
+      let next: [Partition, number] | null = null;
+      for (const entry of this.columnQueue) if (!next || entry[0].start > next[0].start) next = entry;
+      const [p, version] = next!;
+      this.columnQueue.delete(p);
+      const unchanged = () => !this.closing && p.row.version === version && p.staged === null && !p.dirty && this.parts.get(partKey(p.source.code, p.start)) === p;
+      const file = columnsFileOf(p.dbFile(version));
+      if (!unchanged() || fs.existsSync(file)) continue;
+      try {
+        const cols = await buildScanColumnsInSteps(() => this.use(p), p.source, this.urlPath, async () => {
+          await pause();
+          return unchanged();
+        });
+        if (!cols || !unchanged() || !cols.complete) continue;
+        writeColumnsFile(file, cols);
+        this.forgetColumns(p);
+        this.columnCache.set(p, { version, cols });
+        this.trimColumnCache(p);
+      } catch (err) {
+        // Built again when next asked for (columns()); an engine trap is handled there too.
+        if (!this.closing) console.error(`cannot build the columns of ${this.describe(p)}: ${(err as Error).message}`);
+      }
+    }
   }
 
   /** Drops the least recently used columns past COLUMN_CACHE_BYTES (never `keep`'s). */
@@ -527,8 +577,8 @@ export class LogStore {
   private stage(p: Partition): void {
     p.blocks.flush();
     const { version } = p.writeVersion(this.nextVersion(p));
-    const cols = buildScanColumns(p.db!, p.source, this.urlPath);
-    if (cols.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, false);
+    // A columns file left by a crash under this name (never committed) is not this version's.
+    fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
     if (p.staged !== null) removeVersionFiles(p.dbFile(p.staged));
     p.staged = version;
     p.dirty = false;
@@ -894,15 +944,12 @@ export class LogStore {
           version = this.nextVersion(p);
           const image = p.db!.exportImage();
           images.push({ file: p.dbFile(version), image });
-          // The explorer's columns of this version, durable with it.
-          const cols = buildScanColumns(p.db!, p.source, this.urlPath);
-          if (cols.complete) images.push({ file: columnsFileOf(p.dbFile(version)), image: encodeScanColumns(cols) });
+          fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
           p.row.image_bytes = image.length;
           if (p.staged !== null) replaced.push(p.dbFile(p.staged));
         } else {
           version = p.staged!;
           stagedFiles.push(p.dbFile(version));
-          if (fs.existsSync(columnsFileOf(p.dbFile(version)))) stagedFiles.push(columnsFileOf(p.dbFile(version)));
         }
         if (p.row.version > 0) replaced.push(p.dbFile(p.row.version));
         p.row.version = version;
@@ -961,6 +1008,8 @@ export class LogStore {
       }
       this.obsolete.push(...replaced);
       if (!this.importState) this.deleteObsolete();
+      // Their columns files are built after the commit, in steps (scan-columns.ts).
+      for (const p of changed) this.queueColumns(p);
     });
   }
 
@@ -1101,6 +1150,8 @@ export class LogStore {
 
   async close(): Promise<void> {
     this.stopTrapWatch();
+    this.closing = true;
+    await this.columnPump;
     await this.writes.run(async () => undefined);
     await this.saves.run(async () => undefined);
     for (const p of this.parts.values()) p.close();

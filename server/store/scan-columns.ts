@@ -10,19 +10,20 @@
  * and URL ids are the store's. An edge record's path is taken from its URL when the file is
  * built, so the explorer never reads the URL dictionary to filter or count paths.
  *
- * File: `LXSC`, u32 format, u32 rows, u32 bytes of the dictionaries' JSON, u32 hour-count
- * entries, the JSON, zero padding to 8 bytes, then the row arrays of ROW_COLUMNS in order
- * (Float64 first, so every array is aligned to its element size), then the hour counts'
- * arrays (HOUR_COLUMNS, Int32). A reader loads the header and the hour counts, and only the
- * row arrays it asks for.
+ * File: `LXSC`, u32 format, u32 rows, u32 hour-count entries, u32 bytes of each dictionary's
+ * JSON (DICTS order), the three JSON arrays, zero padding to 8 bytes, then the row arrays of
+ * ROW_COLUMNS in order (Float64 first, so every array is aligned to its element size), then the
+ * hour counts' arrays (HOUR_COLUMNS, Int32). A reader loads the header and the hour counts, and
+ * only the row arrays and dictionaries it asks for: a busy hour's paths are tens of thousands
+ * of texts that a histogram never reads.
  */
 import fs from 'node:fs';
 import type { SourceInfo } from '../sources.ts';
-import type { Db } from './db.ts';
+import type { Db, SqlValue } from './db.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
-const FORMAT = 2;
-const HEAD = 20;
+const FORMAT = 3;
+const HEAD = 28;
 /** A missing number (status) or text (dictionary id). */
 export const NONE = -1;
 const HOUR = 3_600_000_000;
@@ -41,10 +42,15 @@ export type HourCounts = { readonly m: number } & { readonly [K in (typeof HOUR_
 export const HOUR_MICROS = HOUR;
 
 export interface ScanDictionaries {
-  method: string[];
-  path: string[];
-  level: string[];
+  readonly method: string[];
+  readonly path: string[];
+  readonly level: string[];
 }
+export type DictName = keyof ScanDictionaries;
+/** The dictionaries in file order (small ones first). */
+const DICTS: readonly DictName[] = ['method', 'level', 'path'];
+/** Row arrays that hold ids into a dictionary: loading one loads its dictionary. */
+const DICT_OF: Partial<Record<ColumnName, DictName>> = { method: 'method', path: 'path', level: 'level' };
 
 type RowArrays = { [K in (typeof F64)[number]]: Float64Array } & { [K in (typeof I32)[number]]: Int32Array };
 
@@ -56,27 +62,73 @@ type RowArrays = { [K in (typeof F64)[number]]: Float64Array } & { [K in (typeof
  */
 export class ScanColumns {
   private readonly arrays: Partial<RowArrays>;
-  /** Bytes of the hour counts and the dictionaries (about), counted once. */
-  private readonly fixedBytes: number;
+  private readonly loadedDicts: Partial<Record<DictName, string[]>>;
+  /** Bytes of the dictionaries loaded (about). */
+  private dictBytes = 0;
+  /** The dictionaries, each read from the file on first use (`load` reads them ahead, checked). */
+  readonly dicts: ScanDictionaries;
 
   constructor(
     readonly n: number,
-    readonly dicts: ScanDictionaries,
+    dicts: Partial<Record<DictName, string[]>>,
     readonly hours: HourCounts,
     arrays: Partial<RowArrays>,
     /** Every hot column the source has was in the database (a partition not yet migrated lacks some: not written). */
     readonly complete: boolean,
-    /** Where the row arrays not loaded yet are: the file and each array's offset. */
-    private readonly file: { path: string; offsets: Record<ColumnName, number> } | null,
+    /** Where the arrays and dictionaries not loaded yet are: the file and each one's offset (and length). */
+    private readonly file: { path: string; offsets: Record<ColumnName, number>; dicts: Record<DictName, { at: number; bytes: number }> } | null,
   ) {
     this.arrays = arrays;
-    let fixed = hours.m * HOUR_COLUMNS.length * 4;
-    for (const list of Object.values(dicts) as string[][]) for (const t of list) fixed += 2 * t.length + 32;
-    this.fixedBytes = fixed;
+    this.loadedDicts = dicts;
+    for (const list of Object.values(dicts)) this.dictBytes += textBytes(list);
+    const dict = (name: DictName) => this.dict(name);
+    this.dicts = {
+      get method() {
+        return dict('method');
+      },
+      get path() {
+        return dict('path');
+      },
+      get level() {
+        return dict('level');
+      },
+    };
   }
 
-  /** Loads the row arrays asked for that are not in memory yet. */
-  load(names: readonly ColumnName[]): this {
+  private dict(name: DictName): string[] {
+    const hit = this.loadedDicts[name];
+    if (hit) return hit;
+    this.loadDicts([name]);
+    return this.loadedDicts[name]!;
+  }
+
+  /** Reads dictionaries from the file; throws when one is not a JSON array of texts. */
+  private loadDicts(names: readonly DictName[]): void {
+    const missing = names.filter((d) => !this.loadedDicts[d]);
+    if (!missing.length) return;
+    if (!this.file) throw new Error('columns built in memory hold every dictionary');
+    const fd = fs.openSync(this.file.path, 'r');
+    try {
+      for (const d of missing) {
+        const { at, bytes } = this.file.dicts[d];
+        const buf = Buffer.alloc(bytes);
+        if (fs.readSync(fd, buf, 0, bytes, at) !== bytes) throw new Error(`${this.file.path} ends inside its ${d} dictionary`);
+        const list = JSON.parse(buf.toString('utf8')) as unknown;
+        if (!Array.isArray(list) || !list.every((t) => typeof t === 'string')) throw new Error(`${this.file.path}: its ${d} dictionary is not a list of texts`);
+        this.loadedDicts[d] = list;
+        this.dictBytes += textBytes(list);
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /**
+   * Loads the row arrays and dictionaries asked for that are not in memory yet (an array of
+   * dictionary ids brings its dictionary); throws when the file does not hold them whole.
+   */
+  load(names: readonly ColumnName[], dicts: readonly DictName[] = []): this {
+    this.loadDicts([...dicts, ...names.flatMap((c) => (DICT_OF[c] ? [DICT_OF[c]] : []))]);
     const missing = names.filter((c) => !this.arrays[c]);
     if (!missing.length) return this;
     if (!this.file) throw new Error('columns built in memory hold every array');
@@ -121,7 +173,7 @@ export class ScanColumns {
 
   /** Bytes held in memory now (arrays loaded, hour counts, dictionaries, about). */
   get bytes(): number {
-    let total = this.fixedBytes;
+    let total = this.hours.m * HOUR_COLUMNS.length * 4 + this.dictBytes;
     for (const a of Object.values(this.arrays)) total += a.byteLength;
     return total;
   }
@@ -130,6 +182,12 @@ export class ScanColumns {
   all(): RowArrays {
     return this.load(ROW_COLUMNS).arrays as RowArrays;
   }
+}
+
+function textBytes(list: readonly string[]): number {
+  let total = 0;
+  for (const t of list) total += 2 * t.length + 32;
+  return total;
 }
 
 /**
@@ -151,18 +209,59 @@ function selectOf(db: Db, source: SourceInfo): { sql: string; complete: boolean 
   return { sql: names.map((c) => (has[c] && present.has(c) ? c : 'NULL')).join(', '), complete: names.every((c) => !has[c] || present.has(c)) };
 }
 
+/** The SELECT list buildScanColumns reads, in its order. */
+function rowSelect(select: string): string {
+  return `ts, blk, rid, project, boff, len, ${select}`;
+}
+
 /**
  * Reads every row of a partition's database into columns, newest first, and counts them per hour.
  * @param urlPath the path of a URL id (edge records keep their path in the URL)
  */
 export function buildScanColumns(db: Db, source: SourceInfo, urlPath: (id: number) => string): ScanColumns {
   const select = selectOf(db, source);
-  const rows = db.rows(`SELECT ts, blk, rid, project, boff, len, ${select.sql} FROM ${source.alias} ORDER BY ts DESC, rid DESC`);
+  const rows = db.rows(`SELECT ${rowSelect(select.sql)} FROM ${source.alias} ORDER BY ts DESC, rid DESC`);
+  return columnsOfRows(rows, urlPath, select.complete);
+}
+
+/** Rows read per step by buildScanColumnsInSteps (a few tens of milliseconds of sql.js). */
+const STEP_ROWS = 20_000;
+
+/**
+ * buildScanColumns in steps of STEP_ROWS rows in key order, calling `between` after each (a turn
+ * for other work); null when `between` says to give up (the partition changed meanwhile).
+ * `db` is asked for again at each step: the partition may have been dropped from memory and
+ * loaded again in between (the same version, so the same rows).
+ */
+export async function buildScanColumnsInSteps(db: () => Db, source: SourceInfo, urlPath: (id: number) => string, between: () => Promise<boolean>): Promise<ScanColumns | null> {
+  const select = selectOf(db(), source);
+  // The table's own key: rid, or the clustered key of function edge rows (function is read last).
+  const clustered = source.hot === 'function_edge';
+  const key = clustered ? ['project', 'function', 'ts', 'rid'] : ['rid'];
+  const rows: SqlValue[][] = [];
+  let after: SqlValue[] | null = null;
+  for (;;) {
+    const where = after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
+    const sql = `SELECT ${rowSelect(select.sql)}${clustered ? ', function' : ''} FROM ${source.alias} ${where} ORDER BY ${key.join(', ')} LIMIT ${STEP_ROWS}`;
+    const step = db().rows(sql, after ?? []);
+    for (const r of step) rows.push(r);
+    if (step.length < STEP_ROWS) break;
+    const last = step[step.length - 1]!;
+    // ts, blk, rid, project, ... : rid is at 2, project at 3, ts at 0.
+    after = clustered ? [last[3]!, last[last.length - 1]!, last[0]!, last[2]!] : [last[2]!];
+    if (!(await between())) return null;
+  }
+  rows.sort((x, y) => (y[0] as number) - (x[0] as number) || (y[2] as number) - (x[2] as number));
+  return columnsOfRows(rows, urlPath, select.complete);
+}
+
+/** Columns of rows in rowSelect's order, newest first. */
+function columnsOfRows(rows: readonly SqlValue[][], urlPath: (id: number) => string, complete: boolean): ScanColumns {
   const n = rows.length;
   const cols = allocate(n);
-  const dicts: ScanDictionaries = { method: [], path: [], level: [] };
+  const dicts: Record<DictName, string[]> = { method: [], path: [], level: [] };
   const ids = { method: new Map<string, number>(), path: new Map<string, number>(), level: new Map<string, number>() };
-  const idOf = (field: keyof ScanDictionaries, text: string | null): number => {
+  const idOf = (field: DictName, text: string | null): number => {
     if (text === null) return NONE;
     let id = ids[field].get(text);
     if (id === undefined) {
@@ -203,7 +302,7 @@ export function buildScanColumns(db: Db, source: SourceInfo, urlPath: (id: numbe
     for (let k = 0; k < 6; k++) hours[HOUR_COLUMNS[k]!][j] = parts[k]!;
     hours.count[j++] = count;
   }
-  return new ScanColumns(n, dicts, hours, cols, select.complete, null);
+  return new ScanColumns(n, dicts, hours, cols, complete, null);
 }
 
 function allocate(n: number): RowArrays {
@@ -229,16 +328,21 @@ const pad8 = (n: number) => (n + 7) & ~7;
 export function encodeScanColumns(c: ScanColumns): Buffer {
   if (!c.complete) throw new Error('columns of a partition not yet migrated are not written');
   const arrays = c.all();
-  const json = Buffer.from(JSON.stringify(c.dicts), 'utf8');
-  const start = pad8(HEAD + json.length);
+  const jsons = DICTS.map((d) => Buffer.from(JSON.stringify(c.dicts[d]), 'utf8'));
+  const jsonBytes = jsons.reduce((a, b) => a + b.length, 0);
+  const start = pad8(HEAD + jsonBytes);
   const out = Buffer.alloc(start + c.n * BYTES_PER_ROW + c.hours.m * HOUR_COLUMNS.length * 4);
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(FORMAT, 4);
   out.writeUInt32LE(c.n, 8);
-  out.writeUInt32LE(json.length, 12);
-  out.writeUInt32LE(c.hours.m, 16);
-  json.copy(out, HEAD);
-  let at = start;
+  out.writeUInt32LE(c.hours.m, 12);
+  let at = HEAD;
+  jsons.forEach((j, i) => {
+    out.writeUInt32LE(j.length, 16 + 4 * i);
+    j.copy(out, at);
+    at += j.length;
+  });
+  at = start;
   for (const arr of [...ROW_COLUMNS.map((k) => arrays[k]), ...HOUR_COLUMNS.map((k) => c.hours[k])]) {
     Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength).copy(out, at);
     at += arr.byteLength;
@@ -269,29 +373,26 @@ export function readScanColumns(file: string): ScanColumns | null {
     if (size < HEAD || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD) return null;
     if (head.readUInt32LE(0) !== MAGIC || head.readUInt32LE(4) !== FORMAT) return null;
     const n = head.readUInt32LE(8);
-    const jsonBytes = head.readUInt32LE(12);
-    const m = head.readUInt32LE(16);
-    const start = pad8(HEAD + jsonBytes);
+    const m = head.readUInt32LE(12);
+    const dicts = {} as Record<DictName, { at: number; bytes: number }>;
+    let at = HEAD;
+    DICTS.forEach((d, i) => {
+      const bytes = head.readUInt32LE(16 + 4 * i);
+      dicts[d] = { at, bytes };
+      at += bytes;
+    });
+    const start = pad8(at);
     const hoursAt = start + n * BYTES_PER_ROW;
     if (size !== hoursAt + m * HOUR_COLUMNS.length * 4) return null;
-    const json = Buffer.alloc(jsonBytes);
-    if (fs.readSync(fd, json, 0, jsonBytes, HEAD) !== jsonBytes) return null;
-    let dicts: ScanDictionaries;
-    try {
-      dicts = JSON.parse(json.toString('utf8')) as ScanDictionaries;
-    } catch {
-      return null;
-    }
-    if (!Array.isArray(dicts.method) || !Array.isArray(dicts.path) || !Array.isArray(dicts.level)) return null;
     const hourBuf = new ArrayBuffer(m * HOUR_COLUMNS.length * 4);
     if (fs.readSync(fd, new Uint8Array(hourBuf), 0, hourBuf.byteLength, hoursAt) !== hourBuf.byteLength) return null;
     const offsets = {} as Record<ColumnName, number>;
-    let at = start;
+    at = start;
     for (const c of ROW_COLUMNS) {
       offsets[c] = at;
       at += n * BYTES[c];
     }
-    return new ScanColumns(n, dicts, allocateHours(m, { buf: hourBuf, at: 0 }), {}, true, { path: file, offsets });
+    return new ScanColumns(n, {}, allocateHours(m, { buf: hourBuf, at: 0 }), {}, true, { path: file, offsets, dicts });
   } finally {
     fs.closeSync(fd);
   }
