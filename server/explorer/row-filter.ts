@@ -108,17 +108,17 @@ export function rowFilter(q: ExplorerQuery, c: FilterTarget): Test | null {
     });
   }
 
-  // The arrays are read only for the filters given (a column not loaded throws).
-  const textFilter = (f: { include: string[]; exclude: string[] }, values: () => Int32Array | undefined, dict: readonly string[], match: (text: string, value: string) => boolean) => {
+  const textFilter = (f: { include: string[]; exclude: string[] }, values: () => Int32Array | undefined, dict: () => readonly string[], match: (text: string, value: string) => boolean) => {
     if (!f.include.length && !f.exclude.length) return;
     const col = values();
     if (!col) throw new Error('a filter over counts that do not have its field');
     const pass = (text: string) => (!f.include.length || f.include.some((v) => match(text, v))) && !f.exclude.some((v) => match(text, v));
-    add(dictionaryTest(col, dict, pass, !f.include.length));
+    add(dictionaryTest(col, dict(), pass, !f.include.length));
   };
-  textFilter(q.method, () => c.method, c.dicts.method, (text, v) => text === v);
-  textFilter(q.level, () => c.level, c.dicts.level, (text, v) => text.toLowerCase() === v);
-  textFilter(q.path, () => c.path, c.dicts.path, (text, prefix) => text.startsWith(prefix));
+  // Arrays and dictionaries are read only for the filters given (a dictionary is read from its file on first use).
+  textFilter(q.method, () => c.method, () => c.dicts.method, (text, v) => text === v);
+  textFilter(q.level, () => c.level, () => c.dicts.level, (text, v) => text.toLowerCase() === v);
+  textFilter(q.path, () => c.path, () => c.dicts.path, (text, prefix) => text.startsWith(prefix));
 
   if (q.function.include.length || q.function.exclude.length) {
     const include = new Set(q.function.include);
