@@ -1,0 +1,114 @@
+/**
+ * Columns of a partition database, built at once and in steps (the background builder's way),
+ * against the rows themselves: newest first, dictionaries, hour counts, and a file round trip.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sourceInfo, type SourceName } from '../sources.ts';
+import { loadEngine, openDbSync, type Db } from './db.ts';
+import { hotInsertSql, partitionDdl } from './partition.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../testing/fixtures.ts';
+import { buildScanColumns, buildScanColumnsInSteps, encodeScanColumns, NONE, readScanColumns, ROW_COLUMNS } from './scan-columns.ts';
+
+beforeAll(async () => {
+  await loadEngine();
+});
+
+const HOUR = 3_600_000_000;
+const T0 = 1_795_000_000_000_000 - (1_795_000_000_000_000 % HOUR);
+
+interface Row {
+  rid: number;
+  ts: number;
+  project: number;
+  status: number | null;
+  method: string | null;
+  path: string | null;
+  fn: number;
+}
+
+/** A partition database of `source` with n rows: instants over 3 hours, many shared, rids shuffled against them. */
+function partition(name: SourceName, n: number): { db: Db; rows: Row[] } {
+  const source = sourceInfo(name);
+  const db = openDbSync();
+  for (const stmt of partitionDdl(source)) db.exec(stmt);
+  const rows: Row[] = [];
+  let seed = 5;
+  const rnd = (k: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % k);
+  db.transaction(() => {
+    for (let i = 1; i <= n; i++) {
+      const row: Row = {
+        rid: i,
+        ts: T0 + rnd(3 * 3600) * 1_000_000 + (i % 3 === 0 ? 0 : rnd(1000)),
+        project: 1 + rnd(3),
+        status: rnd(10) === 0 ? null : [200, 404, 500][rnd(3)]!,
+        method: ['GET', 'POST', null][rnd(3)]!,
+        path: ['/a', '/b/c', null][rnd(3)]!,
+        fn: 1 + rnd(4),
+      };
+      rows.push(row);
+      // rid, project, ts, blk, boff, len, then the source's hot columns.
+      const common = [row.rid, row.project, row.ts, 0, i, 10 + (i % 7)];
+      if (source.hot === 'function_edge') db.run(hotInsertSql(source), [...common, row.fn, 1.5, row.status, row.method, row.path]);
+      else db.run(hotInsertSql(source), [...common, row.status, row.method, row.path, null]);
+    }
+  });
+  return { db, rows };
+}
+
+describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s', (name) => {
+  it('built at once and in steps of 20,000 (45,000 rows), they hold the rows newest first, ties by row number, with the hour counts', async () => {
+    const { db, rows } = partition(name, 45_000);
+    const once = buildScanColumns(db, sourceInfo(name), () => '');
+    let steps = 0;
+    const stepped = (await buildScanColumnsInSteps(() => db, sourceInfo(name), () => '', async () => (++steps, true)))!;
+    expect(steps).toBe(2);
+    const want = [...rows].sort((a, b) => b.ts - a.ts || b.rid - a.rid);
+    for (const c of [once, stepped]) {
+      expect(c.n).toBe(45_000);
+      expect([...c.rid]).toEqual(want.map((r) => r.rid));
+      expect([...c.ts]).toEqual(want.map((r) => r.ts));
+      expect([...c.status]).toEqual(want.map((r) => r.status ?? NONE));
+      expect([...c.method].map((v) => (v === NONE ? null : c.dicts.method[v]))).toEqual(want.map((r) => r.method));
+      expect([...c.path].map((v) => (v === NONE ? null : c.dicts.path[v]))).toEqual(want.map((r) => r.path));
+      // Hour counts: per (hour, project, status, method) summed, as the rows say.
+      const fromRows = new Map<string, number>();
+      for (const r of rows) {
+        const k = `${Math.floor(r.ts / HOUR)} ${r.project} ${r.status ?? NONE} ${r.method}`;
+        fromRows.set(k, (fromRows.get(k) ?? 0) + 1);
+      }
+      const fromCounts = new Map<string, number>();
+      for (let j = 0; j < c.hours.m; j++) {
+        const m = c.hours.method[j]!;
+        const k = `${c.hours.hour[j]} ${c.hours.project[j]} ${c.hours.status[j]} ${m === NONE ? null : c.dicts.method[m]}`;
+        fromCounts.set(k, (fromCounts.get(k) ?? 0) + c.hours.count[j]!);
+      }
+      expect(fromCounts).toEqual(fromRows);
+    }
+  });
+
+  it('gives up when told to between steps', async () => {
+    const { db } = partition(name, 25_000);
+    expect(await buildScanColumnsInSteps(() => db, sourceInfo(name), () => '', async () => false)).toBeNull();
+  });
+
+  it('round-trips through the file format, arrays and dictionaries read only when asked', () => {
+    const { db } = partition(name, 3_000);
+    const built = buildScanColumns(db, sourceInfo(name), () => '');
+    const dir = tempDir();
+    const file = path.join(dir, 'x-v1.cols');
+    fs.writeFileSync(file, encodeScanColumns(built));
+    const read = readScanColumns(file)!;
+    expect(read.hours).toEqual(built.hours);
+    expect(() => read.ts).toThrow(/not loaded/);
+    read.load(ROW_COLUMNS);
+    for (const k of ROW_COLUMNS) expect([...read[k]], k).toEqual([...built[k]]);
+    expect(read.dicts.path).toEqual(built.dicts.path);
+    expect(read.dicts.level).toEqual(built.dicts.level);
+    // Cut short: not a whole file, so it is built again.
+    fs.truncateSync(file, fs.statSync(file).size - 1);
+    expect(readScanColumns(file)).toBeNull();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
