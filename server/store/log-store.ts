@@ -184,6 +184,9 @@ const MAX_LOADED = 48;
  * (about 40 MB) stays, older ones are read again from their files.
  */
 const COLUMN_CACHE_BYTES = 64 * 1024 * 1024;
+/** The background columns builder's least pause between steps, and the quiet it waits for after a request (ms). */
+const COLUMN_PAUSE_MS = 5;
+const COLUMN_IDLE_MS = 100;
 
 /** A partition the import has not written for this many batches is written out (staged). */
 const STAGE_AFTER_BATCHES = 4;
@@ -239,6 +242,9 @@ export class LogStore {
   /** Committed versions whose columns file is to be built, and the task building them. */
   private readonly columnQueue = new Map<Partition, number>();
   private columnPump: Promise<void> | null = null;
+  /** When a request last used a partition (the background builder waits for a quiet moment). */
+  private lastForeground = 0;
+  private inBackground = false;
   private closing = false;
 
   private constructor(
@@ -426,6 +432,7 @@ export class LogStore {
 
   /** The partition's database, loaded if needed; clean partitions past the budget are dropped. */
   use(p: Partition): Db {
+    if (!this.inBackground) this.lastForeground = performance.now();
     p.lastUsed = ++this.useClock;
     const db = p.load();
     this.loaded.add(p);
@@ -444,6 +451,7 @@ export class LogStore {
    * missing or not whole); a partition with unsaved rows is read from its database each time.
    */
   columns(p: Partition, needed: readonly ColumnName[] = [], dicts: readonly DictName[] = []): ScanColumns {
+    this.lastForeground = performance.now();
     if (p.dirty) return buildScanColumns(this.use(p), p.source, this.urlPath);
     const version = p.fileVersion;
     const hit = this.columnCache.get(p);
@@ -492,26 +500,42 @@ export class LogStore {
    * A partition that changed meanwhile is skipped: its next commit queues it again.
    */
   private async buildQueuedColumns(): Promise<void> {
-    const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+    // Background work: a step of at most COLUMN_STEP_ROWS rows, then a pause four times as long
+    // (so at most a fifth of the time), longer while requests are being answered.
+    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    let stepStarted = performance.now();
+    const pause = async () => {
+      await sleep(Math.max(COLUMN_PAUSE_MS, 4 * (performance.now() - stepStarted)));
+      while (!this.closing && performance.now() - this.lastForeground < COLUMN_IDLE_MS) await sleep(COLUMN_IDLE_MS);
+      stepStarted = performance.now();
+    };
+    const use = (p: Partition) => {
+      this.inBackground = true;
+      try {
+        return this.use(p);
+      } finally {
+        this.inBackground = false;
+      }
+    };
     while (this.columnQueue.size && !this.closing) {
       await pause();
       let next: [Partition, number] | null = null;
       for (const entry of this.columnQueue) if (!next || entry[0].start > next[0].start) next = entry;
-      const [p, version] = next!;
+      // The queue may have been emptied meanwhile (the engine reopened).
+      if (!next) break;
+      const [p, version] = next;
       this.columnQueue.delete(p);
       const unchanged = () => !this.closing && p.row.version === version && p.staged === null && !p.dirty && this.parts.get(partKey(p.source.code, p.start)) === p;
       const file = columnsFileOf(p.dbFile(version));
       if (!unchanged() || fs.existsSync(file)) continue;
       try {
-        const cols = await buildScanColumnsInSteps(() => this.use(p), p.source, this.urlPath, async () => {
+        const cols = await buildScanColumnsInSteps(() => use(p), p.source, this.urlPath, async () => {
           await pause();
           return unchanged();
         });
         if (!cols || !unchanged() || !cols.complete) continue;
+        // Written, not kept: memory is for what requests read.
         writeColumnsFile(file, cols);
-        this.forgetColumns(p);
-        this.columnCache.set(p, { version, cols });
-        this.trimColumnCache(p);
       } catch (err) {
         // Built again when next asked for (columns()); an engine trap is handled there too.
         if (!this.closing) console.error(`cannot build the columns of ${this.describe(p)}: ${(err as Error).message}`);
