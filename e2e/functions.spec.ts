@@ -18,12 +18,16 @@ async function hoverChart(page: Page, testId: string, fromRight = 40) {
   const card = page.getByTestId(testId);
   // Centred, so the whole chart and its tooltip are in view (and in screenshots).
   await card.evaluate((el) => el.scrollIntoView({ block: 'center' }));
-  const box = (await card.locator('.recharts-surface').boundingBox())!;
-  // From outside the chart, so the move always enters it (a pointer already there sends no event).
-  await page.mouse.move(0, 0);
-  await page.mouse.move(box.x + box.width - fromRight, box.y + box.height / 2);
   const tip = card.getByTestId('chart-tooltip');
-  await expect(tip).toBeVisible();
+  // Again until the tooltip shows: after a viewport change the chart is re-laid out a moment
+  // later, and a move measured against the old layout can miss it (seen once on a busy machine).
+  await expect(async () => {
+    const box = (await card.locator('.recharts-surface').boundingBox())!;
+    // From outside the chart, so the move always enters it (a pointer already there sends no event).
+    await page.mouse.move(0, 0);
+    await page.mouse.move(box.x + box.width - fromRight, box.y + box.height / 2);
+    await expect(tip).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 10_000 });
   return tip;
 }
 
