@@ -184,7 +184,7 @@ const MAX_LOADED = 48;
  * (about 40 MB) stays, older ones are read again from their files.
  */
 const COLUMN_CACHE_BYTES = 64 * 1024 * 1024;
-/** The background columns builder's least pause between steps, and the quiet it waits for after a request (ms). */
+/** The background columns builder's least pause between steps, and how recent a request makes it pause longer (ms). */
 const COLUMN_PAUSE_MS = 5;
 const COLUMN_IDLE_MS = 100;
 
@@ -500,13 +500,14 @@ export class LogStore {
    * A partition that changed meanwhile is skipped: its next commit queues it again.
    */
   private async buildQueuedColumns(): Promise<void> {
-    // Background work: a step of at most COLUMN_STEP_ROWS rows, then a pause four times as long
-    // (so at most a fifth of the time), longer while requests are being answered.
+    // Background work: a step of a few thousand rows (scan-columns.ts), then a pause.
     const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
     let stepStarted = performance.now();
     const pause = async () => {
-      await sleep(Math.max(COLUMN_PAUSE_MS, 4 * (performance.now() - stepStarted)));
-      while (!this.closing && performance.now() - this.lastForeground < COLUMN_IDLE_MS) await sleep(COLUMN_IDLE_MS);
+      // Half the time when no request came lately, a fifth while requests are being answered;
+      // never starved (a steady stream of requests must not keep a week of columns unbuilt).
+      const busy = performance.now() - this.lastForeground < COLUMN_IDLE_MS;
+      await sleep(Math.max(COLUMN_PAUSE_MS, (busy ? 4 : 1) * (performance.now() - stepStarted)));
       stepStarted = performance.now();
     };
     const use = (p: Partition) => {
@@ -601,8 +602,12 @@ export class LogStore {
   private stage(p: Partition): void {
     p.blocks.flush();
     const { version } = p.writeVersion(this.nextVersion(p));
-    // A columns file left by a crash under this name (never committed) is not this version's.
-    fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
+    // Its columns now, while its rows are in memory: a bulk import stages most partitions, and
+    // building them later would load each again. (A file left under this name by a crash is
+    // replaced.) Not synced: the commit syncs it with the version, or it is rebuilt if torn.
+    const cols = buildScanColumns(p.db!, p.source, this.urlPath);
+    if (cols.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, false);
+    else fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
     if (p.staged !== null) removeVersionFiles(p.dbFile(p.staged));
     p.staged = version;
     p.dirty = false;
@@ -974,6 +979,7 @@ export class LogStore {
         } else {
           version = p.staged!;
           stagedFiles.push(p.dbFile(version));
+          if (fs.existsSync(columnsFileOf(p.dbFile(version)))) stagedFiles.push(columnsFileOf(p.dbFile(version)));
         }
         if (p.row.version > 0) replaced.push(p.dbFile(p.row.version));
         p.row.version = version;
