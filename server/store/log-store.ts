@@ -508,6 +508,8 @@ export class LogStore {
       // never starved (a steady stream of requests must not keep a week of columns unbuilt).
       const busy = performance.now() - this.lastForeground < COLUMN_IDLE_MS;
       await sleep(Math.max(COLUMN_PAUSE_MS, (busy ? 4 : 1) * (performance.now() - stepStarted)));
+      // Not during an import: loading partitions would push the import's own out of memory.
+      while (this.importState && !this.closing) await sleep(50);
       stepStarted = performance.now();
     };
     const use = (p: Partition) => {
@@ -602,11 +604,13 @@ export class LogStore {
   private stage(p: Partition): void {
     p.blocks.flush();
     const { version } = p.writeVersion(this.nextVersion(p));
-    // Its columns now, while its rows are in memory: a bulk import stages most partitions, and
-    // building them later would load each again. (A file left under this name by a crash is
-    // replaced.) Not synced: the commit syncs it with the version, or it is rebuilt if torn.
-    const cols = buildScanColumns(p.db!, p.source, this.urlPath);
-    if (cols.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, false);
+    // A partition this import created gets its columns now, while its rows are in memory: a bulk
+    // import stages most of its partitions, and building them later would load each again. One
+    // that held rows before (a small import touching many hours) is left to the background
+    // builder after the commit, so the import does not stall on rebuilding them. (A file left
+    // under this name by a crash is replaced.) Not synced: the commit syncs it with the version.
+    const cols = this.importState?.touched.get(p) === null ? buildScanColumns(p.db!, p.source, this.urlPath) : null;
+    if (cols?.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, false);
     else fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
     if (p.staged !== null) removeVersionFiles(p.dbFile(p.staged));
     p.staged = version;

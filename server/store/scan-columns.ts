@@ -209,100 +209,130 @@ function selectOf(db: Db, source: SourceInfo): { sql: string; complete: boolean 
   return { sql: names.map((c) => (has[c] && present.has(c) ? c : 'NULL')).join(', '), complete: names.every((c) => !has[c] || present.has(c)) };
 }
 
-/** The SELECT list buildScanColumns reads, in its order. */
-function rowSelect(select: string): string {
-  return `ts, blk, rid, project, boff, len, ${select}`;
-}
-
 /**
  * Reads every row of a partition's database into columns, newest first, and counts them per hour.
  * @param urlPath the path of a URL id (edge records keep their path in the URL)
  */
 export function buildScanColumns(db: Db, source: SourceInfo, urlPath: (id: number) => string): ScanColumns {
-  const select = selectOf(db, source);
-  const rows = db.rows(`SELECT ${rowSelect(select.sql)} FROM ${source.alias} ORDER BY ts DESC, rid DESC`);
-  return columnsOfRows(rows, urlPath, select.complete);
+  const b = new ColumnsBuilder(db, source, urlPath);
+  while (!b.step(db)) {
+    // Every step in one go.
+  }
+  return b.finish();
 }
 
-/** Rows read per step by buildScanColumnsInSteps (about ten milliseconds of sql.js). */
+/**
+ * buildScanColumns in steps of STEP_ROWS rows, calling `between` after each (a turn for other
+ * work); null when `between` says to give up (the partition changed meanwhile). `db` is asked
+ * for again at each step: the partition may have been dropped from memory and loaded again in
+ * between (the same version, so the same rows).
+ */
+export async function buildScanColumnsInSteps(db: () => Db, source: SourceInfo, urlPath: (id: number) => string, between: () => Promise<boolean>): Promise<ScanColumns | null> {
+  const b = new ColumnsBuilder(db(), source, urlPath);
+  while (!b.step(db())) if (!(await between())) return null;
+  return b.finish();
+}
+
+/** Rows read per step (about ten milliseconds of sql.js). */
 const STEP_ROWS = 5_000;
 
 /**
- * buildScanColumns in steps of STEP_ROWS rows in key order, calling `between` after each (a turn
- * for other work); null when `between` says to give up (the partition changed meanwhile).
- * `db` is asked for again at each step: the partition may have been dropped from memory and
- * loaded again in between (the same version, so the same rows).
+ * Reads a partition's rows in its table's key order, STEP_ROWS at a time, straight into typed
+ * arrays (no array per row is kept: a busy hour is 200,000 rows), then orders them newest first.
  */
-export async function buildScanColumnsInSteps(db: () => Db, source: SourceInfo, urlPath: (id: number) => string, between: () => Promise<boolean>): Promise<ScanColumns | null> {
-  const select = selectOf(db(), source);
-  // The table's own key: rid, or the clustered key of function edge rows (function is read last).
-  const clustered = source.hot === 'function_edge';
-  const key = clustered ? ['project', 'function', 'ts', 'rid'] : ['rid'];
-  const rows: SqlValue[][] = [];
-  let after: SqlValue[] | null = null;
-  for (;;) {
-    const where = after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
-    const sql = `SELECT ${rowSelect(select.sql)}${clustered ? ', function' : ''} FROM ${source.alias} ${where} ORDER BY ${key.join(', ')} LIMIT ${STEP_ROWS}`;
-    const step = db().rows(sql, after ?? []);
-    for (const r of step) rows.push(r);
-    if (step.length < STEP_ROWS) break;
-    const last = step[step.length - 1]!;
-    // ts, blk, rid, project, ... : rid is at 2, project at 3, ts at 0.
-    after = clustered ? [last[3]!, last[last.length - 1]!, last[0]!, last[2]!] : [last[2]!];
-    if (!(await between())) return null;
-  }
-  rows.sort((x, y) => (y[0] as number) - (x[0] as number) || (y[2] as number) - (x[2] as number));
-  return columnsOfRows(rows, urlPath, select.complete);
-}
+class ColumnsBuilder {
+  private readonly select: { sql: string; complete: boolean };
+  private readonly clustered: boolean;
+  private readonly key: string[];
+  private readonly n: number;
+  private readonly cols: RowArrays;
+  private at = 0;
+  private after: SqlValue[] | null = null;
+  private readonly dicts: Record<DictName, string[]> = { method: [], path: [], level: [] };
+  private readonly ids = { method: new Map<string, number>(), path: new Map<string, number>(), level: new Map<string, number>() };
+  private readonly paths = new Map<number, string>();
+  private readonly counts = new Map<string, number>();
 
-/** Columns of rows in rowSelect's order, newest first. */
-function columnsOfRows(rows: readonly SqlValue[][], urlPath: (id: number) => string, complete: boolean): ScanColumns {
-  const n = rows.length;
-  const cols = allocate(n);
-  const dicts: Record<DictName, string[]> = { method: [], path: [], level: [] };
-  const ids = { method: new Map<string, number>(), path: new Map<string, number>(), level: new Map<string, number>() };
-  const idOf = (field: DictName, text: string | null): number => {
+  constructor(
+    db: Db,
+    private readonly source: SourceInfo,
+    private readonly urlPath: (id: number) => string,
+  ) {
+    this.select = selectOf(db, source);
+    // The table's own key: rid, or the clustered key of function edge rows.
+    this.clustered = source.hot === 'function_edge';
+    this.key = this.clustered ? ['project', 'function', 'ts', 'rid'] : ['rid'];
+    this.n = db.rows(`SELECT count(*) FROM ${source.alias}`)[0]![0] as number;
+    this.cols = allocate(this.n);
+  }
+
+  private idOf(field: DictName, text: string | null): number {
     if (text === null) return NONE;
-    let id = ids[field].get(text);
+    let id = this.ids[field].get(text);
     if (id === undefined) {
-      id = dicts[field].length;
-      dicts[field].push(text);
-      ids[field].set(text, id);
+      id = this.dicts[field].length;
+      this.dicts[field].push(text);
+      this.ids[field].set(text, id);
     }
     return id;
-  };
-  const paths = new Map<number, string>();
-  const counts = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
-    const [ts, blk, rid, project, boff, len, status, method, path, level, fn, url] = rows[i]!;
-    cols.ts[i] = ts as number;
-    cols.blk[i] = blk as number;
-    cols.rid[i] = rid as number;
-    cols.project[i] = project as number;
-    cols.boff[i] = boff as number;
-    cols.len[i] = len as number;
-    cols.status[i] = typeof status === 'number' && Number.isInteger(status) && status >= 0 && status <= 0x7fffffff ? status : NONE;
-    cols.method[i] = idOf('method', method as string | null);
-    let p = path as string | null;
-    if (url !== null && url !== 0) {
-      p = paths.get(url as number) ?? null;
-      if (p === null) paths.set(url as number, (p = urlPath(url as number)));
+  }
+
+  /** Reads the next rows; true when all are read. */
+  step(db: Db): boolean {
+    const { key, cols } = this;
+    const where = this.after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
+    const rows = db.rows(`SELECT ts, blk, rid, project, boff, len, ${this.select.sql} FROM ${this.source.alias} ${where} ORDER BY ${key.join(', ')} LIMIT ${STEP_ROWS}`, this.after ?? []);
+    if (this.at + rows.length > this.n) throw new Error(`${this.source.alias}: rows were added while its columns were built`);
+    for (const [ts, blk, rid, project, boff, len, status, method, path, level, fn, url] of rows) {
+      const i = this.at++;
+      cols.ts[i] = ts as number;
+      cols.blk[i] = blk as number;
+      cols.rid[i] = rid as number;
+      cols.project[i] = project as number;
+      cols.boff[i] = boff as number;
+      cols.len[i] = len as number;
+      cols.status[i] = typeof status === 'number' && Number.isInteger(status) && status >= 0 && status <= 0x7fffffff ? status : NONE;
+      cols.method[i] = this.idOf('method', method as string | null);
+      let p = path as string | null;
+      if (url !== null && url !== 0) {
+        p = this.paths.get(url as number) ?? null;
+        if (p === null) this.paths.set(url as number, (p = this.urlPath(url as number)));
+      }
+      cols.path[i] = this.idOf('path', p);
+      cols.level[i] = this.idOf('level', level as string | null);
+      cols.fn[i] = (fn as number | null) ?? 0;
+      cols.url[i] = (url as number | null) ?? 0;
+      const k = `${Math.floor((ts as number) / HOUR)},${cols.project[i]},${cols.status[i]},${cols.method[i]},${cols.level[i]},${cols.fn[i]}`;
+      this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
     }
-    cols.path[i] = idOf('path', p);
-    cols.level[i] = idOf('level', level as string | null);
-    cols.fn[i] = (fn as number | null) ?? 0;
-    cols.url[i] = (url as number | null) ?? 0;
-    const key = `${Math.floor((ts as number) / HOUR)},${cols.project[i]},${cols.status[i]},${cols.method[i]},${cols.level[i]},${cols.fn[i]}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (rows.length < STEP_ROWS) return true;
+    const i = this.at - 1;
+    this.after = this.clustered ? [cols.project[i]!, cols.fn[i]!, cols.ts[i]!, cols.rid[i]!] : [cols.rid[i]!];
+    return false;
   }
-  const hours = allocateHours(counts.size);
-  let j = 0;
-  for (const [key, count] of counts) {
-    const parts = key.split(',').map(Number);
-    for (let k = 0; k < 6; k++) hours[HOUR_COLUMNS[k]!][j] = parts[k]!;
-    hours.count[j++] = count;
+
+  /** The columns, newest first (instant, then row number, descending). */
+  finish(): ScanColumns {
+    const { cols } = this;
+    const n = this.at;
+    const order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((x, y) => cols.ts[y]! - cols.ts[x]! || cols.rid[y]! - cols.rid[x]!);
+    const sorted = allocate(n);
+    for (const k of ROW_COLUMNS) {
+      const from = cols[k];
+      const to = sorted[k];
+      for (let i = 0; i < n; i++) to[i] = from[order[i]!]!;
+    }
+    const hours = allocateHours(this.counts.size);
+    let j = 0;
+    for (const [k, count] of this.counts) {
+      const parts = k.split(',').map(Number);
+      for (let c = 0; c < 6; c++) hours[HOUR_COLUMNS[c]!][j] = parts[c]!;
+      hours.count[j++] = count;
+    }
+    return new ScanColumns(n, this.dicts, hours, sorted, this.select.complete, null);
   }
-  return new ScanColumns(n, dicts, hours, cols, complete, null);
 }
 
 function allocate(n: number): RowArrays {
