@@ -1220,15 +1220,24 @@ function removeVersionFiles(file: string): void {
 }
 
 /**
- * Writes a columns file through a temp file and a rename, so a reader never sees half of one.
- * Not synced here: a save syncs the ones it commits; one built later for a committed version
- * is rebuilt if a crash leaves it torn (it is checked whole at every read).
+ * Writes a columns file through a synced temp file and a rename, so that no reader, and no start
+ * after a crash, sees part of one (a file of the right length but unwritten pages would pass the
+ * length check). Without the rename's directory being synced, a crash may lose the file: it is
+ * built again when next needed.
  * @param bestEffort a failure (a full disk) is ignored: the columns are rebuilt when next needed
  */
 function writeColumnsFile(file: string, cols: ScanColumns, bestEffort = true): void {
   const tmp = `${file}.tmp`;
   try {
-    fs.writeFileSync(tmp, encodeScanColumns(cols), { mode: 0o600 });
+    const bytes = encodeScanColumns(cols);
+    const fd = fs.openSync(tmp, 'w', 0o600);
+    try {
+      let written = 0;
+      while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
