@@ -68,14 +68,6 @@ async function serve(dataDir: string, imports: string[] = []): Promise<Served> {
 const menu = (page: Page) => page.getByTestId('saved-views-menu');
 const trigger = (page: Page) => page.getByTestId('saved-views-trigger');
 
-async function saveCurrent(page: Page, name: string) {
-  await trigger(page).click();
-  await menu(page).getByTestId('sv-save-current').click();
-  await page.getByTestId('sv-name-input').fill(name);
-  await page.getByTestId('sv-name-input').press('Enter');
-  await expect(menu(page).getByTestId('sv-view-open').filter({ hasText: name })).toBeVisible();
-}
-
 test.describe.serial('saved views and recent searches', () => {
   let dataDir = '';
   let files: string[] = [];

@@ -4,11 +4,11 @@
  * counts where no path is involved, the rest row by row over the typed arrays. With a text
  * search the record decides, so the matching rows are walked (scanRows).
  */
-import { AppError, badParam } from '../errors.ts';
+import { badParam } from '../errors.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
-import { cancelled, EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
+import { checkStop, EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
 import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
 /** Round bucket widths; a histogram takes the narrowest that covers its range in about N buckets. */
@@ -154,14 +154,6 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
 export interface FacetValue {
   value: string | number;
   count: number;
-}
-
-/** Past the deadline a request fails with a 503, as the endpoints do at their limit; a cancelled one stops. */
-function checkDeadline(deadline: number, signal?: AbortSignal): void {
-  if (signal?.aborted) throw cancelled();
-  if (performance.now() > deadline) {
-    throw new AppError('unavailable', 'the request ran longer than its time limit and was stopped; narrow the range or the filters');
-  }
 }
 
 /** Top values of each asked field with exact counts, and how many other values there are. */
@@ -319,7 +311,7 @@ async function eachPartition(store: LogStore, q: ExplorerQuery, stop: Stop, need
       const [from, to] = inside ? [0, c.n] : windowRange(c, q.start, q.end, null);
       if (to > from) work(c, pass, from, to);
     }
-    checkDeadline(stop.deadline, stop.signal);
+    checkStop(stop.deadline, stop.signal);
     await maybeYield(turn);
   }
 }
@@ -335,7 +327,7 @@ async function eachHourCount(store: LogStore, q: ExplorerQuery, hours: { from: n
     const target: FilterTarget = { project: h.project, status: h.status, method: h.method, level: h.level, fn: h.fn, dicts: c.dicts };
     const pass = rowFilter(q, target);
     if (pass) work(c, h, (j) => h.hour[j]! >= lo && h.hour[j]! < hi && pass(j));
-    checkDeadline(stop.deadline, stop.signal);
+    checkStop(stop.deadline, stop.signal);
     await maybeYield(turn);
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { RE2JS } from 're2js';
 import { AppError, badParam } from '../errors.ts';
-import { canonicalRecord, pathOfUrl } from '../ingest/normalize.ts';
+import { canonicalRecord } from '../ingest/normalize.ts';
 import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
 import { NONE, ROW_COLUMNS, type ScanColumns } from '../store/scan-columns.ts';
 import { SOURCE_FIELDS } from '../store/hot-columns.ts';
@@ -253,10 +253,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
   // budget always moves on.
   let last: Cursor | null = q.cursor;
   const overBudget = (now: number) => {
-    if (limits.signal?.aborted) throw cancelled();
-    if (limits.deadline !== undefined && now > limits.deadline) {
-      throw new AppError('unavailable', 'the search ran longer than its time limit and was stopped; narrow the range or the filters');
-    }
+    checkStop(limits.deadline, limits.signal);
     return matcher !== null && limits.budgetMs !== undefined && now - started > limits.budgetMs && last !== null;
   };
   let sinceCheck = 0;
@@ -299,9 +296,15 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
   return { last, complete: true };
 }
 
-/** What a request its client abandoned ends with (nobody reads it). */
-export function cancelled(): AppError {
-  return new AppError('unavailable', 'the request was cancelled by its client');
+/**
+ * Stops a request its client abandoned (nobody reads the answer) or that passed its deadline
+ * (a 503, as the endpoints answer at their limit).
+ */
+export function checkStop(deadline: number | undefined, signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AppError('unavailable', 'the request was cancelled by its client');
+  if (deadline !== undefined && performance.now() > deadline) {
+    throw new AppError('unavailable', 'the request ran longer than its time limit and was stopped; narrow the range or the filters');
+  }
 }
 
 /** Row i of a partition's columns as a ScanRow. */

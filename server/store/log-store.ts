@@ -608,7 +608,7 @@ export class LogStore {
     // import stages most of its partitions, and building them later would load each again. One
     // that held rows before (a small import touching many hours) is left to the background
     // builder after the commit, so the import does not stall on rebuilding them. (A file left
-    // under this name by a crash is replaced.) Not synced: the commit syncs it with the version.
+    // under this name by a crash is replaced.) writeColumnsFile syncs it.
     const cols = this.importState?.touched.get(p) === null ? buildScanColumns(p.db!, p.source, this.urlPath) : null;
     if (cols?.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, false);
     else fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
@@ -983,7 +983,6 @@ export class LogStore {
         } else {
           version = p.staged!;
           stagedFiles.push(p.dbFile(version));
-          if (fs.existsSync(columnsFileOf(p.dbFile(version)))) stagedFiles.push(columnsFileOf(p.dbFile(version)));
         }
         if (p.row.version > 0) replaced.push(p.dbFile(p.row.version));
         p.row.version = version;
