@@ -38,7 +38,7 @@ export async function withFlatView<T>(store: LogStore, fn: (db: Db) => T): Promi
     const records: string[] = [];
     db.transaction(() => {
       for (const t of ['projects', 'functions', 'function_edge_hours', 'function_edge_days']) copy(store.catalog, db, `SELECT * FROM ${t}`, t);
-      for (const { id, url } of store.urls.slice(0, Number.MAX_SAFE_INTEGER)) db.run('INSERT INTO urls VALUES (?, ?)', [id, url]);
+      for (const { id, text } of store.urls.slice(0, Number.MAX_SAFE_INTEGER)) db.run('INSERT INTO urls VALUES (?, ?)', [id, text]);
       for (const p of store.partitions('deno-relay-logs')) {
         if (p.row.rows === 0) continue;
         const part = store.use(p);

@@ -80,10 +80,10 @@ export class UrlMatches {
     return m;
   }
 
-  private test(m: Memo, pattern: string, fresh: Array<{ id: number; url: string }>): void {
+  private test(m: Memo, pattern: string, fresh: Array<{ id: number; text: string }>): void {
     if (fresh.length) {
       const re = compileRe2(pattern);
-      for (const r of fresh) if (re.test(r.url)) m.ids.push(r.id);
+      for (const r of fresh) if (re.test(r.text)) m.ids.push(r.id);
       m.checkedUpTo = fresh[fresh.length - 1]!.id;
       m.json = null;
       m.bitmap = null;

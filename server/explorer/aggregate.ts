@@ -2,13 +2,16 @@
  * Histogram, facets and counts over the explorer's query, exact. Without a text search they
  * are counted from each partition's columns (store/scan-columns.ts): whole hours from its hour
  * counts where no path is involved, the rest row by row over the typed arrays. With a text
- * search the record decides, so the matching rows are walked (scanRows).
+ * search the record decides, so the matching rows are walked (scanRows). Paths are counted by
+ * the store's path id in one array; only the top ones are read as text.
  */
 import { badParam } from '../errors.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
 import { checkStop, EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
+import type { TextDictionary } from '../store/text-dictionary.ts';
+import { pathFilterTable } from './path-filter.ts';
 import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
 /** Round bucket widths; a histogram takes the narrowest that covers its range in about N buckets. */
@@ -166,25 +169,30 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   }
   const fields = asked as ExplorerFieldName[];
   const counts = new Map<ExplorerFieldName, Map<string | number, number>>(fields.map((f) => [f, new Map()]));
+  const pathCounts = new IdCounts();
   const fnText = functionTexts(store);
   const bump = (f: ExplorerFieldName, v: string | number | null, n: number) => {
     if (v === null || v === undefined) return;
     const m = counts.get(f)!;
     m.set(v, (m.get(v) ?? 0) + n);
   };
-  const valueOf = (f: ExplorerFieldName, row: ScanRow): string | number | null => (f === 'function_id' ? fnText(row.function) : row[f]);
+  const valueOf = (f: Exclude<ExplorerFieldName, 'path'>, row: ScanRow): string | number | null => (f === 'function_id' ? fnText(row.function) : row[f]);
   if (q.q) {
     await scanRows(
       store,
       q,
       (row) => {
-        for (const f of fields) bump(f, valueOf(f, row), 1);
+        for (const f of fields) {
+          if (f !== 'path') bump(f, valueOf(f, row), 1);
+          else if (row.path !== NONE) pathCounts.add(row.path, 1);
+        }
       },
       { deadline, signal },
     );
   } else {
     /** Adds the counts of one array of values (rows, or hour counts with their `weights`). */
     const countValues = (f: ExplorerFieldName, c: ScanColumns, values: Int32Array, from: number, to: number, pass: (i: number) => boolean, weights?: Int32Array, sign = 1) => {
+      if (f === 'path') return pathCounts.addRows(values, from, to, pass, sign);
       const numeric = f === 'status' || f === 'function_id';
       // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
       const size = numeric ? 1024 : c.dicts[f].length;
@@ -221,6 +229,12 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   const result: Record<string, FacetValue[]> = {};
   const others: Record<string, number> = {};
   for (const f of fields) {
+    if (f === 'path') {
+      const { top, distinct } = topPaths(pathCounts.counts, FACET_TOP, store.paths);
+      result[f] = top;
+      others[f] = Math.max(0, distinct - FACET_TOP);
+      continue;
+    }
     const all = counts.get(f)!;
     // A value whose whole-hour count the edge rows took back entirely is not there.
     for (const [v, n] of all) if (n === 0) all.delete(v);
@@ -228,6 +242,94 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     others[f] = Math.max(0, all.size - FACET_TOP);
   }
   return { result, others };
+}
+
+/** Counts per path id, growing with the ids met. */
+class IdCounts {
+  counts = new Float64Array(1024);
+
+  private grow(id: number): void {
+    const a = new Float64Array(Math.max(id + 1, this.counts.length * 2));
+    a.set(this.counts);
+    this.counts = a;
+  }
+
+  add(id: number, n: number): void {
+    if (id >= this.counts.length) this.grow(id);
+    this.counts[id]! += n;
+  }
+
+  /** Adds `sign` for each row of [from, to) that passes, by its id (NONE: none). */
+  addRows(ids: Int32Array, from: number, to: number, pass: (i: number) => boolean, sign: number): void {
+    let a = this.counts;
+    const every = pass === EVERY_ROW;
+    for (let i = from; i < to; i++) {
+      const v = ids[i]!;
+      if (v === NONE || (!every && !pass(i))) continue;
+      if (v >= a.length) {
+        this.grow(v);
+        a = this.counts;
+      }
+      a[v]! += sign;
+    }
+  }
+}
+
+/** Tied paths whose texts are read one by one; more are found in one pass over the dictionary. */
+const TIE_READS = 4096;
+
+/**
+ * The top `k` paths by count (ties: the smaller text) and how many paths have a count. Only the
+ * texts of those above the k-th count and of those tied with it are read.
+ */
+export function topPaths(counts: Float64Array, k: number, paths: TextDictionary): { top: FacetValue[]; distinct: number } {
+  // The k largest counts (descending), to find the k-th.
+  const best: number[] = [];
+  let distinct = 0;
+  for (let id = 0; id < counts.length; id++) {
+    const n = counts[id]!;
+    if (n === 0) continue;
+    distinct++;
+    if (best.length === k && n <= best[k - 1]!) continue;
+    let i = best.length < k ? best.push(n) - 1 : k - 1;
+    for (; i > 0 && best[i - 1]! < n; i--) best[i] = best[i - 1]!;
+    best[i] = n;
+  }
+  if (!distinct) return { top: [], distinct };
+  const kth = best.length < k ? 0 : best[k - 1]!;
+  const sure: number[] = [];
+  const tied: number[] = [];
+  for (let id = 0; id < counts.length; id++) {
+    const n = counts[id]!;
+    if (n !== 0 && n > kth) sure.push(id);
+    else if (n !== 0 && n === kth) tied.push(id);
+  }
+  const top = sure.map((id) => ({ value: paths.get(id), count: counts[id]! })).sort((a, b) => (before(a, b) ? -1 : 1));
+  const need = k - top.length;
+  if (need > 0 && tied.length) {
+    let texts: string[];
+    if (tied.length <= TIE_READS) texts = tied.map((id) => paths.get(id));
+    else {
+      // Many paths share the k-th count (most paths are seen once): one pass over the
+      // dictionary keeps the `need` smallest texts among them.
+      const mark = new Uint8Array(counts.length);
+      for (const id of tied) mark[id] = 1;
+      texts = [];
+      const total = paths.size();
+      for (let after = 0; after < total; after += 50_000) {
+        for (const { id, text } of paths.slice(after, 50_000)) {
+          if (id >= mark.length || !mark[id]) continue;
+          if (texts.length === need && text >= texts[need - 1]!) continue;
+          let i = texts.length < need ? texts.push(text) - 1 : need - 1;
+          for (; i > 0 && texts[i - 1]! > text; i--) texts[i] = texts[i - 1]!;
+          texts[i] = text;
+        }
+      }
+    }
+    texts.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const text of texts.slice(0, need)) top.push({ value: text, count: kth });
+  }
+  return { top, distinct };
 }
 
 /** Larger count first, then the smaller value (numbers by value, texts by code units). */
@@ -302,11 +404,12 @@ async function maybeYield(state: { at: number }): Promise<void> {
 async function eachPartition(store: LogStore, q: ExplorerQuery, stop: Stop, needed: readonly ColumnName[], work: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void): Promise<void> {
   const columns: ColumnName[] = [...filterColumns(q), ...needed];
   const turn = { at: performance.now() };
+  const paths = pathFilterTable(store, q);
   for (const p of partitionsOf(store, q)) {
     // A partition inside the window is taken whole: its instants need not be read.
     const inside = p.start > q.start && p.end - 1 <= q.end;
     const c = store.columns(p, inside ? columns : ['ts', ...columns]);
-    const pass = rowFilter(q, c);
+    const pass = rowFilter(q, c, paths);
     if (pass) {
       const [from, to] = inside ? [0, c.n] : windowRange(c, q.start, q.end, null);
       if (to > from) work(c, pass, from, to);

@@ -44,13 +44,13 @@ interface Rec {
   level: string;
 }
 
-/** Records over 30 hours before NOW, a few hundred, some sharing an instant. */
+/** Records over 30 hours before NOW, a few hundred, some sharing an instant; a third with one of 30 storage paths (so paths have more than the top 10). */
 function records(seed: number, n = 600): Rec[] {
   const r = lcg(seed);
   const out: Rec[] = [];
   for (let i = 0; i < n; i++) {
     const ts = NOW - r(30 * 60) * MIN - (i % 7 === 0 ? 0 : r(60) * SEC);
-    out.push({ id: `r${seed}-${i}`, ts, project: PROJECTS[r(2)]!, method: METHODS[r(3)]!, path: PATHS[r(4)]!, status: STATUSES[r(6)]!, level: LEVELS[r(3)]! });
+    out.push({ id: `r${seed}-${i}`, ts, project: PROJECTS[r(2)]!, method: METHODS[r(3)]!, path: r(3) === 0 ? `/storage/v1/object/b/${r(30)}.png` : PATHS[r(4)]!, status: STATUSES[r(6)]!, level: LEVELS[r(3)]! });
   }
   return out;
 }
@@ -148,15 +148,20 @@ describe.each([
         }
         expect(h.result.reduce((a, b) => a + b.count, 0), label).toBe(mine.length);
 
-        const fc = await get<{ result: Record<string, Array<{ value: string | number; count: number }>> }>(`/api/logs/facets?source=${source}&${range}${query(f)}&fields=${fields.join(',')}`);
+        const fc = await get<{ result: Record<string, Array<{ value: string | number; count: number }>>; others: Record<string, number> }>(`/api/logs/facets?source=${source}&${range}${query(f)}&fields=${fields.join(',')}`);
         for (const field of fields) {
           const want = new Map<string | number, number>();
           for (const x of mine) {
             const v = x[field as keyof Rec];
             want.set(v, (want.get(v) ?? 0) + 1);
           }
-          const got = new Map(fc.result[field]!.map((e) => [e.value, e.count]));
-          expect(got, `${label} ${field}`).toEqual(want);
+          // The top 10: larger count first, ties by the smaller value (texts by code units).
+          const top = [...want]
+            .sort(([va, a], [vb, b]) => b - a || (va < vb ? -1 : 1))
+            .slice(0, 10)
+            .map(([value, count]) => ({ value, count }));
+          expect(fc.result[field], `${label} ${field}`).toEqual(top);
+          expect(fc.others[field], `${label} ${field} others`).toBe(Math.max(0, want.size - 10));
         }
         // The facets without paths come from the hour counts where hours are whole.
         for (const field of fields.filter((x) => x !== 'path')) {
@@ -232,6 +237,44 @@ describe('columns files', () => {
   });
 });
 
+describe('the path dictionary', () => {
+  it('is shared by every partition; deleted or replaced, the columns files built against it are rebuilt and path facets and filters stay the same', async () => {
+    const recs = records(4);
+    const dir = tempDir();
+    t = appOver(await LogStore.open(dir));
+    try {
+      await importRecords(t.store, 'edge_logs', recs.map(edgeOf));
+      await importRecords(t.store, 'auth_logs', recs.map(authOf));
+      await t.store.columnsSettled();
+      const range = `start=${iso(NOW - 31 * HOUR)}&end=${iso(NOW)}`;
+      const ask = async () => [
+        await get<unknown>(`/api/logs/facets?source=edge_logs&${range}&fields=path`),
+        await get<unknown>(`/api/logs/facets?source=auth_logs&${range}&fields=path`),
+        await get<unknown>(`/api/logs/facets?source=edge_logs&${range}&fields=status&path=/storage/`),
+        await get<unknown>(`/api/logs?source=auth_logs&${range}&path=/rest/&limit=1000`),
+      ];
+      const before = await ask();
+      // Both sources' paths have one id each: 4 fixed paths, up to 30 storage paths, and the token line.
+      const distinct = new Set(recs.map((x) => x.path)).size;
+      expect(t.store.paths.size()).toBe(distinct + 1);
+      const paths = path.join(dir, 'paths.log');
+      const first = fs.readFileSync(paths, 'utf8');
+      for (const replace of [() => fs.rmSync(paths), () => fs.writeFileSync(paths, '"/x"\n"/rest/v1/todos"\n')]) {
+        await t.close();
+        replace();
+        t = appOver(await LogStore.open(dir));
+        expect(await ask()).toEqual(before);
+        // A new dictionary under a new token.
+        expect(fs.readFileSync(paths, 'utf8').split('\n')[0]).not.toBe(first.split('\n')[0]);
+      }
+    } finally {
+      await t.close();
+      t = undefined;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a request its client abandoned', () => {
   it('stops: pages, searches, histograms, facets and counts end with the cancelled error instead of running on', async () => {
     const { readExplorerQuery, scanRows, singleParams } = await import('./query.ts');
@@ -276,5 +319,41 @@ describe('topValues', () => {
       { value: 503, count: 2 },
     ]);
     expect(topValues(new Map(), 10)).toEqual([]);
+  });
+});
+
+describe('topPaths', () => {
+  it('counts by store path id and reads texts only for the top: ties by the smaller text, also past 4,096 tied paths (one pass over the dictionary)', async () => {
+    const { topPaths } = await import('./aggregate.ts');
+    const { TextDictionary } = await import('../store/text-dictionary.ts');
+    const dir = tempDir();
+    try {
+      const paths = new TextDictionary(path.join(dir, 'paths.log'), 'derived');
+      const r = lcg(11);
+      // 6,000 paths seen once, in an order unrelated to their text, and a few seen more often.
+      const texts = Array.from({ length: 6_000 }, (_, i) => `/storage/v1/object/b/${(i * 7919) % 6000}-${r(1000)}.png`);
+      const counts = new Float64Array(8_000);
+      const want = new Map<string, number>();
+      for (const t of texts) {
+        counts[paths.idOf(t)] = 1;
+        want.set(t, 1);
+      }
+      for (const [t, n] of [['/rest/v1/todos', 9], ['/auth/v1/token', 4], ['/rest/v1/orders', 4]] as const) {
+        counts[paths.idOf(t)] = n;
+        want.set(t, n);
+      }
+      const reference = (k: number) =>
+        [...want]
+          .sort(([ta, a], [tb, b]) => b - a || (ta < tb ? -1 : 1))
+          .slice(0, k)
+          .map(([value, count]) => ({ value, count }));
+      expect(topPaths(counts, 10, paths)).toEqual({ top: reference(10), distinct: 6_003 });
+      // Fewer tied than 4,096 at the k-th count: read one by one.
+      expect(topPaths(counts, 2, paths)).toEqual({ top: reference(2), distinct: 6_003 });
+      expect(topPaths(new Float64Array(10), 10, paths)).toEqual({ top: [], distinct: 0 });
+      paths.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -17,6 +17,7 @@ import { compileRe2 } from '../endpoints/re2.ts';
 import { functionSlugs } from '../functions/slugs.ts';
 import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
+import { pathFilterTable } from './path-filter.ts';
 import { rowFilter, windowRange } from './row-filter.ts';
 
 export type ExplorerFieldName = 'status' | 'method' | 'path' | 'level' | 'function_id';
@@ -212,7 +213,8 @@ export interface ScanRow {
   len: number;
   status: number | null;
   method: string | null;
-  path: string | null;
+  /** The store's path id (store.paths), or NONE. */
+  path: number;
   level: string | null;
   function: number | null;
   url: number | null;
@@ -257,10 +259,11 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     return matcher !== null && limits.budgetMs !== undefined && now - started > limits.budgetMs && last !== null;
   };
   let sinceCheck = 0;
+  const paths = pathFilterTable(store, q);
   for (const p of partitionsOf(store, q)) {
     if (last && p.start > last.ts) continue;
     const c = store.columns(p, ROW_COLUMNS);
-    const pass = rowFilter(q, c);
+    const pass = rowFilter(q, c, paths);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
     const blockHas = matcher?.block ? new Map<number, boolean>() : null;
     for (let i = from; i < to; i++) {
@@ -321,7 +324,7 @@ function rowAt(p: Partition, c: ScanColumns, i: number): ScanRow {
     len: c.len[i]!,
     status: status === NONE ? null : status,
     method: text(c.method[i]!, c.dicts.method),
-    path: text(c.path[i]!, c.dicts.path),
+    path: c.path[i]!,
     level: text(c.level[i]!, c.dicts.level),
     function: c.fn[i] || null,
     url: c.url[i] || null,
@@ -411,7 +414,8 @@ export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnTex
       out.function_id = fnText(row.function);
       // The slug its records name (`/functions/v1/<slug>`), shown beside the id.
       if (row.function) out.function_slug = functionSlugs(store, row.project, [row.function]).get(row.function) ?? null;
-    } else out[f] = row[f];
+    } else if (f === 'path') out.path = row.path === NONE ? null : store.paths.get(row.path);
+    else out[f] = row[f];
   }
   return out;
 }

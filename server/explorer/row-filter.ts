@@ -1,7 +1,8 @@
 /**
  * The explorer's filters over one partition's columns (store/scan-columns.ts): the window as an
  * index range (rows are newest first), the project and field filters as one test per row.
- * Text fields are decided once per dictionary entry, not per row.
+ * Text fields are decided once per dictionary entry, not per row (paths once per entry of the
+ * store's path dictionary: path-filter.ts).
  *
  * The rules are those of the API: an included value must be present (a record without the
  * field is left out), an excluded value drops only records that have it; `status` takes codes
@@ -20,6 +21,9 @@ export interface FilterTarget {
   readonly fn: Int32Array;
   readonly dicts: ScanDictionaries;
 }
+
+/** The path filter's pass table (path-filter.ts), when the query has one. */
+export type PathTable = { pass: Uint8Array; passesId: (id: number) => boolean } | null;
 
 /** The row arrays the query's filters read. */
 export function filterColumns(q: ExplorerQuery): ColumnName[] {
@@ -79,9 +83,10 @@ export const EVERY_ROW: Test = () => true;
 
 /**
  * The test of one row against every filter but the text search, or null when no row of this
- * partition can pass (so it is skipped whole).
+ * partition can pass (so it is skipped whole). `paths` is the path filter's table (required
+ * with a path filter).
  */
-export function rowFilter(q: ExplorerQuery, c: FilterTarget): Test | null {
+export function rowFilter(q: ExplorerQuery, c: FilterTarget, paths: PathTable = null): Test | null {
   const tests: Test[] = [];
   const add = (t: Test | null) => {
     tests.push(t ?? NEVER);
@@ -118,7 +123,17 @@ export function rowFilter(q: ExplorerQuery, c: FilterTarget): Test | null {
   // Arrays and dictionaries are read only for the filters given (a dictionary is read from its file on first use).
   textFilter(q.method, () => c.method, () => c.dicts.method, (text, v) => text === v);
   textFilter(q.level, () => c.level, () => c.dicts.level, (text, v) => text.toLowerCase() === v);
-  textFilter(q.path, () => c.path, () => c.dicts.path, (text, prefix) => text.startsWith(prefix));
+  if (q.path.include.length || q.path.exclude.length) {
+    const col = c.path;
+    if (!col || !paths) throw new Error('a path filter without paths or their table');
+    const { pass, passesId } = paths;
+    const none = !q.path.include.length;
+    add((i) => {
+      const v = col[i]!;
+      if (v === NONE) return none;
+      return v < pass.length ? pass[v] === 1 : passesId(v);
+    });
+  }
 
   if (q.function.include.length || q.function.exclude.length) {
     const include = new Set(q.function.include);

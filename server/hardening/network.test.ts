@@ -179,15 +179,16 @@ describe('header limits', () => {
 });
 
 describe('files on disk', () => {
-  it.skipIf(process.platform === 'win32')('the data folder and parts/ (and each source folder) are 0700; catalog.sqlite, urls.log, LOCK and every partition file are 0600; no temp file is left', async () => {
+  it.skipIf(process.platform === 'win32')('the data folder and parts/ (and each source folder) are 0700; catalog.sqlite, urls.log, paths.log, LOCK and every partition file are 0600; no temp file is left', async () => {
     await s.store.save();
     await s.store.columnsSettled();
     const data = s.store.dataDir;
     const mode = (p: string) => fs.statSync(p).mode & 0o777;
     expect(mode(data)).toBe(0o700);
-    expect(fs.readdirSync(data).sort()).toEqual(['LOCK', 'catalog.sqlite', 'parts', 'urls.log']);
+    expect(fs.readdirSync(data).sort()).toEqual(['LOCK', 'catalog.sqlite', 'parts', 'paths.log', 'urls.log']);
     expect(mode(path.join(data, 'catalog.sqlite'))).toBe(0o600);
     expect(mode(path.join(data, 'urls.log'))).toBe(0o600);
+    expect(mode(path.join(data, 'paths.log'))).toBe(0o600);
     expect(mode(path.join(data, 'LOCK'))).toBe(0o600);
     const parts = path.join(data, 'parts');
     expect(mode(parts)).toBe(0o700);

@@ -743,8 +743,8 @@ describe('hot fields', () => {
     const store = await newStore();
     await run(store, ndjson(edge({ id: 'a' }), edge({ id: 'b' }), edge({ id: 'c', path: '/auth/v1/token' })), { source: 'edge_logs' });
     expect(store.urls.slice(0, 100)).toEqual([
-      { id: 1, url: `https://${P}.supabase.co/rest/v1/todos` },
-      { id: 2, url: `https://${P}.supabase.co/auth/v1/token` },
+      { id: 1, text: `https://${P}.supabase.co/rest/v1/todos` },
+      { id: 2, text: `https://${P}.supabase.co/auth/v1/token` },
     ]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * The catalog: the small sql.js database that is always loaded. It lists every partition
  * (version on disk, rows, committed record bytes), what each holds per project, the project and
- * function dictionaries (URLs have their own file: url-dictionary.ts), the per-source summary
+ * function dictionaries (URLs have their own file: text-dictionary.ts), the per-source summary
  * and the rollups that span partitions. Its atomic
  * rename is the commit point of the store (docs/ARCHITECTURE.md, "Commit protocol").
  */

@@ -24,7 +24,7 @@ export const DATA_DIR_ENV = 'LOG_EXPLORER_DATA_DIR';
 export const ADOPTING_FILE = 'ADOPTING';
 
 /** Files and folders a store is made of (the current store, the single-file store before it, their temp and set-aside files). */
-const STORE_ENTRY = /^(?:(?:catalog\.sqlite|urls\.log|views\.json|store\.sqlite)(?:\..+)?|parts|records)$/;
+const STORE_ENTRY = /^(?:(?:catalog\.sqlite|urls\.log|paths\.log|views\.json|store\.sqlite)(?:\..+)?|parts|records)$/;
 
 /** An XDG base directory: the variable when it is an absolute path (the spec ignores relative ones), else its default under home. */
 export function xdgDir(env: NodeJS.ProcessEnv, home: string, name: 'XDG_DATA_HOME' | 'XDG_CONFIG_HOME', fallback: string): string {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { SOURCES, type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
 import { ApiHours, addToApiBatch, type ApiHourBatch } from './api-hours.ts';
 import { CATALOG_FILE, metaValue, partitionRows, prepareCatalog, putPartitionRow, setMeta, type PartitionRow } from './catalog.ts';
-import { UrlDictionary } from './url-dictionary.ts';
+import { TextDictionary } from './text-dictionary.ts';
 import { loadEngine, onEngineTrapped, openDbSync, replaceTrappedEngine, type Db } from './db.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
 import { CONVERTED_KEY, convertLegacyStore, LEGACY_STORE_FILE, removeLegacyFiles } from './legacy-store.ts';
@@ -21,7 +21,7 @@ import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 import { makeOwnerOnly } from './data-dir.ts';
 import { writeSynced, syncDir, syncFile } from './durable.ts';
-import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, encodeScanColumns, readScanColumns, type ColumnName, type DictName, type ScanColumns } from './scan-columns.ts';
+import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, encodeScanColumns, readScanColumns, type ColumnName, type DictName, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { pathOfUrl } from '../ingest/normalize.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
@@ -197,6 +197,8 @@ const partKey = (code: number, start: number) => `${code}:${start}`;
 
 const URLS_FILE = 'urls.log';
 const URLS_META = 'urls';
+/** The store-wide path dictionary (derived, like the columns files; see TextDictionary). */
+const PATHS_FILE = 'paths.log';
 
 /** The URL dictionary's committed length and count, as the catalog records them. */
 function urlsState(catalog: Db): { bytes: number; count: number } {
@@ -215,7 +217,13 @@ export class LogStore {
   private readonly saves = new Queue();
   private readonly listeners = new Set<() => void>();
   readonly projects: Dictionary;
-  readonly urls: UrlDictionary;
+  readonly urls: TextDictionary;
+  /** Every distinct request path, for the columns files' shared path ids. */
+  readonly paths: TextDictionary;
+  /** Path id of each URL id met so far (0: not yet); cleared when URL ids go back. */
+  private urlPathIds = new Int32Array(0);
+  /** The path ids columns are built with. */
+  private readonly pathIds: PathIds;
   readonly functions: Dictionary;
   readonly apiHours: ApiHours;
   private importState: ImportState | null = null;
@@ -256,7 +264,16 @@ export class LogStore {
     this.memoryBudgetBytes = opts.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET;
     const db = () => this.catalogDb;
     this.projects = new Dictionary(db, 'projects', 'ref', 10_000);
-    this.urls = new UrlDictionary(path.join(dataDir, URLS_FILE), urlsState(catalog));
+    this.urls = new TextDictionary(path.join(dataDir, URLS_FILE), urlsState(catalog));
+    this.paths = new TextDictionary(path.join(dataDir, PATHS_FILE), 'derived');
+    const paths = this.paths;
+    this.pathIds = {
+      get epoch() {
+        return paths.epoch;
+      },
+      ofText: (text) => paths.idOf(text),
+      ofUrl: (url) => this.pathIdOfUrl(url),
+    };
     this.functions = new Dictionary(db, 'functions', 'function_id', 10_000);
     this.apiHours = new ApiHours(db);
   }
@@ -333,7 +350,7 @@ export class LogStore {
           this.catalogDirty = false;
           this.resetCaches();
           this.urls.close();
-          this.urls.resetTo(urlsState(this.catalogDb));
+          this.resetUrls(urlsState(this.catalogDb));
           this.urls.cutFile();
           this.loadPartitions();
           this.changed();
@@ -452,7 +469,7 @@ export class LogStore {
    */
   columns(p: Partition, needed: readonly ColumnName[] = [], dicts: readonly DictName[] = []): ScanColumns {
     this.lastForeground = performance.now();
-    if (p.dirty) return buildScanColumns(this.use(p), p.source, this.urlPath);
+    if (p.dirty) return buildScanColumns(this.use(p), p.source, this.pathIds);
     const version = p.fileVersion;
     const hit = this.columnCache.get(p);
     let cols: ScanColumns | null = null;
@@ -462,7 +479,7 @@ export class LogStore {
       cols = hit.cols;
     } else {
       this.forgetColumns(p);
-      cols = version > 0 ? readScanColumns(columnsFileOf(p.dbFile(version))) : null;
+      cols = version > 0 ? readScanColumns(columnsFileOf(p.dbFile(version)), this.paths.epoch) : null;
       if (cols) this.columnCache.set(p, { version, cols });
     }
     try {
@@ -473,9 +490,9 @@ export class LogStore {
     }
     if (!cols) {
       this.forgetColumns(p);
-      cols = buildScanColumns(this.use(p), p.source, this.urlPath);
+      cols = buildScanColumns(this.use(p), p.source, this.pathIds);
       if (p.dirty) return cols; // migrated as it loaded: its next save writes the file
-      if (version > 0 && cols.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols);
+      if (version > 0 && cols.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, this.paths);
       this.columnCache.set(p, { version, cols });
     }
     this.trimColumnCache(p);
@@ -532,13 +549,13 @@ export class LogStore {
       const file = columnsFileOf(p.dbFile(version));
       if (!unchanged() || fs.existsSync(file)) continue;
       try {
-        const cols = await buildScanColumnsInSteps(() => use(p), p.source, this.urlPath, async () => {
+        const cols = await buildScanColumnsInSteps(() => use(p), p.source, this.pathIds, async () => {
           await pause();
           return unchanged();
         });
         if (!cols || !unchanged() || !cols.complete) continue;
         // Written, not kept: memory is for what requests read.
-        writeColumnsFile(file, cols);
+        writeColumnsFile(file, cols, this.paths);
       } catch (err) {
         // Built again when next asked for (columns()); an engine trap is handled there too.
         if (!this.closing) console.error(`cannot build the columns of ${this.describe(p)}: ${(err as Error).message}`);
@@ -562,8 +579,21 @@ export class LogStore {
     this.columnCache.delete(p);
   }
 
-  /** An edge URL's path, for the columns of edge partitions. */
-  private readonly urlPath = (id: number): string => pathOfUrl(this.urls.get(id));
+  /** URL ids may be given again (a rolled-back import, a cleared source): their paths are forgotten. */
+  private resetUrls(state: { bytes: number; count: number }): void {
+    this.urls.resetTo(state);
+    this.urlPathIds = new Int32Array(0);
+  }
+
+  /** The path id of an edge URL's path, for the columns of edge partitions. */
+  private pathIdOfUrl(url: number): number {
+    if (url >= this.urlPathIds.length) {
+      const grown = new Int32Array(Math.max(url + 1, this.urlPathIds.length * 2, 1024));
+      grown.set(this.urlPathIds);
+      this.urlPathIds = grown;
+    }
+    return (this.urlPathIds[url] ||= this.paths.idOf(pathOfUrl(this.urls.get(url))));
+  }
 
   /** One record's bytes back from its partition's blocks. */
   readRecord(p: Partition, addr: RecordAddress): Buffer {
@@ -609,8 +639,8 @@ export class LogStore {
     // that held rows before (a small import touching many hours) is left to the background
     // builder after the commit, so the import does not stall on rebuilding them. (A file left
     // under this name by a crash is replaced.) writeColumnsFile syncs it.
-    const cols = this.importState?.touched.get(p) === null ? buildScanColumns(p.db!, p.source, this.urlPath) : null;
-    if (cols?.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, false);
+    const cols = this.importState?.touched.get(p) === null ? buildScanColumns(p.db!, p.source, this.pathIds) : null;
+    if (cols?.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, this.paths, false);
     else fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
     if (p.staged !== null) removeVersionFiles(p.dbFile(p.staged));
     p.staged = version;
@@ -898,7 +928,7 @@ export class LogStore {
     this.catalogDb.close();
     this.catalogDb = openDbSync(state.catalogImage);
     this.resetCaches();
-    this.urls.resetTo(urlsState(this.catalogDb));
+    this.resetUrls(urlsState(this.catalogDb));
     this.loadSplitDays();
     // A save during the import listed the versions it replaced as obsolete; the restored
     // catalog names them again, so they must stay.
@@ -1068,7 +1098,7 @@ export class LogStore {
       });
       this.apiHours.reset();
       // The URLs were the edge logs' alone; the file is cut once the empty state is committed.
-      if (info.hot === 'edge') this.urls.resetTo({ bytes: 0, count: 0 });
+      if (info.hot === 'edge') this.resetUrls({ bytes: 0, count: 0 });
       this.catalogDirty = true;
       try {
         await this.save();
@@ -1077,7 +1107,7 @@ export class LogStore {
         this.catalogDb.close();
         this.catalogDb = openDbSync(image);
         this.resetCaches();
-        this.urls.resetTo(urlsState(this.catalogDb));
+        this.resetUrls(urlsState(this.catalogDb));
         this.catalogDirty = false;
         throw err;
       }
@@ -1189,6 +1219,7 @@ export class LogStore {
     await this.saves.run(async () => undefined);
     for (const p of this.parts.values()) p.close();
     this.urls.close();
+    this.paths.close();
     this.catalogDb.close();
     this.lock?.release();
   }
@@ -1221,13 +1252,14 @@ function removeVersionFiles(file: string): void {
 /**
  * Writes a columns file through a synced temp file and a rename, so that no reader, and no start
  * after a crash, sees part of one (a file of the right length but unwritten pages would pass the
- * length check). Without the rename's directory being synced, a crash may lose the file: it is
- * built again when next needed.
+ * length check). The path ids it holds are made durable first. Without the rename's directory
+ * being synced, a crash may lose the file: it is built again when next needed.
  * @param bestEffort a failure (a full disk) is ignored: the columns are rebuilt when next needed
  */
-function writeColumnsFile(file: string, cols: ScanColumns, bestEffort = true): void {
+function writeColumnsFile(file: string, cols: ScanColumns, paths: TextDictionary, bestEffort = true): void {
   const tmp = `${file}.tmp`;
   try {
+    paths.syncNow();
     const bytes = encodeScanColumns(cols);
     const fd = fs.openSync(tmp, 'w', 0o600);
     try {

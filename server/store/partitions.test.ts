@@ -627,8 +627,8 @@ describe('converting a single-file store (formats 1-3)', () => {
     await writeLegacyFolder(dir);
     const store = await open(dir);
     await store.columnsSettled();
-    expect(fs.readdirSync(dir).sort()).toEqual(['LOCK', 'catalog.sqlite', 'parts', 'urls.log']);
-    expect(filesUnder(dir).filter((f) => f !== 'LOCK' && f !== 'catalog.sqlite' && f !== 'urls.log')).toEqual([
+    expect(fs.readdirSync(dir).sort()).toEqual(['LOCK', 'catalog.sqlite', 'parts', 'paths.log', 'urls.log']);
+    expect(filesUnder(dir).filter((f) => f !== 'LOCK' && f !== 'catalog.sqlite' && f !== 'urls.log' && f !== 'paths.log')).toEqual([
       'parts/auth_logs/20261120-v1.cols',
       'parts/auth_logs/20261120-v1.sqlite',
       'parts/auth_logs/20261120.records',

@@ -1,6 +1,7 @@
 /**
  * Columns of a partition database, built at once and in steps (the background builder's way),
- * against the rows themselves: newest first, dictionaries, hour counts, and a file round trip.
+ * against the rows themselves: newest first, dictionaries, the store's path ids, hour counts,
+ * and a file round trip (checked against the path dictionary it was built with).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sourceInfo, type SourceName } from '../sources.ts';
@@ -9,7 +10,20 @@ import { hotInsertSql, partitionDdl } from './partition.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../testing/fixtures.ts';
-import { buildScanColumns, buildScanColumnsInSteps, encodeScanColumns, NONE, readScanColumns, ROW_COLUMNS } from './scan-columns.ts';
+import { buildScanColumns, buildScanColumnsInSteps, encodeScanColumns, NONE, readScanColumns, ROW_COLUMNS, type PathIds } from './scan-columns.ts';
+
+/** Path ids as a store-wide dictionary gives them: from 2 (1 is the dictionary's token), in order of first sight. */
+function pathIds(epoch = '0123456789abcdef'): PathIds & { texts: string[] } {
+  const texts = ['', ''];
+  return {
+    epoch,
+    texts,
+    ofText: (text) => (texts.includes(text) ? texts.indexOf(text) : texts.push(text) - 1),
+    ofUrl: () => {
+      throw new Error('no edge rows here');
+    },
+  };
+}
 
 beforeAll(async () => {
   await loadEngine();
@@ -60,9 +74,10 @@ function partition(name: SourceName, n: number): { db: Db; rows: Row[] } {
 describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s', (name) => {
   it('built at once and in steps of 5,000 (45,000 rows), they hold the rows newest first, ties by row number, with the hour counts', async () => {
     const { db, rows } = partition(name, 45_000);
-    const once = buildScanColumns(db, sourceInfo(name), () => '');
+    const paths = pathIds();
+    const once = buildScanColumns(db, sourceInfo(name), paths);
     let steps = 0;
-    const stepped = (await buildScanColumnsInSteps(() => db, sourceInfo(name), () => '', async () => (++steps, true)))!;
+    const stepped = (await buildScanColumnsInSteps(() => db, sourceInfo(name), paths, async () => (++steps, true)))!;
     expect(steps).toBe(9);
     const want = [...rows].sort((a, b) => b.ts - a.ts || b.rid - a.rid);
     for (const c of [once, stepped]) {
@@ -71,7 +86,7 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
       expect([...c.ts]).toEqual(want.map((r) => r.ts));
       expect([...c.status]).toEqual(want.map((r) => r.status ?? NONE));
       expect([...c.method].map((v) => (v === NONE ? null : c.dicts.method[v]))).toEqual(want.map((r) => r.method));
-      expect([...c.path].map((v) => (v === NONE ? null : c.dicts.path[v]))).toEqual(want.map((r) => r.path));
+      expect([...c.path].map((v) => (v === NONE ? null : paths.texts[v]))).toEqual(want.map((r) => r.path));
       // Hour counts: per (hour, project, status, method) summed, as the rows say.
       const fromRows = new Map<string, number>();
       for (const r of rows) {
@@ -90,25 +105,27 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
 
   it('gives up when told to between steps', async () => {
     const { db } = partition(name, 25_000);
-    expect(await buildScanColumnsInSteps(() => db, sourceInfo(name), () => '', async () => false)).toBeNull();
+    expect(await buildScanColumnsInSteps(() => db, sourceInfo(name), pathIds(), async () => false)).toBeNull();
   });
 
   it('round-trips through the file format, arrays and dictionaries read only when asked', () => {
     const { db } = partition(name, 3_000);
-    const built = buildScanColumns(db, sourceInfo(name), () => '');
+    const built = buildScanColumns(db, sourceInfo(name), pathIds('00000000deadbeef'));
     const dir = tempDir();
     const file = path.join(dir, 'x-v1.cols');
     fs.writeFileSync(file, encodeScanColumns(built));
-    const read = readScanColumns(file)!;
+    // Built against another path dictionary: its path ids mean nothing here.
+    expect(readScanColumns(file, '00000000deadbeee')).toBeNull();
+    const read = readScanColumns(file, '00000000deadbeef')!;
     expect(read.hours).toEqual(built.hours);
     expect(() => read.ts).toThrow(/not loaded/);
     read.load(ROW_COLUMNS);
     for (const k of ROW_COLUMNS) expect([...read[k]], k).toEqual([...built[k]]);
-    expect(read.dicts.path).toEqual(built.dicts.path);
+    expect(read.dicts.method).toEqual(built.dicts.method);
     expect(read.dicts.level).toEqual(built.dicts.level);
     // Cut short: not a whole file, so it is built again.
     fs.truncateSync(file, fs.statSync(file).size - 1);
-    expect(readScanColumns(file)).toBeNull();
+    expect(readScanColumns(file, '00000000deadbeef')).toBeNull();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -6,24 +6,27 @@
  * with the version, removed with it, and rebuilt from the database when missing or not whole);
  * see docs/ARCHITECTURE.md, "Explorer".
  *
- * Text fields (method, path, level) are ids into the file's own small dictionaries; function
- * and URL ids are the store's. An edge record's path is taken from its URL when the file is
- * built, so the explorer never reads the URL dictionary to filter or count paths.
+ * Method and level are ids into the file's own small dictionaries; function, URL and path ids
+ * are the store's (paths in its path dictionary, `paths.log`, shared by every partition so that
+ * a week of paths is counted in one array and only the top ones are read as text). An edge
+ * record's path is taken from its URL when the file is built, so the explorer never reads the
+ * URL dictionary to filter or count paths.
  *
  * File: `LXSC`, u32 format, u32 rows, u32 hour-count entries, u32 bytes of each dictionary's
- * JSON (DICTS order), the three JSON arrays, zero padding to 8 bytes, then the row arrays of
- * ROW_COLUMNS in order (Float64 first, so every array is aligned to its element size), then the
- * hour counts' arrays (HOUR_COLUMNS, Int32). A reader loads the header and the hour counts, and
- * only the row arrays and dictionaries it asks for: a busy hour's paths are tens of thousands
- * of texts that a histogram never reads.
+ * JSON (DICTS order), the 8 bytes of the path dictionary's epoch (a file built against another
+ * path dictionary is built again), the JSON arrays, zero padding to 8 bytes, then the row arrays
+ * of ROW_COLUMNS in order (Float64 first, so every array is aligned to its element size), then
+ * the hour counts' arrays (HOUR_COLUMNS, Int32). A reader loads the header and the hour counts,
+ * and only the row arrays and dictionaries it asks for.
  */
 import fs from 'node:fs';
 import type { SourceInfo } from '../sources.ts';
 import type { Db, SqlValue } from './db.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
-const FORMAT = 3;
-const HEAD = 28;
+const FORMAT = 4;
+const HEAD = 32;
+const EPOCH_AT = 24;
 /** A missing number (status) or text (dictionary id). */
 export const NONE = -1;
 const HOUR = 3_600_000_000;
@@ -43,21 +46,31 @@ export const HOUR_MICROS = HOUR;
 
 export interface ScanDictionaries {
   readonly method: string[];
-  readonly path: string[];
   readonly level: string[];
 }
 export type DictName = keyof ScanDictionaries;
-/** The dictionaries in file order (small ones first). */
-const DICTS: readonly DictName[] = ['method', 'level', 'path'];
+/** The dictionaries in file order. */
+const DICTS: readonly DictName[] = ['method', 'level'];
 /** Row arrays that hold ids into a dictionary: loading one loads its dictionary. */
-const DICT_OF: Partial<Record<ColumnName, DictName>> = { method: 'method', path: 'path', level: 'level' };
+const DICT_OF: Partial<Record<ColumnName, DictName>> = { method: 'method', level: 'level' };
+
+/** The store's path ids (store-wide, see TextDictionary), as a columns file is built. */
+export interface PathIds {
+  /** Names the path dictionary: 16 hex digits. */
+  readonly epoch: string;
+  /** The id of a path. */
+  ofText(path: string): number;
+  /** The id of an edge URL's path. */
+  ofUrl(urlId: number): number;
+}
 
 type RowArrays = { [K in (typeof F64)[number]]: Float64Array } & { [K in (typeof I32)[number]]: Int32Array };
 
 /**
  * A partition's columns. Row arrays: `ts`, `blk` (byte offset of the record's block in the
- * record file), `rid`, `project`, `boff`, `len`, `status` (or NONE), `method`, `path`, `level`
- * (indexes into `dicts`, or NONE), `fn` and `url` (the store's dictionary ids, 0 for none).
+ * record file), `rid`, `project`, `boff`, `len`, `status` (or NONE), `method`, `level` (indexes
+ * into `dicts`, or NONE), `path` (the store's path id, or NONE), `fn` and `url` (the store's
+ * dictionary ids, 0 for none).
  * Those read from a file are loaded by `load`; reading one not loaded throws.
  */
 export class ScanColumns {
@@ -75,6 +88,8 @@ export class ScanColumns {
     arrays: Partial<RowArrays>,
     /** Every hot column the source has was in the database (a partition not yet migrated lacks some: not written). */
     readonly complete: boolean,
+    /** The path dictionary's epoch its path ids belong to. */
+    readonly epoch: string,
     /** Where the arrays and dictionaries not loaded yet are: the file and each one's offset (and length). */
     private readonly file: { path: string; offsets: Record<ColumnName, number>; dicts: Record<DictName, { at: number; bytes: number }> } | null,
   ) {
@@ -85,9 +100,6 @@ export class ScanColumns {
     this.dicts = {
       get method() {
         return dict('method');
-      },
-      get path() {
-        return dict('path');
       },
       get level() {
         return dict('level');
@@ -211,10 +223,10 @@ function selectOf(db: Db, source: SourceInfo): { sql: string; complete: boolean 
 
 /**
  * Reads every row of a partition's database into columns, newest first, and counts them per hour.
- * @param urlPath the path of a URL id (edge records keep their path in the URL)
+ * @param paths the store's path ids (edge records keep their path in the URL)
  */
-export function buildScanColumns(db: Db, source: SourceInfo, urlPath: (id: number) => string): ScanColumns {
-  const b = new ColumnsBuilder(db, source, urlPath);
+export function buildScanColumns(db: Db, source: SourceInfo, paths: PathIds): ScanColumns {
+  const b = new ColumnsBuilder(db, source, paths);
   while (!b.step(db)) {
     // Every step in one go.
   }
@@ -227,8 +239,8 @@ export function buildScanColumns(db: Db, source: SourceInfo, urlPath: (id: numbe
  * for again at each step: the partition may have been dropped from memory and loaded again in
  * between (the same version, so the same rows).
  */
-export async function buildScanColumnsInSteps(db: () => Db, source: SourceInfo, urlPath: (id: number) => string, between: () => Promise<boolean>): Promise<ScanColumns | null> {
-  const b = new ColumnsBuilder(db(), source, urlPath);
+export async function buildScanColumnsInSteps(db: () => Db, source: SourceInfo, paths: PathIds, between: () => Promise<boolean>): Promise<ScanColumns | null> {
+  const b = new ColumnsBuilder(db(), source, paths);
   while (!b.step(db())) if (!(await between())) return null;
   return b.finish();
 }
@@ -248,15 +260,17 @@ class ColumnsBuilder {
   private readonly cols: RowArrays;
   private at = 0;
   private after: SqlValue[] | null = null;
-  private readonly dicts: Record<DictName, string[]> = { method: [], path: [], level: [] };
-  private readonly ids = { method: new Map<string, number>(), path: new Map<string, number>(), level: new Map<string, number>() };
-  private readonly paths = new Map<number, string>();
+  private readonly dicts: Record<DictName, string[]> = { method: [], level: [] };
+  private readonly ids = { method: new Map<string, number>(), level: new Map<string, number>() };
+  /** Path ids met so far, by text and by URL id (the dictionary is asked once for each). */
+  private readonly pathOfText = new Map<string, number>();
+  private readonly pathOfUrl = new Map<number, number>();
   private readonly counts = new Map<string, number>();
 
   constructor(
     db: Db,
     private readonly source: SourceInfo,
-    private readonly urlPath: (id: number) => string,
+    private readonly paths: PathIds,
   ) {
     this.select = selectOf(db, source);
     // The table's own key: rid, or the clustered key of function edge rows.
@@ -277,6 +291,18 @@ class ColumnsBuilder {
     return id;
   }
 
+  private pathIdOf(text: string): number {
+    let id = this.pathOfText.get(text);
+    if (id === undefined) this.pathOfText.set(text, (id = this.paths.ofText(text)));
+    return id;
+  }
+
+  private pathIdOfUrl(url: number): number {
+    let id = this.pathOfUrl.get(url);
+    if (id === undefined) this.pathOfUrl.set(url, (id = this.paths.ofUrl(url)));
+    return id;
+  }
+
   /** Reads the next rows; true when all are read. */
   step(db: Db): boolean {
     const { key, cols } = this;
@@ -293,12 +319,7 @@ class ColumnsBuilder {
       cols.len[i] = len as number;
       cols.status[i] = typeof status === 'number' && Number.isInteger(status) && status >= 0 && status <= 0x7fffffff ? status : NONE;
       cols.method[i] = this.idOf('method', method as string | null);
-      let p = path as string | null;
-      if (url !== null && url !== 0) {
-        p = this.paths.get(url as number) ?? null;
-        if (p === null) this.paths.set(url as number, (p = this.urlPath(url as number)));
-      }
-      cols.path[i] = this.idOf('path', p);
+      cols.path[i] = url !== null && url !== 0 ? this.pathIdOfUrl(url as number) : path === null ? NONE : this.pathIdOf(path as string);
       cols.level[i] = this.idOf('level', level as string | null);
       cols.fn[i] = (fn as number | null) ?? 0;
       cols.url[i] = (url as number | null) ?? 0;
@@ -331,7 +352,7 @@ class ColumnsBuilder {
       for (let c = 0; c < 6; c++) hours[HOUR_COLUMNS[c]!][j] = parts[c]!;
       hours.count[j++] = count;
     }
-    return new ScanColumns(n, this.dicts, hours, sorted, this.select.complete, null);
+    return new ScanColumns(n, this.dicts, hours, sorted, this.select.complete, this.paths.epoch, null);
   }
 }
 
@@ -366,6 +387,7 @@ export function encodeScanColumns(c: ScanColumns): Buffer {
   out.writeUInt32LE(FORMAT, 4);
   out.writeUInt32LE(c.n, 8);
   out.writeUInt32LE(c.hours.m, 12);
+  Buffer.from(c.epoch, 'hex').copy(out, EPOCH_AT);
   let at = HEAD;
   jsons.forEach((j, i) => {
     out.writeUInt32LE(j.length, 16 + 4 * i);
@@ -387,9 +409,10 @@ export function columnsFileOf(dbFile: string): string {
 
 /**
  * Opens a columns file: its dictionaries and hour counts are read, its row arrays when asked
- * (`load`). Null when it is missing or not a whole file of this format.
+ * (`load`). Null when it is missing, not a whole file of this format, or built against another
+ * path dictionary than the one of `epoch`.
  */
-export function readScanColumns(file: string): ScanColumns | null {
+export function readScanColumns(file: string, epoch: string): ScanColumns | null {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -402,6 +425,7 @@ export function readScanColumns(file: string): ScanColumns | null {
     const head = Buffer.alloc(HEAD);
     if (size < HEAD || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD) return null;
     if (head.readUInt32LE(0) !== MAGIC || head.readUInt32LE(4) !== FORMAT) return null;
+    if (head.toString('hex', EPOCH_AT, EPOCH_AT + 8) !== epoch) return null;
     const n = head.readUInt32LE(8);
     const m = head.readUInt32LE(12);
     const dicts = {} as Record<DictName, { at: number; bytes: number }>;
@@ -422,7 +446,7 @@ export function readScanColumns(file: string): ScanColumns | null {
       offsets[c] = at;
       at += n * BYTES[c];
     }
-    return new ScanColumns(n, {}, allocateHours(m, { buf: hourBuf, at: 0 }), {}, true, { path: file, offsets, dicts });
+    return new ScanColumns(n, {}, allocateHours(m, { buf: hourBuf, at: 0 }), {}, true, epoch, { path: file, offsets, dicts });
   } finally {
     fs.closeSync(fd);
   }

@@ -1,0 +1,166 @@
+/** The dictionary files: ids stable across reopen, exact lookups, rollback, crash leftovers; the derived (paths) file's token and cut lines. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TextDictionary } from './text-dictionary.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+const file = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'le-urls-'));
+  dirs.push(d);
+  return path.join(d, 'urls.log');
+};
+
+describe('TextDictionary, committed (URLs)', () => {
+  it('gives dense ids in order of first sight, the same id for a repeat, and reads every URL back', () => {
+    const d = new TextDictionary(file(), { bytes: 0, count: 0 });
+    expect(['https://a/x', 'https://b/y', 'https://a/x', 'é/ü?q="1"', 'https://b/y'].map((u) => d.idOf(u))).toEqual([1, 2, 1, 3, 2]);
+    expect(d.slice(0, 10)).toEqual([
+      { id: 1, text: 'https://a/x' },
+      { id: 2, text: 'https://b/y' },
+      { id: 3, text: 'é/ü?q="1"' },
+    ]);
+    expect(d.slice(1, 1)).toEqual([{ id: 2, text: 'https://b/y' }]);
+    expect(d.get(3)).toBe('é/ü?q="1"');
+  });
+
+  it('a committed state reopens with the same ids; 20,000 URLs (past the recent cache and many table growths) all resolve exactly', async () => {
+    const f = file();
+    const urls = Array.from({ length: 20_000 }, (_, i) => `https://p.supabase.co/rest/v1/t?id=eq.${i}`);
+    const d = new TextDictionary(f, { bytes: 0, count: 0 });
+    urls.forEach((u, i) => expect(d.idOf(u)).toBe(i + 1));
+    d.flush();
+    await d.fsync();
+    const state = d.state();
+    d.close();
+    const again = new TextDictionary(f, state);
+    // Backwards, so none is in the recent cache: every lookup goes through the hash table and the file.
+    for (let i = urls.length - 1; i >= 0; i--) expect(again.idOf(urls[i]!)).toBe(i + 1);
+    expect(again.idOf('https://new')).toBe(20_001);
+    again.close();
+  });
+
+  it('lines past the committed length (an import that never committed) are cut at open and ids reused', async () => {
+    const f = file();
+    const d = new TextDictionary(f, { bytes: 0, count: 0 });
+    d.idOf('kept');
+    d.flush();
+    const state = d.state();
+    d.idOf('lost');
+    d.flush();
+    d.close();
+    expect(fs.readFileSync(f, 'utf8')).toBe('"kept"\n"lost"\n');
+    const again = new TextDictionary(f, state);
+    expect(again.idOf('other')).toBe(2);
+    again.flush();
+    expect(fs.readFileSync(f, 'utf8')).toBe('"kept"\n"other"\n');
+    again.close();
+  });
+
+  it('resetTo goes back to an earlier state in memory; cutFile cuts the file only when asked', () => {
+    const f = file();
+    const d = new TextDictionary(f, { bytes: 0, count: 0 });
+    d.idOf('a');
+    d.flush();
+    const before = d.state();
+    d.idOf('b');
+    d.flush();
+    d.resetTo(before);
+    expect(fs.readFileSync(f, 'utf8')).toBe('"a"\n"b"\n');
+    expect(d.idOf('a')).toBe(1);
+    expect(d.slice(0, 10)).toEqual([{ id: 1, text: 'a' }]);
+    d.cutFile();
+    expect(fs.readFileSync(f, 'utf8')).toBe('"a"\n');
+    expect(d.idOf('c')).toBe(2);
+    d.close();
+  });
+
+  it('a file shorter than the catalog says is an error naming the file, not silent loss', () => {
+    const f = file();
+    fs.writeFileSync(f, '"a"\n');
+    const d = new TextDictionary(f, { bytes: 100, count: 5 });
+    expect(() => d.idOf('x')).toThrow(/urls\.log holds 4 bytes but the catalog points to byte 100/);
+  });
+});
+
+describe('TextDictionary, derived (paths)', () => {
+  const TOKEN_LINE = /^"\\u0000dictionary [0-9a-f]{16}"\n/;
+
+  it('starts with its token as id 1, then texts from id 2; reopens with the same token and ids', () => {
+    const f = file();
+    const d = new TextDictionary(f, 'derived');
+    const epoch = d.epoch;
+    expect(epoch).toMatch(/^[0-9a-f]{16}$/);
+    expect(['/a', '/b', '/a'].map((t) => d.idOf(t))).toEqual([2, 3, 2]);
+    d.syncNow();
+    d.close();
+    const text = fs.readFileSync(f, 'utf8');
+    expect(text).toMatch(TOKEN_LINE);
+    expect(text.split('\n').slice(1)).toEqual(['"/a"', '"/b"', '']);
+    const again = new TextDictionary(f, 'derived');
+    // The token is read from the first line alone, before anything is loaded.
+    expect(again.epoch).toBe(epoch);
+    expect(again.get(3)).toBe('/b');
+    expect(again.idOf('/c')).toBe(4);
+    again.close();
+  });
+
+  it('a cut or garbled last line (a crash mid-append) is dropped; the lines before it keep their ids', () => {
+    const f = file();
+    const d = new TextDictionary(f, 'derived');
+    const epoch = d.epoch;
+    d.idOf('/kept');
+    d.syncNow();
+    d.close();
+    fs.appendFileSync(f, '"/cut');
+    const cut = new TextDictionary(f, 'derived');
+    expect(cut.epoch).toBe(epoch);
+    expect(cut.count).toBe(0); // not loaded yet: the token came from the first line
+    expect(cut.idOf('/kept')).toBe(2);
+    expect(cut.count).toBe(2);
+    expect(cut.idOf('/new')).toBe(3);
+    cut.syncNow();
+    cut.close();
+    fs.appendFileSync(f, '\u0000\u0000\n"/after"\n');
+    const garbled = new TextDictionary(f, 'derived');
+    expect(garbled.slice(1, 10)).toEqual([
+      { id: 2, text: '/kept' },
+      { id: 3, text: '/new' },
+    ]);
+    garbled.close();
+    expect(fs.readFileSync(f, 'utf8').split('\n').slice(1)).toEqual(['"/kept"', '"/new"', '']);
+  });
+
+  it('a file that is not one (no token line, or deleted) starts again under a new token', () => {
+    const f = file();
+    fs.writeFileSync(f, '"/a"\n"/b"\n');
+    const d = new TextDictionary(f, 'derived');
+    const first = d.epoch;
+    expect(d.idOf('/b')).toBe(2);
+    d.syncNow();
+    d.close();
+    expect(fs.readFileSync(f, 'utf8')).toMatch(new RegExp(`${TOKEN_LINE.source}"/b"\\n$`));
+    fs.rmSync(f);
+    const fresh = new TextDictionary(f, 'derived');
+    expect(fresh.epoch).not.toBe(first);
+    fresh.close();
+  });
+
+  it('20,000 texts past the caches resolve exactly after a reopen', () => {
+    const f = file();
+    const texts = Array.from({ length: 20_000 }, (_, i) => `/storage/v1/object/b/${i}.png`);
+    const d = new TextDictionary(f, 'derived');
+    texts.forEach((t, i) => expect(d.idOf(t)).toBe(i + 2));
+    d.syncNow();
+    d.close();
+    const again = new TextDictionary(f, 'derived');
+    for (let i = 0; i < texts.length; i += 997) expect(again.get(i + 2)).toBe(texts[i]);
+    for (let i = texts.length - 1; i >= 0; i -= 1009) expect(again.idOf(texts[i]!)).toBe(i + 2);
+    expect(again.count).toBe(20_001);
+    again.close();
+  });
+});

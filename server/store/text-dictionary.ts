@@ -1,0 +1,369 @@
+/**
+ * A dictionary of texts with dense ids, kept in an append-only file (one JSON string per line,
+ * id = line number). Two of them:
+ * - **URLs** (`urls.log`): every distinct request URL of the edge logs. Real URLs carry query
+ *   strings, so there are many (a fifth of the records); kept in the catalog they would make it
+ *   hundreds of MB at 10M records, loaded at every start and written at every commit. The
+ *   committed length is in the catalog like a record file's; an import rolled back takes its
+ *   URLs back.
+ * - **Paths** (`paths.log`, `'derived'`): every distinct request path of every source, so that
+ *   the columns files of all partitions share path ids and the explorer counts paths in one
+ *   array. Derived data like the columns files: no catalog entry; its first line is a random
+ *   token (id 1) that names this file, so a columns file built against another one is rebuilt;
+ *   ids are never taken back; a crash may leave a cut last line, which is dropped when loaded.
+ *   Lines are made durable (`syncNow`) before a columns file that uses them is written.
+ *
+ * In memory: per id its offset and a 32-bit hash (12 bytes), an open-addressing table from hash
+ * to id, and bounded caches of recent lookups both ways; a lookup that misses them reads the
+ * candidate's line back. Loaded on first use, not at start.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+
+const NEWLINE = 0x0a;
+/** Recent text -> id kept as strings (repeated texts of a batch hit here, not the file). */
+const RECENT = 50_000;
+/** Appended lines kept in memory until this many bytes, then written. */
+const WRITE_BUFFER = 1 << 20;
+/** Texts read back by id kept (a page of records asks for the same paths again and again). */
+const READ_CACHE = 4096;
+/** The first line of a derived dictionary: this prefix and 16 hex digits. */
+const TOKEN_PREFIX = '\u0000dictionary ';
+
+/** FNV-1a over UTF-16 code units: cheap and good enough to spread a hash table. */
+function hash32(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}
+
+const isToken = (text: string) => text.length === TOKEN_PREFIX.length + 16 && text.startsWith(TOKEN_PREFIX);
+
+export class TextDictionary {
+  private loaded = false;
+  private fd: number | null = null;
+  /** offsets[id] = byte offset of text id's line (ids from 1); offsets[count + 1] = end. */
+  private offsets = new Float64Array(1024);
+  private hashes = new Int32Array(1024);
+  /** Open addressing: slot -> id (0 = empty). */
+  private table = new Int32Array(2048);
+  private recent = new Map<string, number>();
+  private pending: Buffer[] = [];
+  /** The texts of the pending lines, in id order (the first is id `written` ids + 1). */
+  private pendingTexts: string[] = [];
+  private pendingBytes = 0;
+  /** Bytes written to the file (pending bytes follow them). */
+  private written = 0;
+  /** Bytes known durable (derived: lines a columns file may use). */
+  private synced = 0;
+  private readCache = new Map<number, string>();
+  private token: string | null = null;
+  count = 0;
+  private committed: { bytes: number; count: number };
+  private readonly derived: boolean;
+
+  constructor(
+    readonly file: string,
+    /** Committed length and count, from the catalog; or 'derived': whatever whole lines the file holds. */
+    committed: { bytes: number; count: number } | 'derived',
+  ) {
+    this.derived = committed === 'derived';
+    this.committed = committed === 'derived' ? { bytes: 0, count: 0 } : committed;
+  }
+
+  /** Bytes of all lines, written or pending. */
+  get bytes(): number {
+    return this.written + this.pendingBytes;
+  }
+
+  private open(): number {
+    if (this.fd === null) {
+      this.fd = fs.openSync(this.file, fs.existsSync(this.file) ? 'r+' : 'w+', 0o600);
+      if (this.derived) {
+        this.committed = { bytes: fs.fstatSync(this.fd).size, count: -1 };
+        return this.fd;
+      }
+      const actual = fs.fstatSync(this.fd).size;
+      if (actual < this.committed.bytes) throw new Error(`${this.file} holds ${actual} bytes but the catalog points to byte ${this.committed.bytes}`);
+      // Lines past the committed end come from an import that never committed.
+      if (actual > this.committed.bytes) fs.ftruncateSync(this.fd, this.committed.bytes);
+    }
+    return this.fd;
+  }
+
+  /** Reads the committed lines to build the in-memory index (first use only). */
+  private load(): void {
+    if (this.loaded) return;
+    this.loaded = true;
+    const fd = this.open();
+    if (this.derived) return this.loadDerived(fd);
+    this.reserve(this.committed.count + 1);
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let pos = 0;
+    let carry = Buffer.alloc(0);
+    let id = 0;
+    while (pos < this.committed.bytes) {
+      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, this.committed.bytes - pos), pos);
+      if (n === 0) break;
+      let chunk = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      let start = 0;
+      const base = pos - carry.length;
+      for (let i = chunk.indexOf(NEWLINE); i >= 0; i = chunk.indexOf(NEWLINE, start)) {
+        id++;
+        this.offsets[id] = base + start;
+        this.hashes[id] = hash32(JSON.parse(chunk.toString('utf8', start, i)) as string);
+        start = i + 1;
+      }
+      carry = Buffer.from(chunk.subarray(start));
+      chunk = Buffer.alloc(0);
+      pos += n;
+    }
+    if (id !== this.committed.count) throw new Error(`${this.file} holds ${id} texts but the catalog counts ${this.committed.count}`);
+    this.count = id;
+    this.written = this.committed.bytes;
+    this.offsets[id + 1] = this.written;
+    this.rebuildTable();
+  }
+
+  /**
+   * A derived file: every whole line that parses, up to the first that does not (a crash cut
+   * it); the rest is cut off. A file without its token line is started again.
+   */
+  private loadDerived(fd: number): void {
+    const size = fs.fstatSync(fd).size;
+    const all = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = fs.readSync(fd, all, got, size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    let id = 0;
+    let start = 0;
+    for (let i = all.indexOf(NEWLINE); i >= 0 && i < got; i = all.indexOf(NEWLINE, start)) {
+      let text: unknown;
+      try {
+        text = JSON.parse(all.toString('utf8', start, i));
+      } catch {
+        break;
+      }
+      if (typeof text !== 'string' || (id === 0 && !isToken(text))) break;
+      if (id === 0) this.token = text.slice(TOKEN_PREFIX.length);
+      id++;
+      this.reserve(id + 1);
+      this.offsets[id] = start;
+      this.hashes[id] = hash32(text);
+      start = i + 1;
+    }
+    if (start < size) fs.ftruncateSync(fd, start);
+    this.count = id;
+    this.written = this.synced = start;
+    this.offsets[id + 1] = start;
+    this.rebuildTable();
+    if (id === 0) {
+      // New (or not one of ours): a new token, so no columns file built before matches it.
+      this.token = randomBytes(8).toString('hex');
+      this.idOf(TOKEN_PREFIX + this.token);
+      this.syncNow();
+    }
+  }
+
+  /** How many ids there are (loads the file on first use; `count` is 0 until then). */
+  size(): number {
+    this.load();
+    return this.count;
+  }
+
+  /** What names a derived file: columns files built against it carry it. */
+  get epoch(): string {
+    if (!this.derived) throw new Error(`${this.file} is not a derived dictionary`);
+    if (this.token === null && !this.loaded) {
+      // The first line alone, without loading every line.
+      const head = Buffer.alloc(TOKEN_PREFIX.length + 24);
+      const n = fs.readSync(this.open(), head, 0, head.length, 0);
+      const end = head.indexOf(NEWLINE);
+      if (end >= 0 && end < n) {
+        try {
+          const text = JSON.parse(head.toString('utf8', 0, end)) as unknown;
+          if (typeof text === 'string' && isToken(text)) this.token = text.slice(TOKEN_PREFIX.length);
+        } catch {
+          // Loaded (and started again) below.
+        }
+      }
+    }
+    if (this.token === null) this.load();
+    return this.token!;
+  }
+
+  private reserve(ids: number): void {
+    if (ids + 2 <= this.offsets.length) return;
+    let cap = this.offsets.length;
+    while (cap < ids + 2) cap *= 2;
+    const o = new Float64Array(cap);
+    o.set(this.offsets);
+    this.offsets = o;
+    const h = new Int32Array(cap);
+    h.set(this.hashes);
+    this.hashes = h;
+  }
+
+  private rebuildTable(): void {
+    let cap = this.table.length;
+    while (cap < (this.count + 1) * 2) cap *= 2;
+    this.table = new Int32Array(cap);
+    for (let id = 1; id <= this.count; id++) this.place(id);
+  }
+
+  private place(id: number): void {
+    const mask = this.table.length - 1;
+    let slot = this.hashes[id]! & mask;
+    while (this.table[slot] !== 0) slot = (slot + 1) & mask;
+    this.table[slot] = id;
+  }
+
+  /** The text of an id. */
+  get(id: number): string {
+    const hit = this.readCache.get(id);
+    if (hit !== undefined) return hit;
+    this.load();
+    if (id < 1 || id > this.count) throw new Error(`${this.file} has no text with id ${id}`);
+    const start = this.offsets[id]!;
+    const end = this.offsets[id + 1]! - 1;
+    if (start >= this.written) return this.pendingTexts[id - (this.count - this.pendingTexts.length) - 1]!;
+    const bytes = Buffer.allocUnsafe(end - start);
+    let got = 0;
+    while (got < bytes.length) got += fs.readSync(this.open(), bytes, got, bytes.length - got, start + got);
+    const text = JSON.parse(bytes.toString('utf8')) as string;
+    if (this.readCache.size >= READ_CACHE) this.readCache.clear();
+    this.readCache.set(id, text);
+    return text;
+  }
+
+  /** The id of a text, adding it when new. */
+  idOf(text: string): number {
+    const hit = this.recent.get(text);
+    if (hit !== undefined) return hit;
+    this.load();
+    const h = hash32(text);
+    const mask = this.table.length - 1;
+    let slot = h & mask;
+    for (let id = this.table[slot]!; id !== 0; id = this.table[(slot = (slot + 1) & mask)]!) {
+      if (this.hashes[id] === h && this.get(id) === text) return this.remember(text, id);
+    }
+    const id = ++this.count;
+    this.reserve(id + 1);
+    const line = Buffer.from(`${JSON.stringify(text)}\n`, 'utf8');
+    this.offsets[id] = this.bytes;
+    this.hashes[id] = h;
+    this.pending.push(line);
+    this.pendingTexts.push(text);
+    this.pendingBytes += line.length;
+    this.offsets[id + 1] = this.bytes;
+    if ((this.count + 1) * 2 > this.table.length) this.rebuildTable();
+    else this.table[slot] = id;
+    if (this.pendingBytes >= WRITE_BUFFER) this.flush();
+    return this.remember(text, id);
+  }
+
+  private remember(text: string, id: number): number {
+    if (this.recent.size >= RECENT) this.recent.clear();
+    this.recent.set(text, id);
+    return id;
+  }
+
+  /** Texts with ids after `after`, at most `limit`, in id order (for pattern matching). */
+  slice(after: number, limit: number): Array<{ id: number; text: string }> {
+    this.load();
+    const out: Array<{ id: number; text: string }> = [];
+    const last = Math.min(this.count, after + limit);
+    if (last <= after) return out;
+    const firstPending = this.count - this.pendingTexts.length + 1;
+    const lastInFile = Math.min(last, firstPending - 1);
+    if (lastInFile > after) {
+      const start = this.offsets[after + 1]!;
+      const bytes = Buffer.allocUnsafe(this.offsets[lastInFile + 1]! - start);
+      let got = 0;
+      while (got < bytes.length) got += fs.readSync(this.open(), bytes, got, bytes.length - got, start + got);
+      let at = 0;
+      for (let id = after + 1; id <= lastInFile; id++) {
+        const len = this.offsets[id + 1]! - this.offsets[id]!;
+        out.push({ id, text: JSON.parse(bytes.toString('utf8', at, at + len - 1)) as string });
+        at += len;
+      }
+    }
+    for (let id = Math.max(after + 1, firstPending); id <= last; id++) out.push({ id, text: this.pendingTexts[id - firstPending]! });
+    return out;
+  }
+
+  /** Writes pending lines to the file. */
+  flush(): void {
+    if (!this.pendingBytes) return;
+    const data = Buffer.concat(this.pending);
+    const fd = this.open();
+    let done = 0;
+    while (done < data.length) done += fs.writeSync(fd, data, done, data.length - done, this.written + done);
+    this.written += data.length;
+    this.pending = [];
+    this.pendingTexts = [];
+    this.pendingBytes = 0;
+  }
+
+  /** What a commit records: written lines (call `flush` first). */
+  state(): { bytes: number; count: number } {
+    return this.loaded ? { bytes: this.written, count: this.count } : this.committed;
+  }
+
+  /** Writes and makes durable every line so far, at once (a derived file, before a columns file that uses them). */
+  syncNow(): void {
+    this.flush();
+    if (this.synced === this.written) return;
+    fs.fsyncSync(this.open());
+    this.synced = this.written;
+  }
+
+  /** Makes the written lines durable (before the catalog that counts them is renamed). */
+  fsync(): Promise<void> {
+    if (this.fd === null) return Promise.resolve();
+    const fd = this.fd;
+    return new Promise<void>((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
+  }
+
+  /** A commit named `state`. */
+  committedAt(state: { bytes: number; count: number }): void {
+    this.committed = state;
+  }
+
+  /**
+   * Goes back to an earlier state (a rolled-back import) in memory; lines past it are
+   * overwritten by the next appends. The file is cut only by `cutFile`, once a catalog naming
+   * the earlier state is committed.
+   */
+  resetTo(state: { bytes: number; count: number }): void {
+    this.recent.clear();
+    this.readCache.clear();
+    this.pending = [];
+    this.pendingTexts = [];
+    this.pendingBytes = 0;
+    if (this.loaded && state.count <= this.count) {
+      this.count = state.count;
+      this.written = state.bytes;
+      this.offsets[state.count + 1] = state.bytes;
+      this.rebuildTable();
+    } else this.loaded = false;
+    this.committed = state;
+  }
+
+  /** Cuts the file to the committed length. */
+  cutFile(): void {
+    if (this.fd !== null) fs.ftruncateSync(this.fd, this.committed.bytes);
+    else if (fs.existsSync(this.file)) fs.truncateSync(this.file, this.committed.bytes);
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+}
