@@ -179,8 +179,8 @@ export class Partition {
     this.db?.close();
     this.db = null;
     this.loadedBytes = 0;
-    // Its record file is opened again on the next read; thousands of partitions, few fds.
-    this.blocks.close();
+    // Its record file stays as it is: descriptors and decompressed blocks are bounded across
+    // all partitions (record-blocks.ts), and the explorer reads records of partitions it never loads.
   }
 
   /** Closes everything; rows not saved are dropped (the partition is being removed or closed). */

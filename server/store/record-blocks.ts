@@ -18,8 +18,56 @@ import zlib from 'node:zlib';
 export const BLOCK_BYTES = 256 * 1024;
 const HEADER = 8;
 const NEWLINE = 0x0a;
-/** Blocks kept decompressed per file (logs.all reads a few neighbouring blocks again and again). */
-const CACHED_BLOCKS = 8;
+/**
+ * Decompressed blocks kept, over all record files, least recently used first: logs.all and the
+ * explorer's pages read a few neighbouring blocks again and again, while a search reads each
+ * block once. One budget for the store, not a few blocks per file: the explorer reads the
+ * records of hundreds of partitions whose databases are never loaded (nor unloaded).
+ */
+const CACHE_BYTES = 32 * 1024 * 1024;
+/** Record files open at once (a week's search touches hundreds; some systems allow 256 descriptors). */
+const MAX_OPEN = 64;
+
+/** Decompressed blocks by file and offset, least recently used first. */
+const cache = new Map<string, { owner: RecordBlocks; raw: Buffer }>();
+let cachedBytes = 0;
+/** Files with an open descriptor, least recently used first. */
+const open = new Set<RecordBlocks>();
+let nextId = 1;
+
+function cachePut(owner: RecordBlocks, key: string, raw: Buffer): void {
+  cache.set(key, { owner, raw });
+  cachedBytes += raw.length;
+  for (const [k, v] of cache) {
+    if (cachedBytes <= CACHE_BYTES) break;
+    cache.delete(k);
+    cachedBytes -= v.raw.length;
+  }
+}
+
+function cacheDrop(owner: RecordBlocks): void {
+  for (const [k, v] of cache) {
+    if (v.owner !== owner) continue;
+    cache.delete(k);
+    cachedBytes -= v.raw.length;
+  }
+}
+
+/** Closes the least recently used descriptors past MAX_OPEN (the most recent one stays). */
+function trimOpen(): void {
+  if (open.size <= MAX_OPEN) return;
+  let last: RecordBlocks | undefined;
+  for (const f of open) last = f;
+  for (const f of open) {
+    if (open.size <= MAX_OPEN) break;
+    if (f !== last && f.closable) f.closeFd();
+  }
+}
+
+/** What the shared state holds now: decompressed bytes cached, descriptors open (tests). */
+export function recordBlocksHeld(): { cachedBytes: number; openFiles: number } {
+  return { cachedBytes, openFiles: open.size };
+}
 
 const BROTLI = {
   params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT },
@@ -37,7 +85,12 @@ export class RecordBlocks {
   size: number;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
-  private cache = new Map<number, Buffer>();
+  /** Blocks written and not yet fsynced, or an fsync running: the descriptor stays open. */
+  private unsynced = false;
+  private syncing = 0;
+  private writes = 0;
+  /** Names this file's blocks in the shared cache (a file of the same name may come again). */
+  private readonly id = nextId++;
 
   /** @param size the committed length: bytes past it are left by an import that never committed. */
   constructor(
@@ -48,7 +101,13 @@ export class RecordBlocks {
   }
 
   private handle(): number {
-    if (this.fd === null) {
+    if (this.fd !== null) {
+      open.delete(this);
+      open.add(this);
+      trimOpen();
+      return this.fd;
+    }
+    {
       fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
       this.fd = fs.openSync(this.file, fs.existsSync(this.file) ? 'r+' : 'w+', 0o600);
       const actual = fs.fstatSync(this.fd).size;
@@ -56,7 +115,24 @@ export class RecordBlocks {
       // Bytes past the committed end come from an import that never committed.
       if (actual > this.size) fs.ftruncateSync(this.fd, this.size);
     }
+    open.add(this);
+    trimOpen();
     return this.fd;
+  }
+
+  /** Whether its descriptor may be closed now (written blocks are fsynced through it first). */
+  get closable(): boolean {
+    return !this.unsynced && this.syncing === 0;
+  }
+
+  closeFd(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+    open.delete(this);
+  }
+
+  private key(blk: number): string {
+    return `${this.id}:${blk}`;
   }
 
   /** Adds one record (no newline inside) to the block being filled; returns its address. */
@@ -86,20 +162,22 @@ export class RecordBlocks {
     const fd = this.handle();
     let written = 0;
     while (written < block.length) written += fs.writeSync(fd, block, written, block.length - written, this.size + written);
-    this.cache.set(this.size, raw);
-    this.trimCache();
+    this.unsynced = true;
+    this.writes++;
+    cachePut(this, this.key(this.size), raw);
     this.size += block.length;
     this.pending = [];
     this.pendingBytes = 0;
   }
 
-  private trimCache(): void {
-    while (this.cache.size > CACHED_BLOCKS) this.cache.delete(this.cache.keys().next().value!);
-  }
-
   private block(blk: number): Buffer {
-    const hit = this.cache.get(blk);
-    if (hit) return hit;
+    const key = this.key(blk);
+    const hit = cache.get(key);
+    if (hit) {
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit.raw;
+    }
     const fd = this.handle();
     const head = Buffer.allocUnsafe(HEADER);
     readFully(fd, head, blk, this.file);
@@ -107,8 +185,7 @@ export class RecordBlocks {
     readFully(fd, packed, blk + HEADER, this.file);
     const raw = zlib.brotliDecompressSync(packed);
     if (raw.length !== head.readUInt32LE(4)) throw new Error(`${path.basename(this.file)}: block at ${blk} does not decompress to its recorded length`);
-    this.cache.set(blk, raw);
-    this.trimCache();
+    cachePut(this, key, raw);
     return raw;
   }
 
@@ -135,14 +212,24 @@ export class RecordBlocks {
   sync(): Promise<void> {
     if (this.fd === null) return Promise.resolve();
     const fd = this.fd;
-    return new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
+    const writes = this.writes;
+    this.syncing++;
+    return new Promise((resolve, reject) =>
+      fs.fsync(fd, (err) => {
+        this.syncing--;
+        if (err) return reject(err);
+        if (this.writes === writes) this.unsynced = false;
+        trimOpen();
+        resolve();
+      }),
+    );
   }
 
   /** Cuts the file back to `size` (a rolled-back import), dropping the pending block. */
   truncate(size: number): void {
     this.pending = [];
     this.pendingBytes = 0;
-    this.cache.clear();
+    cacheDrop(this);
     this.size = size;
     if (this.fd !== null) fs.ftruncateSync(this.fd, size);
     else if (fs.existsSync(this.file)) fs.truncateSync(this.file, size);
@@ -154,11 +241,12 @@ export class RecordBlocks {
     this.pendingBytes = 0;
   }
 
+  /** Closes the file and forgets its cached blocks (the partition is removed, or the store closed). */
   close(): void {
     if (this.pendingBytes > 0) throw new Error(`${path.basename(this.file)}: closing with an unwritten block`);
-    if (this.fd !== null) fs.closeSync(this.fd);
-    this.fd = null;
-    this.cache.clear();
+    this.closeFd();
+    this.unsynced = false;
+    cacheDrop(this);
   }
 }
 

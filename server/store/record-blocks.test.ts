@@ -1,0 +1,91 @@
+/**
+ * Record files: every record reads back exactly, while descriptors and decompressed blocks stay
+ * within their store-wide bounds however many files are read; a file with writes not yet
+ * fsynced keeps its descriptor; a rolled-back file never serves a block from before.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../testing/fixtures.ts';
+import { BLOCK_BYTES, RecordBlocks, recordBlocksHeld, type RecordAddress } from './record-blocks.ts';
+
+const dirs: string[] = [];
+const files: RecordBlocks[] = [];
+afterEach(() => {
+  for (const f of files.splice(0)) f.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A record file of `blocks` whole blocks of distinct records; their texts and addresses. */
+function filled(dir: string, name: string, blocks: number): { file: RecordBlocks; recs: Array<{ text: string; addr: RecordAddress }> } {
+  const file = new RecordBlocks(path.join(dir, name), 0);
+  files.push(file);
+  const recs: Array<{ text: string; addr: RecordAddress }> = [];
+  let raw = 0;
+  for (let i = 0; raw < blocks * BLOCK_BYTES; i++) {
+    const text = JSON.stringify({ id: `${name}-${i}`, event_message: `record ${i} of ${name} `.repeat(20) });
+    recs.push({ text, addr: file.add(Buffer.from(text)) });
+    raw += text.length + 1;
+  }
+  file.flush();
+  return { file, recs };
+}
+
+const openDescriptorsOf = (file: string) =>
+  fs.readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false;
+    }
+  }).length;
+
+describe('record files', () => {
+  it('150 files read in turn: every record exact, at most 64 open and 32 MiB of blocks decompressed', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const all = Array.from({ length: 150 }, (_, i) => filled(dir, `p${i}.records`, 3));
+    await Promise.all(all.map(({ file }) => file.sync()));
+    let maxOpen = 0;
+    let maxCached = 0;
+    for (let round = 0; round < 2; round++) {
+      for (const { file, recs } of all) {
+        for (let i = 0; i < recs.length; i += 37) expect(file.read(recs[i]!.addr).toString()).toBe(recs[i]!.text);
+        const held = recordBlocksHeld();
+        maxOpen = Math.max(maxOpen, held.openFiles);
+        maxCached = Math.max(maxCached, held.cachedBytes);
+      }
+    }
+    expect(maxOpen).toBeLessThanOrEqual(64);
+    expect(maxCached).toBeLessThanOrEqual(32 * 1024 * 1024);
+    // The bounds were reached: 150 files of 3 blocks hold more than either.
+    expect(maxOpen).toBe(64);
+    expect(maxCached).toBeGreaterThan(30 * 1024 * 1024);
+  });
+
+  it.skipIf(process.platform !== 'linux')('a file written and not yet fsynced keeps its descriptor while others come and go; after its sync it may close', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const { file: written } = filled(dir, 'written.records', 1);
+    const others = Array.from({ length: 80 }, (_, i) => filled(dir, `o${i}.records`, 1));
+    await Promise.all(others.map(({ file }) => file.sync()));
+    for (const { file, recs } of others) file.read(recs[0]!.addr);
+    expect(openDescriptorsOf(written.file)).toBe(1);
+    await written.sync();
+    // More files opened: the least recently used descriptors close, this one among them.
+    for (let i = 0; i < 80; i++) filled(dir, `n${i}.records`, 1);
+    expect(openDescriptorsOf(written.file)).toBe(0);
+  });
+
+  it('cut back (a rolled-back import) and written again, it serves the new blocks, not cached old ones', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const { file, recs } = filled(dir, 'cut.records', 1);
+    expect(file.read(recs[0]!.addr).toString()).toBe(recs[0]!.text);
+    file.truncate(0);
+    const again = file.add(Buffer.from('{"id":"new"}'));
+    file.flush();
+    expect(again.blk).toBe(recs[0]!.addr.blk);
+    expect(file.read(again).toString()).toBe('{"id":"new"}');
+  });
+});
