@@ -237,6 +237,44 @@ describe('columns files', () => {
   });
 });
 
+describe('columns files after an upgrade', () => {
+  it('of an earlier format, or built against another path dictionary, are rebuilt in the background after the store opens, before any request', async () => {
+    const recs = records(6);
+    const dir = tempDir();
+    t = appOver(await LogStore.open(dir));
+    try {
+      await importRecords(t.store, 'edge_logs', recs.map(edgeOf));
+      await t.store.columnsSettled();
+      const edgeDir = path.join(dir, 'parts', 'edge_logs');
+      const cols = () => filesUnder(edgeDir).filter((f) => f.endsWith('.cols'));
+      const format = (f: string) => fs.readFileSync(path.join(edgeDir, f)).readUInt32LE(4);
+      const files = cols();
+      expect(files.length).toBeGreaterThan(1);
+      const current = format(files[0]!);
+      await t.close();
+      // Half as an earlier format wrote them, the rest against a path dictionary that is gone.
+      for (const f of files.filter((_, i) => i % 2 === 0)) {
+        const bytes = fs.readFileSync(path.join(edgeDir, f));
+        bytes.writeUInt32LE(current - 1, 4);
+        fs.writeFileSync(path.join(edgeDir, f), bytes);
+      }
+      const stamp = new Map(files.map((f) => [f, fs.statSync(path.join(edgeDir, f)).mtimeMs]));
+      fs.rmSync(path.join(dir, 'paths.log'));
+      t = appOver(await LogStore.open(dir));
+      await t.store.columnsSettled();
+      expect(cols()).toEqual(files);
+      for (const f of files) {
+        expect(format(f), f).toBe(current);
+        expect(fs.statSync(path.join(edgeDir, f)).mtimeMs, f).not.toBe(stamp.get(f));
+      }
+    } finally {
+      await t?.close();
+      t = undefined;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the path dictionary', () => {
   it('is shared by every partition; deleted or replaced, the columns files built against it are rebuilt and path facets and filters stay the same', async () => {
     const recs = records(4);

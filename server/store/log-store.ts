@@ -21,7 +21,7 @@ import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 import { makeOwnerOnly } from './data-dir.ts';
 import { writeSynced, syncDir, syncFile } from './durable.ts';
-import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, encodeScanColumns, readScanColumns, type ColumnName, type DictName, type PathIds, type ScanColumns } from './scan-columns.ts';
+import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileUsable, encodeScanColumns, readScanColumns, type ColumnName, type DictName, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { pathOfUrl } from '../ingest/normalize.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
@@ -312,6 +312,9 @@ export class LogStore {
         store.catalogDirty = true;
         await store.save();
       }
+      // Columns files missing, or of an earlier format or path dictionary (after an upgrade),
+      // are built in the background, not by the first request that needs a week of them.
+      for (const p of store.parts.values()) store.queueColumns(p);
       return store;
     } catch (err) {
       lock?.release();
@@ -537,8 +540,11 @@ export class LogStore {
         this.inBackground = false;
       }
     };
+    let looked = 0;
     while (this.columnQueue.size && !this.closing) {
-      await pause();
+      // Files found whole cost a header read each: a turn for others every hundred (a store
+      // opened after an upgrade checks thousands).
+      if (looked++ % 100 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       let next: [Partition, number] | null = null;
       for (const entry of this.columnQueue) if (!next || entry[0].start > next[0].start) next = entry;
       // The queue may have been emptied meanwhile (the engine reopened).
@@ -547,7 +553,9 @@ export class LogStore {
       this.columnQueue.delete(p);
       const unchanged = () => !this.closing && p.row.version === version && p.staged === null && !p.dirty && this.parts.get(partKey(p.source.code, p.start)) === p;
       const file = columnsFileOf(p.dbFile(version));
-      if (!unchanged() || fs.existsSync(file)) continue;
+      if (!unchanged() || columnsFileUsable(file, this.paths.epoch)) continue;
+      await pause();
+      if (!unchanged()) continue;
       try {
         const cols = await buildScanColumnsInSteps(() => use(p), p.source, this.pathIds, async () => {
           await pause();

@@ -413,6 +413,29 @@ export function columnsFileOf(dbFile: string): string {
  * path dictionary than the one of `epoch`.
  */
 export function readScanColumns(file: string, epoch: string): ScanColumns | null {
+  return withFile(file, (fd) => {
+    const head = readHead(fd, epoch);
+    if (!head) return null;
+    const { n, m, dicts, start, hoursAt } = head;
+    const hourBuf = new ArrayBuffer(m * HOUR_COLUMNS.length * 4);
+    if (fs.readSync(fd, new Uint8Array(hourBuf), 0, hourBuf.byteLength, hoursAt) !== hourBuf.byteLength) return null;
+    const offsets = {} as Record<ColumnName, number>;
+    let at = start;
+    for (const c of ROW_COLUMNS) {
+      offsets[c] = at;
+      at += n * BYTES[c];
+    }
+    return new ScanColumns(n, {}, allocateHours(m, { buf: hourBuf, at: 0 }), {}, true, epoch, { path: file, offsets, dicts });
+  });
+}
+
+/** Whether a columns file is whole, of this format and of the path dictionary of `epoch` (its header and length only). */
+export function columnsFileUsable(file: string, epoch: string): boolean {
+  return withFile(file, (fd) => readHead(fd, epoch) !== null) ?? false;
+}
+
+/** `read` over the open file; null when there is no file. */
+function withFile<T>(file: string, read: (fd: number) => T): T | null {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -421,33 +444,30 @@ export function readScanColumns(file: string, epoch: string): ScanColumns | null
     throw err;
   }
   try {
-    const size = fs.fstatSync(fd).size;
-    const head = Buffer.alloc(HEAD);
-    if (size < HEAD || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD) return null;
-    if (head.readUInt32LE(0) !== MAGIC || head.readUInt32LE(4) !== FORMAT) return null;
-    if (head.toString('hex', EPOCH_AT, EPOCH_AT + 8) !== epoch) return null;
-    const n = head.readUInt32LE(8);
-    const m = head.readUInt32LE(12);
-    const dicts = {} as Record<DictName, { at: number; bytes: number }>;
-    let at = HEAD;
-    DICTS.forEach((d, i) => {
-      const bytes = head.readUInt32LE(16 + 4 * i);
-      dicts[d] = { at, bytes };
-      at += bytes;
-    });
-    const start = pad8(at);
-    const hoursAt = start + n * BYTES_PER_ROW;
-    if (size !== hoursAt + m * HOUR_COLUMNS.length * 4) return null;
-    const hourBuf = new ArrayBuffer(m * HOUR_COLUMNS.length * 4);
-    if (fs.readSync(fd, new Uint8Array(hourBuf), 0, hourBuf.byteLength, hoursAt) !== hourBuf.byteLength) return null;
-    const offsets = {} as Record<ColumnName, number>;
-    at = start;
-    for (const c of ROW_COLUMNS) {
-      offsets[c] = at;
-      at += n * BYTES[c];
-    }
-    return new ScanColumns(n, {}, allocateHours(m, { buf: hourBuf, at: 0 }), {}, true, epoch, { path: file, offsets, dicts });
+    return read(fd);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The header's counts and where each part is; null unless the file is whole, of this format and of `epoch`. */
+function readHead(fd: number, epoch: string): { n: number; m: number; dicts: Record<DictName, { at: number; bytes: number }>; start: number; hoursAt: number } | null {
+  const size = fs.fstatSync(fd).size;
+  const head = Buffer.alloc(HEAD);
+  if (size < HEAD || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD) return null;
+  if (head.readUInt32LE(0) !== MAGIC || head.readUInt32LE(4) !== FORMAT) return null;
+  if (head.toString('hex', EPOCH_AT, EPOCH_AT + 8) !== epoch) return null;
+  const n = head.readUInt32LE(8);
+  const m = head.readUInt32LE(12);
+  const dicts = {} as Record<DictName, { at: number; bytes: number }>;
+  let at = HEAD;
+  DICTS.forEach((d, i) => {
+    const bytes = head.readUInt32LE(16 + 4 * i);
+    dicts[d] = { at, bytes };
+    at += bytes;
+  });
+  const start = pad8(at);
+  const hoursAt = start + n * BYTES_PER_ROW;
+  if (size !== hoursAt + m * HOUR_COLUMNS.length * 4) return null;
+  return { n, m, dicts, start, hoursAt };
 }
