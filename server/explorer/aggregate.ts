@@ -192,7 +192,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   } else {
     /** Adds the counts of one array of values (rows, or hour counts with their `weights`). */
     const countValues = (f: ExplorerFieldName, c: ScanColumns, values: Int32Array, from: number, to: number, pass: (i: number) => boolean, weights?: Int32Array, sign = 1) => {
-      if (f === 'path') return pathCounts.addRows(values, from, to, pass, sign);
+      if (f === 'path') throw new Error('paths are counted by path id, not here');
       const numeric = f === 'status' || f === 'function_id';
       // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
       const size = numeric ? 1024 : c.dicts[f].length;
@@ -212,18 +212,37 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
       for (const [v, k] of big) bump(f, valueOf(v), k);
     };
     const columnOf = (f: ExplorerFieldName): 'status' | 'method' | 'path' | 'level' | 'fn' => (f === 'function_id' ? 'fn' : f);
-    // Paths are not in the hour counts: a facet or filter of paths is counted row by row.
-    const hours = involvesPath(q) || fields.includes('path') ? null : wholeHours(q.start, q.end);
+    const counted = fields.filter((f) => f !== 'path');
+    // Paths are not in the hour counts: with a path filter, the other fields are counted row by row.
+    const hours = involvesPath(q) ? null : wholeHours(q.start, q.end);
     const pieces: RowPiece[] = hours ? hours.edges : [{ start: q.start, end: q.end, sign: 1 }];
-    for (const { start, end, sign } of pieces) {
-      await eachPartition(store, { ...q, start, end }, { deadline, signal }, fields.map(columnOf), (c, pass, from, to) => {
-        for (const f of fields) countValues(f, c, c[columnOf(f)], from, to, pass, undefined, sign);
+    for (const { start, end, sign } of counted.length ? pieces : []) {
+      await eachPartition(store, { ...q, start, end }, { deadline, signal }, counted.map(columnOf), (c, pass, from, to) => {
+        for (const f of counted) countValues(f, c, c[columnOf(f)], from, to, pass, undefined, sign);
       });
     }
-    if (hours) {
+    if (hours && counted.length) {
       await eachHourCount(store, q, hours, { deadline, signal }, (c, h, pass) => {
-        for (const f of fields) countValues(f, c, h[f === 'function_id' ? 'fn' : (f as 'status' | 'method' | 'level')], 0, h.m, pass, h.count);
+        for (const f of counted) countValues(f, c, h[f === 'function_id' ? 'fn' : (f as 'status' | 'method' | 'level')], 0, h.m, pass, h.count);
       });
+    }
+    if (fields.includes('path')) {
+      // Partitions the window covers whole, filtered by project and path at most, from their
+      // path counts; the rest row by row.
+      const byCounts = filterColumns(q).every((c) => c === 'project' || c === 'path');
+      const table = pathFilterTable(store, q);
+      const wholeFrom = (c: ScanColumns) => {
+        if (!byCounts) return false;
+        const pc = c.pathCounts;
+        for (let j = 0; j < pc.k; j++) {
+          if (q.project !== null && pc.project[j] !== q.project) continue;
+          const v = pc.path[j]!;
+          if (table && !(v < table.pass.length ? table.pass[v] === 1 : table.passesId(v))) continue;
+          pathCounts.add(v, pc.count[j]!);
+        }
+        return true;
+      };
+      await eachPartition(store, q, { deadline, signal }, ['path'], (c, pass, from, to) => pathCounts.addRows(c.path, from, to, pass, 1), wholeFrom);
     }
   }
   const result: Record<string, FacetValue[]> = {};
@@ -399,15 +418,28 @@ async function maybeYield(state: { at: number }): Promise<void> {
 
 /**
  * Calls `work` with each partition's columns (the filters' and `needed` row arrays loaded), its
- * filter and the rows of the window, newest partition first; stops at the deadline.
+ * filter and the rows of the window, newest partition first; stops at the deadline. A partition
+ * inside the window is first offered to `whole`, which may count it from its counts (true).
  */
-async function eachPartition(store: LogStore, q: ExplorerQuery, stop: Stop, needed: readonly ColumnName[], work: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void): Promise<void> {
+async function eachPartition(
+  store: LogStore,
+  q: ExplorerQuery,
+  stop: Stop,
+  needed: readonly ColumnName[],
+  work: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void,
+  whole?: (c: ScanColumns) => boolean,
+): Promise<void> {
   const columns: ColumnName[] = [...filterColumns(q), ...needed];
   const turn = { at: performance.now() };
   const paths = pathFilterTable(store, q);
   for (const p of partitionsOf(store, q)) {
     // A partition inside the window is taken whole: its instants need not be read.
     const inside = p.start > q.start && p.end - 1 <= q.end;
+    if (inside && whole?.(store.columns(p))) {
+      checkStop(stop.deadline, stop.signal);
+      await maybeYield(turn);
+      continue;
+    }
     const c = store.columns(p, inside ? columns : ['ts', ...columns]);
     const pass = rowFilter(q, c, paths);
     if (pass) {

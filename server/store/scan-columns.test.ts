@@ -49,7 +49,7 @@ function partition(name: SourceName, n: number): { db: Db; rows: Row[] } {
   for (const stmt of partitionDdl(source)) db.exec(stmt);
   const rows: Row[] = [];
   let seed = 5;
-  const rnd = (k: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % k);
+  const rnd = (k: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), Math.floor(seed / 65536) % k);
   db.transaction(() => {
     for (let i = 1; i <= n; i++) {
       const row: Row = {
@@ -100,6 +100,18 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
         fromCounts.set(k, (fromCounts.get(k) ?? 0) + c.hours.count[j]!);
       }
       expect(fromCounts).toEqual(fromRows);
+      // Path counts: per (project, path) over the whole partition, ordered by project then path id.
+      const perPath = new Map<string, number>();
+      for (const r of rows) if (r.path !== null) perPath.set(`${r.project} ${r.path}`, (perPath.get(`${r.project} ${r.path}`) ?? 0) + 1);
+      const pc = c.pathCounts;
+      const got = new Map<string, number>();
+      const order: Array<[number, number]> = [];
+      for (let j = 0; j < pc.k; j++) {
+        got.set(`${pc.project[j]} ${paths.texts[pc.path[j]!]}`, pc.count[j]!);
+        order.push([pc.project[j]!, pc.path[j]!]);
+      }
+      expect(got).toEqual(perPath);
+      expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
     }
   });
 
@@ -121,6 +133,7 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
     expect(() => read.ts).toThrow(/not loaded/);
     read.load(ROW_COLUMNS);
     for (const k of ROW_COLUMNS) expect([...read[k]], k).toEqual([...built[k]]);
+    expect(read.pathCounts).toEqual(built.pathCounts);
     expect(read.dicts.method).toEqual(built.dicts.method);
     expect(read.dicts.level).toEqual(built.dicts.level);
     // Cut short: not a whole file, so it is built again.

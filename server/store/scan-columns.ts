@@ -12,21 +12,26 @@
  * record's path is taken from its URL when the file is built, so the explorer never reads the
  * URL dictionary to filter or count paths.
  *
- * File: `LXSC`, u32 format, u32 rows, u32 hour-count entries, u32 bytes of each dictionary's
- * JSON (DICTS order), the 8 bytes of the path dictionary's epoch (a file built against another
- * path dictionary is built again), the JSON arrays, zero padding to 8 bytes, then the row arrays
- * of ROW_COLUMNS in order (Float64 first, so every array is aligned to its element size), then
- * the hour counts' arrays (HOUR_COLUMNS, Int32). A reader loads the header and the hour counts,
- * and only the row arrays and dictionaries it asks for.
+ * Besides the hour counts, the partition's records are counted per (project, path): a path facet
+ * over the partitions a window covers whole adds these instead of walking every row.
+ *
+ * File: `LXSC`, u32 format, u32 rows, u32 hour-count entries, u32 path-count entries, u32 bytes of
+ * each dictionary's JSON (DICTS order), 4 zero bytes, the 8 bytes of the path dictionary's epoch
+ * (a file built against another path dictionary is built again), the JSON arrays, zero padding
+ * to 8 bytes, then the row arrays of ROW_COLUMNS in order (Float64 first, so every array is
+ * aligned to its element size), the hour counts' arrays (HOUR_COLUMNS, Int32), and the path
+ * counts' arrays (PATH_COLUMNS, Int32, by project then path). A reader loads the header and the
+ * hour counts, and only the row arrays, dictionaries and path counts it asks for.
  */
 import fs from 'node:fs';
 import type { SourceInfo } from '../sources.ts';
 import type { Db, SqlValue } from './db.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
-const FORMAT = 4;
-const HEAD = 32;
-const EPOCH_AT = 24;
+const FORMAT = 5;
+const HEAD = 40;
+const DICTS_AT = 20;
+const EPOCH_AT = 32;
 /** A missing number (status) or text (dictionary id). */
 export const NONE = -1;
 const HOUR = 3_600_000_000;
@@ -41,6 +46,10 @@ export const BYTES_PER_ROW = ROW_COLUMNS.reduce((n, c) => n + BYTES[c], 0);
 /** The hour counts: records per (hour, project, status, method, level, function); no paths. */
 const HOUR_COLUMNS = ['hour', 'project', 'status', 'method', 'level', 'fn', 'count'] as const;
 export type HourCounts = { readonly m: number } & { readonly [K in (typeof HOUR_COLUMNS)[number]]: Int32Array };
+/** Records per (project, path) of the whole partition, ordered by project then path id. */
+const PATH_COLUMNS = ['project', 'path', 'count'] as const;
+export type PathCounts = { readonly k: number } & { readonly [K in (typeof PATH_COLUMNS)[number]]: Int32Array };
+
 /** `hour` in HourCounts is the hour's start / HOUR_MICROS. */
 export const HOUR_MICROS = HOUR;
 
@@ -80,6 +89,7 @@ export class ScanColumns {
   private dictBytes = 0;
   /** The dictionaries, each read from the file on first use (`load` reads them ahead, checked). */
   readonly dicts: ScanDictionaries;
+  private pathCountsRead: PathCounts | null;
 
   constructor(
     readonly n: number,
@@ -91,8 +101,10 @@ export class ScanColumns {
     /** The path dictionary's epoch its path ids belong to. */
     readonly epoch: string,
     /** Where the arrays and dictionaries not loaded yet are: the file and each one's offset (and length). */
-    private readonly file: { path: string; offsets: Record<ColumnName, number>; dicts: Record<DictName, { at: number; bytes: number }> } | null,
+    private readonly file: { path: string; offsets: Record<ColumnName, number>; dicts: Record<DictName, { at: number; bytes: number }>; pathCounts: { at: number; k: number } } | null,
+    pathCounts: PathCounts | null = null,
   ) {
+    this.pathCountsRead = pathCounts;
     this.arrays = arrays;
     this.loadedDicts = dicts;
     for (const list of Object.values(dicts)) this.dictBytes += textBytes(list);
@@ -183,9 +195,24 @@ export class ScanColumns {
   get fn(): Int32Array { return this.get('fn'); }
   get url(): Int32Array { return this.get('url'); }
 
-  /** Bytes held in memory now (arrays loaded, hour counts, dictionaries, about). */
+  /** The partition's records per (project, path), read from the file on first use. */
+  get pathCounts(): PathCounts {
+    if (this.pathCountsRead) return this.pathCountsRead;
+    if (!this.file) throw new Error('columns built in memory hold their path counts');
+    const { at, k } = this.file.pathCounts;
+    const buf = new ArrayBuffer(k * PATH_COLUMNS.length * 4);
+    const fd = fs.openSync(this.file.path, 'r');
+    try {
+      if (fs.readSync(fd, new Uint8Array(buf), 0, buf.byteLength, at) !== buf.byteLength) throw new Error(`${this.file.path} ends inside its path counts`);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return (this.pathCountsRead = allocateCounts(PATH_COLUMNS, 'k', k, { buf, at: 0 }));
+  }
+
+  /** Bytes held in memory now (arrays loaded, hour counts, path counts, dictionaries, about). */
   get bytes(): number {
-    let total = this.hours.m * HOUR_COLUMNS.length * 4 + this.dictBytes;
+    let total = this.hours.m * HOUR_COLUMNS.length * 4 + this.dictBytes + (this.pathCountsRead?.k ?? 0) * PATH_COLUMNS.length * 4;
     for (const a of Object.values(this.arrays)) total += a.byteLength;
     return total;
   }
@@ -266,6 +293,8 @@ class ColumnsBuilder {
   private readonly pathOfText = new Map<string, number>();
   private readonly pathOfUrl = new Map<number, number>();
   private readonly counts = new Map<string, number>();
+  /** Records per project * 2^31 + path id. */
+  private readonly perPath = new Map<number, number>();
 
   constructor(
     db: Db,
@@ -325,6 +354,10 @@ class ColumnsBuilder {
       cols.url[i] = (url as number | null) ?? 0;
       const k = `${Math.floor((ts as number) / HOUR)},${cols.project[i]},${cols.status[i]},${cols.method[i]},${cols.level[i]},${cols.fn[i]}`;
       this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
+      if (cols.path[i] !== NONE) {
+        const pk = cols.project[i]! * PROJECT_STRIDE + cols.path[i]!;
+        this.perPath.set(pk, (this.perPath.get(pk) ?? 0) + 1);
+      }
     }
     if (rows.length < STEP_ROWS) return true;
     const i = this.at - 1;
@@ -345,14 +378,21 @@ class ColumnsBuilder {
       const to = sorted[k];
       for (let i = 0; i < n; i++) to[i] = from[order[i]!]!;
     }
-    const hours = allocateHours(this.counts.size);
+    const hours = allocateCounts(HOUR_COLUMNS, 'm', this.counts.size);
     let j = 0;
     for (const [k, count] of this.counts) {
       const parts = k.split(',').map(Number);
       for (let c = 0; c < 6; c++) hours[HOUR_COLUMNS[c]!][j] = parts[c]!;
       hours.count[j++] = count;
     }
-    return new ScanColumns(n, this.dicts, hours, sorted, this.select.complete, this.paths.epoch, null);
+    const keys = Float64Array.from(this.perPath.keys()).sort();
+    const byPath = allocateCounts(PATH_COLUMNS, 'k', keys.length);
+    keys.forEach((key, j) => {
+      byPath.project[j] = Math.floor(key / PROJECT_STRIDE);
+      byPath.path[j] = key % PROJECT_STRIDE;
+      byPath.count[j] = this.perPath.get(key)!;
+    });
+    return new ScanColumns(n, this.dicts, hours, sorted, this.select.complete, this.paths.epoch, null, byPath);
   }
 }
 
@@ -363,14 +403,18 @@ function allocate(n: number): RowArrays {
   return out;
 }
 
-function allocateHours(m: number, from?: { buf: ArrayBuffer; at: number }): HourCounts {
-  const out: Record<string, Int32Array | number> = { m };
+/** Path ids are below 2^31: project * PROJECT_STRIDE + path is an exact double. */
+const PROJECT_STRIDE = 2 ** 31;
+
+/** Count arrays of `m` entries (new, or over a buffer read from a file). */
+function allocateCounts<C extends string, N extends string>(columns: readonly C[], size: N, m: number, from?: { buf: ArrayBuffer; at: number }): { readonly [K in N]: number } & { readonly [K in C]: Int32Array } {
+  const out: Record<string, Int32Array | number> = { [size]: m };
   let at = from?.at ?? 0;
-  for (const k of HOUR_COLUMNS) {
+  for (const k of columns) {
     out[k] = from ? new Int32Array(from.buf, at, m) : new Int32Array(m);
     at += m * 4;
   }
-  return out as HourCounts;
+  return out as { readonly [K in N]: number } & { readonly [K in C]: Int32Array };
 }
 
 const pad8 = (n: number) => (n + 7) & ~7;
@@ -382,20 +426,22 @@ export function encodeScanColumns(c: ScanColumns): Buffer {
   const jsons = DICTS.map((d) => Buffer.from(JSON.stringify(c.dicts[d]), 'utf8'));
   const jsonBytes = jsons.reduce((a, b) => a + b.length, 0);
   const start = pad8(HEAD + jsonBytes);
-  const out = Buffer.alloc(start + c.n * BYTES_PER_ROW + c.hours.m * HOUR_COLUMNS.length * 4);
+  const pc = c.pathCounts;
+  const out = Buffer.alloc(start + c.n * BYTES_PER_ROW + c.hours.m * HOUR_COLUMNS.length * 4 + pc.k * PATH_COLUMNS.length * 4);
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(FORMAT, 4);
   out.writeUInt32LE(c.n, 8);
   out.writeUInt32LE(c.hours.m, 12);
+  out.writeUInt32LE(pc.k, 16);
   Buffer.from(c.epoch, 'hex').copy(out, EPOCH_AT);
   let at = HEAD;
   jsons.forEach((j, i) => {
-    out.writeUInt32LE(j.length, 16 + 4 * i);
+    out.writeUInt32LE(j.length, DICTS_AT + 4 * i);
     j.copy(out, at);
     at += j.length;
   });
   at = start;
-  for (const arr of [...ROW_COLUMNS.map((k) => arrays[k]), ...HOUR_COLUMNS.map((k) => c.hours[k])]) {
+  for (const arr of [...ROW_COLUMNS.map((k) => arrays[k]), ...HOUR_COLUMNS.map((k) => c.hours[k]), ...PATH_COLUMNS.map((k) => pc[k])]) {
     Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength).copy(out, at);
     at += arr.byteLength;
   }
@@ -416,7 +462,7 @@ export function readScanColumns(file: string, epoch: string): ScanColumns | null
   return withFile(file, (fd) => {
     const head = readHead(fd, epoch);
     if (!head) return null;
-    const { n, m, dicts, start, hoursAt } = head;
+    const { n, m, k, dicts, start, hoursAt } = head;
     const hourBuf = new ArrayBuffer(m * HOUR_COLUMNS.length * 4);
     if (fs.readSync(fd, new Uint8Array(hourBuf), 0, hourBuf.byteLength, hoursAt) !== hourBuf.byteLength) return null;
     const offsets = {} as Record<ColumnName, number>;
@@ -425,7 +471,8 @@ export function readScanColumns(file: string, epoch: string): ScanColumns | null
       offsets[c] = at;
       at += n * BYTES[c];
     }
-    return new ScanColumns(n, {}, allocateHours(m, { buf: hourBuf, at: 0 }), {}, true, epoch, { path: file, offsets, dicts });
+    const pathCounts = { at: hoursAt + m * HOUR_COLUMNS.length * 4, k };
+    return new ScanColumns(n, {}, allocateCounts(HOUR_COLUMNS, 'm', m, { buf: hourBuf, at: 0 }), {}, true, epoch, { path: file, offsets, dicts, pathCounts });
   });
 }
 
@@ -451,7 +498,7 @@ function withFile<T>(file: string, read: (fd: number) => T): T | null {
 }
 
 /** The header's counts and where each part is; null unless the file is whole, of this format and of `epoch`. */
-function readHead(fd: number, epoch: string): { n: number; m: number; dicts: Record<DictName, { at: number; bytes: number }>; start: number; hoursAt: number } | null {
+function readHead(fd: number, epoch: string): { n: number; m: number; k: number; dicts: Record<DictName, { at: number; bytes: number }>; start: number; hoursAt: number } | null {
   const size = fs.fstatSync(fd).size;
   const head = Buffer.alloc(HEAD);
   if (size < HEAD || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD) return null;
@@ -459,15 +506,16 @@ function readHead(fd: number, epoch: string): { n: number; m: number; dicts: Rec
   if (head.toString('hex', EPOCH_AT, EPOCH_AT + 8) !== epoch) return null;
   const n = head.readUInt32LE(8);
   const m = head.readUInt32LE(12);
+  const k = head.readUInt32LE(16);
   const dicts = {} as Record<DictName, { at: number; bytes: number }>;
   let at = HEAD;
   DICTS.forEach((d, i) => {
-    const bytes = head.readUInt32LE(16 + 4 * i);
+    const bytes = head.readUInt32LE(DICTS_AT + 4 * i);
     dicts[d] = { at, bytes };
     at += bytes;
   });
   const start = pad8(at);
   const hoursAt = start + n * BYTES_PER_ROW;
-  if (size !== hoursAt + m * HOUR_COLUMNS.length * 4) return null;
-  return { n, m, dicts, start, hoursAt };
+  if (size !== hoursAt + m * HOUR_COLUMNS.length * 4 + k * PATH_COLUMNS.length * 4) return null;
+  return { n, m, k, dicts, start, hoursAt };
 }
