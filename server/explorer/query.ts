@@ -16,7 +16,6 @@ import { INSTANT_RANGE, MICROS, readIsoMicros } from '../time.ts';
 import { compileRe2 } from '../endpoints/re2.ts';
 import { functionSlugs } from '../functions/slugs.ts';
 import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
-import { BlockPrefetch } from './block-prefetch.ts';
 import { blockSearch } from './block-search.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { rowFilter, windowRange } from './row-filter.ts';
@@ -267,7 +266,6 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     const pass = rowFilter(q, c, paths);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
     const blockHas = matcher?.block ? new Map<number, boolean>() : null;
-    const ahead = matcher?.block && pass && to > from ? new BlockPrefetch(p.blocks, c.blk, from, to, pass, matcher.block) : null;
     for (let i = from; i < to; i++) {
       if (++sinceCheck >= CHECK_EVERY) {
         sinceCheck = 0;
@@ -280,7 +278,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       if (blockHas) {
         const blk = c.blk[i]!;
         let has = blockHas.get(blk);
-        if (has === undefined) blockHas.set(blk, (has = await ahead!.has(blk)));
+        if (has === undefined) blockHas.set(blk, (has = matcher!.block!(p.blocks.rawBlock(blk))));
         if (!has) continue;
       }
       const row = rowAt(p, c, i);

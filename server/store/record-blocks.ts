@@ -89,8 +89,6 @@ export class RecordBlocks {
   private unsynced = false;
   private syncing = 0;
   private writes = 0;
-  /** Times the file was cut back (`truncate`). */
-  private cuts = 0;
   /** Names this file's blocks in the shared cache (a file of the same name may come again). */
   private readonly id = nextId++;
 
@@ -172,52 +170,28 @@ export class RecordBlocks {
     this.pendingBytes = 0;
   }
 
-  private cached(blk: number): Buffer | null {
+  private block(blk: number): Buffer {
     const key = this.key(blk);
     const hit = cache.get(key);
-    if (!hit) return null;
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit.raw;
-  }
-
-  /** A block's compressed bytes and its raw length, as stored. */
-  private packed(blk: number): { packed: Buffer; rawLength: number } {
+    if (hit) {
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit.raw;
+    }
     const fd = this.handle();
     const head = Buffer.allocUnsafe(HEADER);
     readFully(fd, head, blk, this.file);
     const packed = Buffer.allocUnsafe(head.readUInt32LE(0));
     readFully(fd, packed, blk + HEADER, this.file);
-    return { packed, rawLength: head.readUInt32LE(4) };
-  }
-
-  /** Checks and caches a decompressed block (unless the file was cut back meanwhile: its offsets may hold other blocks now). */
-  private decompressed(blk: number, raw: Buffer, rawLength: number, cuts = this.cuts): Buffer {
-    if (raw.length !== rawLength) throw new Error(`${path.basename(this.file)}: block at ${blk} does not decompress to its recorded length`);
-    if (cuts === this.cuts) cachePut(this, this.key(blk), raw);
+    const raw = zlib.brotliDecompressSync(packed);
+    if (raw.length !== head.readUInt32LE(4)) throw new Error(`${path.basename(this.file)}: block at ${blk} does not decompress to its recorded length`);
+    cachePut(this, key, raw);
     return raw;
   }
 
-  private block(blk: number): Buffer {
-    const hit = this.cached(blk);
-    if (hit) return hit;
-    const { packed, rawLength } = this.packed(blk);
-    return this.decompressed(blk, zlib.brotliDecompressSync(packed), rawLength);
-  }
-
-  /**
-   * A whole block's raw bytes (records and newlines), or null for the block still being filled;
-   * decompressed on the thread pool: a search keeps a few blocks in flight on the
-   * other cores while it tests the ones done. The block lands in the shared cache.
-   */
-  async rawBlockAsync(blk: number): Promise<Buffer | null> {
-    if (blk === this.size && this.pendingBytes > 0) return null;
-    const hit = this.cached(blk);
-    if (hit) return hit;
-    const { packed, rawLength } = this.packed(blk);
-    const cuts = this.cuts;
-    const raw = await new Promise<Buffer>((resolve, reject) => zlib.brotliDecompress(packed, (err, out) => (err ? reject(err) : resolve(out))));
-    return this.decompressed(blk, raw, rawLength, cuts);
+  /** A whole block's raw bytes (records and newlines), or null for the block still being filled. */
+  rawBlock(blk: number): Buffer | null {
+    return blk === this.size && this.pendingBytes > 0 ? null : this.block(blk);
   }
 
   /** One record's bytes, as it was added. */
@@ -256,7 +230,6 @@ export class RecordBlocks {
     this.pending = [];
     this.pendingBytes = 0;
     cacheDrop(this);
-    this.cuts++;
     this.size = size;
     if (this.fd !== null) fs.ftruncateSync(this.fd, size);
     else if (fs.existsSync(this.file)) fs.truncateSync(this.file, size);
