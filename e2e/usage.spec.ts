@@ -234,6 +234,16 @@ test.describe('API usage page', () => {
     await expect(bars).toHaveCount(3);
     // The totals are the API's and stay.
     expect(num(await page.getByTestId('total-storage-value').textContent())).toBeGreaterThan(0);
+    // The tooltip lists the families drawn, not the hidden one.
+    const n = await bars.first().locator('.recharts-bar-rectangle').count();
+    const tooltip = page.getByTestId('chart-tooltip');
+    await expect(async () => {
+      await hoverBucket(page, n - 1, n);
+      await expect(tooltip).toBeVisible({ timeout: 500 });
+    }).toPass();
+    await expect(tooltip).toContainText('REST');
+    await expect(tooltip).toContainText('Auth');
+    await expect(tooltip).not.toContainText('Storage');
     const auth = legend.getByRole('button', { name: 'Auth' });
     await auth.focus();
     await page.keyboard.press('Enter');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FunctionStatsRow } from '../../../server/functions/types.ts';
-import { functionLogsHref, functionName, nextSort, sortFunctionRows } from './function-table.ts';
+import { functionLogsHref, functionName, nextSort, rangeCovering, sortFunctionRows } from './function-table.ts';
 
 function row(functionId: string, slug: string | null, invocations: number, errors: number, p99Ms: number | null = null): FunctionStatsRow {
   return {
@@ -54,8 +54,15 @@ describe('nextSort', () => {
 
 describe('functionLogsHref', () => {
   it('opens the Logs page on the function’s invocation records over a range covering the window', () => {
-    expect(functionLogsHref('abc', 'f-1', '7day')).toBe('/logs?project=abc&source=function_edge_logs&function_id=f-1&range=7d');
-    const u = new URL(functionLogsHref('a&b', 'f 1', '5min'), 'http://127.0.0.1');
+    const MIN = 60_000_000;
+    expect(functionLogsHref('abc', 'f-1', 7 * 24 * 60 * MIN)).toBe('/logs?project=abc&source=function_edge_logs&function_id=f-1&range=7d');
+    const u = new URL(functionLogsHref('a&b', 'f 1', 5 * MIN), 'http://127.0.0.1');
     expect(Object.fromEntries(u.searchParams)).toEqual({ project: 'a&b', source: 'function_edge_logs', function_id: 'f 1', range: '15m' });
+  });
+
+  it('takes the narrowest preset covering the window, the widest when none does', () => {
+    const MIN = 60_000_000;
+    // Presets: 15 min, 1 h, 3 h, 24 h, 7 days.
+    expect([5 * MIN, 15 * MIN, 15 * MIN + 1, 60 * MIN, 61 * MIN, 24 * 60 * MIN, 25 * 60 * MIN, 8 * 24 * 60 * MIN].map(rangeCovering)).toEqual(['15m', '15m', '1h', '1h', '3h', '24h', '7d', '7d']);
   });
 });

@@ -3,8 +3,7 @@
  * the link to a function's logs.
  */
 import type { FunctionStatsRow } from '../../../server/functions/types.ts';
-import type { FunctionInterval } from './buckets.ts';
-import type { RangePreset } from './logs.ts';
+import { PRESET_SPAN, RANGE_PRESETS, type RangePreset } from './logs.ts';
 
 export const SORT_KEYS = ['name', 'invocations', 'errors', 'errorRate', 'avgMs', 'p95Ms', 'p99Ms'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -52,20 +51,17 @@ export function sortFunctionRows(rows: readonly FunctionStatsRow[], sort: TableS
   });
 }
 
-/** The Logs page range that covers an interval's window. */
-const LOGS_RANGE: Record<FunctionInterval, RangePreset> = {
-  '5min': '15m',
-  '15min': '15m',
-  '1hr': '1h',
-  '1day': '24h',
-  '7day': '7d',
-};
+/** The Logs page's narrowest preset range that covers a window of `spanUs` (the widest when none does). */
+export function rangeCovering(spanUs: number): RangePreset {
+  return RANGE_PRESETS.find((r) => PRESET_SPAN[r] >= spanUs) ?? RANGE_PRESETS[RANGE_PRESETS.length - 1]!;
+}
 
 /**
- * The Logs page filtered to one function's invocation records, in the app's URL scheme
- * (path = page, query = its state; see url-state.ts).
+ * The Logs page filtered to one function's invocation records over a range covering the
+ * interval's window (its span from the endpoint listing), in the app's URL scheme (path = page,
+ * query = its state; see url-state.ts).
  */
-export function functionLogsHref(project: string, functionId: string, interval: FunctionInterval): string {
-  const q = new URLSearchParams({ project, source: 'function_edge_logs', function_id: functionId, range: LOGS_RANGE[interval] });
+export function functionLogsHref(project: string, functionId: string, spanUs: number): string {
+  const q = new URLSearchParams({ project, source: 'function_edge_logs', function_id: functionId, range: rangeCovering(spanUs) });
   return `/logs?${q.toString()}`;
 }

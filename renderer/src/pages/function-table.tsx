@@ -2,7 +2,8 @@ import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
 import type { FunctionStatsRow } from '../../../server/functions/types.ts';
 import { ErrorPanel } from '../components/error-panel.tsx';
 import { TableSkeleton } from '../components/skeleton.tsx';
-import { unitName, type FunctionInterval } from '../lib/buckets.ts';
+import { unitName } from '../lib/buckets.ts';
+import { PRESET_SPAN } from '../lib/logs.ts';
 import { formatInt, formatMs, formatPercent } from '../lib/format.ts';
 import { percentileAccuracy, type PercentileKind } from '../lib/stats.ts';
 import { DEFAULT_SORT, functionLogsHref, nextSort, sortFunctionRows, type SortKey, type TableSort } from '../lib/function-table.ts';
@@ -42,7 +43,7 @@ export function FunctionTable({
   error,
   onRetry,
   project,
-  interval,
+  spanUs,
   selected,
   percentiles,
   unitUs,
@@ -57,7 +58,8 @@ export function FunctionTable({
   error: unknown;
   onRetry: () => void;
   project: string;
-  interval: FunctionInterval;
+  /** The interval's window, µs (from the listing): the logs links cover it. */
+  spanUs: number | undefined;
   selected: string;
   percentiles: PercentileKind | undefined;
   /** The interval's bucket unit, µs (from the listing): names the sketches approximate figures merge. */
@@ -108,7 +110,7 @@ export function FunctionTable({
           <tbody>
             {sorted.map((r) => {
               const idle = r.invocations === 0;
-              const href = functionLogsHref(project, r.functionId, interval);
+              const href = functionLogsHref(project, r.functionId, spanUs ?? PRESET_SPAN['24h']);
               return (
                 <tr
                   key={r.functionId}

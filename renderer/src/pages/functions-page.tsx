@@ -69,7 +69,8 @@ export function FunctionsPage() {
   // Windows and bucket units are the registry's (GET /api/endpoints), never restated here.
   const spec = rules.data ? seriesOf(rules.data, interval) : undefined;
   const unit = spec?.unit;
-  const tableUnit = rules.data ? seriesOf(rules.data, view.functions.interval)?.unit : undefined;
+  const tableSeries = rules.data ? seriesOf(rules.data, view.functions.interval) : undefined;
+  const tableUnit = tableSeries?.unit;
   const errorAtLeast = rules.data?.errorStatusAtLeast;
   const errorRule = errorAtLeast !== undefined ? `status ≥ ${errorAtLeast}` : 'error status';
   const intervalLabels = useMemo(() => {
@@ -235,7 +236,7 @@ export function FunctionsPage() {
             error={table.isError ? table.error : null}
             onRetry={() => void table.refetch()}
             project={view.project}
-            interval={view.functions.interval}
+            spanUs={tableSeries?.span}
             selected={view.functions.fn}
             percentiles={percentiles}
             unitUs={tableUnit}

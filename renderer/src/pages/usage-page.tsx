@@ -263,7 +263,7 @@ export function UsagePage() {
                           start={shownStart(b)}
                           end={b.start + unit}
                           precision={PRECISION}
-                          rows={FAMILIES.map((f) => ({ label: f.label, value: `${formatInt(b[f.key])} requests`, color: palette[f.key] }))}
+                          rows={FAMILIES.filter((f) => families.shown(f.key)).map((f) => ({ label: f.label, value: `${formatInt(b[f.key])} requests`, color: palette[f.key] }))}
                           note={
                             partial
                               ? {
