@@ -150,6 +150,46 @@ describe('saves', () => {
     });
   }
 
+  it('an import that fails after a save ran during it goes back to the catalog it started from (kept on disk for it), in memory and after a reopen', async () => {
+    const dir = tempDir();
+    const store = await LogStore.open(dir);
+    await importStream(store, [Buffer.from(edgeNdjson(500, { prefix: 'acked' }))], { source: 'edge_logs' });
+    const summary = () => store.catalog.rows('SELECT * FROM source_summary ORDER BY 1, 2');
+    const before = { summary: summary(), partitions: store.catalog.rows('SELECT * FROM partitions ORDER BY 1, 2') };
+    const body = chunked(Buffer.from(edgeNdjson(10_000, { prefix: 'partial' })), 64 * 1024);
+    let keptDuring = false;
+    async function* input() {
+      for (const [i, c] of body.entries()) {
+        yield c;
+        if (i === Math.floor(body.length / 2)) {
+          // A save in the middle (as at shutdown) commits what the import has inserted so far...
+          for (let t = 0; t < 1000 && edgeCount(store) === 500; t++) await new Promise((resolve) => setTimeout(resolve, 10));
+          expect(edgeCount(store)).toBeGreaterThan(500);
+          await store.save();
+          keptDuring = fs.existsSync(path.join(dir, 'catalog.sqlite.before-import'));
+          // ...then the input breaks.
+          throw new Error('connection reset');
+        }
+      }
+    }
+    await expect(importStream(store, input(), { source: 'edge_logs' })).rejects.toThrow('connection reset');
+    expect(keptDuring).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'catalog.sqlite.before-import'))).toBe(false);
+    expect(edgeCount(store)).toBe(500);
+    expect(summary()).toEqual(before.summary);
+    expect(store.catalog.rows('SELECT * FROM partitions ORDER BY 1, 2')).toEqual(before.partitions);
+    await store.close();
+    const reopened = await LogStore.open(dir);
+    try {
+      expect(storeProblems(reopened)).toEqual([]);
+      expect(edgeCount(reopened)).toBe(500);
+      expect(reopened.catalog.rows('SELECT * FROM source_summary ORDER BY 1, 2')).toEqual(before.summary);
+    } finally {
+      await reopened.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('an import that fails after a save ran during it, with the rollback save failing too, still leaves a store that opens', async () => {
     const dir = tempDir();
     const store = await LogStore.open(dir);

@@ -164,7 +164,15 @@ class Dictionary {
 
 /** What an import changed, so that a failure can put everything back. */
 interface ImportState {
-  catalogImage: Uint8Array;
+  /**
+   * Where the catalog as the import found it is, to go back to: on disk, not in memory (at 10M
+   * records the catalog is tens of MB, held for the whole import otherwise). Usually the
+   * committed catalog file itself; a save during the import links it to ROLLBACK_FILE before
+   * replacing it, and an import that starts with unsaved catalog changes writes its image
+   * there. Not synced: after a crash the committed catalog is the truth, and ROLLBACK_FILE is
+   * deleted at the next open.
+   */
+  catalogBefore: string;
   /** Partitions the import wrote, with their committed row when it began (null: new). */
   touched: Map<Partition, PartitionRow | null>;
   /** Day partitions the import split into hours: their files go once the import commits. */
@@ -196,6 +204,8 @@ const DENSE_SAMPLE = 200;
 const partKey = (code: number, start: number) => `${code}:${start}`;
 
 const URLS_FILE = 'urls.log';
+/** The catalog as a running import found it (see ImportState). */
+const ROLLBACK_FILE = 'catalog.sqlite.before-import';
 const URLS_META = 'urls';
 /** The store-wide path dictionary (derived, like the columns files; see TextDictionary). */
 const PATHS_FILE = 'paths.log';
@@ -402,8 +412,9 @@ export class LogStore {
     p.close();
   }
 
-  /** Deletes partition files that no committed catalog row refers to (left by a crash). */
+  /** Deletes partition files that no committed catalog row refers to, and an import's catalog snapshot (left by a crash). */
   private collectGarbage(): void {
+    if (!this.importState) fs.rmSync(path.join(this.dataDir, ROLLBACK_FILE), { force: true });
     for (const s of SOURCES) {
       const dir = this.partsDir(s.code);
       if (!fs.existsSync(dir)) continue;
@@ -683,7 +694,11 @@ export class LogStore {
 
   /** Runs `work` as one import: committed when it returns, rolled back when it throws. */
   private async inImport<T>(work: () => Promise<T>): Promise<T> {
-    this.importState = { catalogImage: this.catalogDb.exportImage(), touched: new Map(), removed: [], batches: 0, committedDuring: false, unsavedBefore: this.hasUnsaved() };
+    const catalogBefore = path.join(this.dataDir, ROLLBACK_FILE);
+    fs.rmSync(catalogBefore, { force: true });
+    // The committed file is what the import starts from, unless the catalog has unsaved changes or was never committed (a conversion).
+    if (this.catalogDirty || !fs.existsSync(path.join(this.dataDir, CATALOG_FILE))) fs.writeFileSync(catalogBefore, this.catalogDb.exportImage(), { mode: 0o600 });
+    this.importState = { catalogBefore, touched: new Map(), removed: [], batches: 0, committedDuring: false, unsavedBefore: this.hasUnsaved() };
     try {
       const result = await work();
       await this.save();
@@ -694,6 +709,7 @@ export class LogStore {
       throw err;
     } finally {
       this.importState = null;
+      fs.rmSync(catalogBefore, { force: true });
       this.deleteObsolete();
     }
   }
@@ -933,8 +949,9 @@ export class LogStore {
   private async rollbackImport(): Promise<void> {
     const state = this.importState;
     if (!state) return;
+    const before = new Uint8Array(fs.readFileSync(fs.existsSync(state.catalogBefore) ? state.catalogBefore : path.join(this.dataDir, CATALOG_FILE)));
     this.catalogDb.close();
-    this.catalogDb = openDbSync(state.catalogImage);
+    this.catalogDb = openDbSync(before);
     this.resetCaches();
     this.resetUrls(urlsState(this.catalogDb));
     this.loadSplitDays();
@@ -1048,6 +1065,8 @@ export class LogStore {
         // New partition files must be durable before the catalog that names them.
         for (const d of dirs) await syncDir(d);
         await writeSynced(tmp, catalogImage);
+        // The catalog the running import started from is kept (a link, not a copy) for its rollback.
+        if (this.importState && !fs.existsSync(this.importState.catalogBefore)) linkOrCopy(file, this.importState.catalogBefore);
         await fs.promises.rename(tmp, file);
         if (this.importState) this.importState.committedDuring = true;
         this.urls.committedAt(urls);
@@ -1248,6 +1267,15 @@ export class ImportWriter {
 
   write(records: StoredRecord[]): BatchResult {
     return this.store.insertBatch(this.source, records);
+  }
+}
+
+/** A second name for a file (a copy where the file system has no hard links). */
+function linkOrCopy(from: string, to: string): void {
+  try {
+    fs.linkSync(from, to);
+  } catch {
+    fs.copyFileSync(from, to);
   }
 }
 
