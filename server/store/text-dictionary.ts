@@ -101,30 +101,12 @@ export class TextDictionary {
     const fd = this.open();
     if (this.derived) return this.loadDerived(fd);
     this.reserve(this.committed.count + 1);
-    const buf = Buffer.allocUnsafe(1 << 20);
-    let pos = 0;
-    let carry = Buffer.alloc(0);
-    let id = 0;
-    while (pos < this.committed.bytes) {
-      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, this.committed.bytes - pos), pos);
-      if (n === 0) break;
-      let chunk = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-      let start = 0;
-      const base = pos - carry.length;
-      for (let i = chunk.indexOf(NEWLINE); i >= 0; i = chunk.indexOf(NEWLINE, start)) {
-        id++;
-        this.offsets[id] = base + start;
-        this.hashes[id] = hash32(JSON.parse(chunk.toString('utf8', start, i)) as string);
-        start = i + 1;
-      }
-      carry = Buffer.from(chunk.subarray(start));
-      chunk = Buffer.alloc(0);
-      pos += n;
-    }
-    if (id !== this.committed.count) throw new Error(`${this.file} holds ${id} texts but the catalog counts ${this.committed.count}`);
-    this.count = id;
-    this.written = this.committed.bytes;
-    this.offsets[id + 1] = this.written;
+    // A committed line that does not parse is damage, not a cut: JSON.parse throws.
+    const { count, end } = this.readLines(fd, this.committed.bytes, (line) => JSON.parse(line) as string);
+    if (count !== this.committed.count || end !== this.committed.bytes) throw new Error(`${this.file} holds ${count} texts but the catalog counts ${this.committed.count}`);
+    this.count = count;
+    this.written = end;
+    this.offsets[count + 1] = end;
     this.rebuildTable();
   }
 
@@ -134,41 +116,60 @@ export class TextDictionary {
    */
   private loadDerived(fd: number): void {
     const size = fs.fstatSync(fd).size;
-    const all = Buffer.allocUnsafe(size);
-    let got = 0;
-    while (got < size) {
-      const n = fs.readSync(fd, all, got, size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    let id = 0;
-    let start = 0;
-    for (let i = all.indexOf(NEWLINE); i >= 0 && i < got; i = all.indexOf(NEWLINE, start)) {
+    const { count, end } = this.readLines(fd, size, (line, id) => {
       let text: unknown;
       try {
-        text = JSON.parse(all.toString('utf8', start, i));
+        text = JSON.parse(line);
       } catch {
-        break;
+        return null;
       }
-      if (typeof text !== 'string' || (id === 0 && !isToken(text))) break;
-      if (id === 0) this.token = text.slice(TOKEN_PREFIX.length);
-      id++;
-      this.reserve(id + 1);
-      this.offsets[id] = start;
-      this.hashes[id] = hash32(text);
-      start = i + 1;
-    }
-    if (start < size) fs.ftruncateSync(fd, start);
-    this.count = id;
-    this.written = this.synced = start;
-    this.offsets[id + 1] = start;
+      if (typeof text !== 'string' || (id === 1 && !isToken(text))) return null;
+      if (id === 1) this.token = text.slice(TOKEN_PREFIX.length);
+      return text;
+    });
+    if (end < size) fs.ftruncateSync(fd, end);
+    this.count = count;
+    this.written = this.synced = end;
+    this.offsets[count + 1] = end;
     this.rebuildTable();
-    if (id === 0) {
+    if (count === 0) {
       // New (or not one of ours): a new token, so no columns file built before matches it.
       this.token = randomBytes(8).toString('hex');
       this.idOf(TOKEN_PREFIX + this.token);
       this.syncNow();
     }
+  }
+
+  /**
+   * Indexes the lines of the file's first `bytes` bytes (offset and hash per id), read 1 MiB at a
+   * time, until `text` gives null for one. Returns the ids indexed and where the last one ends.
+   */
+  private readLines(fd: number, bytes: number, text: (line: string, id: number) => string | null): { count: number; end: number } {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let pos = 0;
+    let carry = Buffer.alloc(0);
+    let id = 0;
+    let end = 0;
+    while (pos < bytes) {
+      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, bytes - pos), pos);
+      if (n === 0) break;
+      const chunk = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      let start = 0;
+      const base = pos - carry.length;
+      for (let i = chunk.indexOf(NEWLINE); i >= 0; i = chunk.indexOf(NEWLINE, start)) {
+        const t = text(chunk.toString('utf8', start, i), id + 1);
+        if (t === null) return { count: id, end };
+        id++;
+        this.reserve(id + 1);
+        this.offsets[id] = base + start;
+        this.hashes[id] = hash32(t);
+        start = i + 1;
+        end = base + start;
+      }
+      carry = Buffer.from(chunk.subarray(start));
+      pos += n;
+    }
+    return { count: id, end };
   }
 
   /** How many ids there are (loads the file on first use; `count` is 0 until then). */
