@@ -309,10 +309,7 @@ export function topPaths(counts: Float64Array, k: number, paths: TextDictionary)
     const n = counts[id]!;
     if (n === 0) continue;
     distinct++;
-    if (best.length === k && n <= best[k - 1]!) continue;
-    let i = best.length < k ? best.push(n) - 1 : k - 1;
-    for (; i > 0 && best[i - 1]! < n; i--) best[i] = best[i - 1]!;
-    best[i] = n;
+    keepTop(best, k, n, (a, b) => a > b);
   }
   if (!distinct) return { top: [], distinct };
   const kth = best.length < k ? 0 : best[k - 1]!;
@@ -337,11 +334,7 @@ export function topPaths(counts: Float64Array, k: number, paths: TextDictionary)
       const total = paths.size();
       for (let after = 0; after < total; after += 50_000) {
         for (const { id, text } of paths.slice(after, 50_000)) {
-          if (id >= mark.length || !mark[id]) continue;
-          if (texts.length === need && text >= texts[need - 1]!) continue;
-          let i = texts.length < need ? texts.push(text) - 1 : need - 1;
-          for (; i > 0 && texts[i - 1]! > text; i--) texts[i] = texts[i - 1]!;
-          texts[i] = text;
+          if (id < mark.length && mark[id]) keepTop(texts, need, text, (a, b) => a < b);
         }
       }
     }
@@ -363,16 +356,16 @@ function before(a: FacetValue, b: FacetValue): boolean {
  */
 export function topValues(counts: Map<string | number, number>, k: number): FacetValue[] {
   const top: FacetValue[] = [];
-  for (const [value, count] of counts) {
-    const e = { value, count };
-    if (top.length === k && !before(e, top[k - 1]!)) continue;
-    let i = Math.min(top.length, k - 1);
-    if (top.length < k) top.push(e);
-    else top[k - 1] = e;
-    for (; i > 0 && before(e, top[i - 1]!); i--) top[i] = top[i - 1]!;
-    top[i] = e;
-  }
+  for (const [value, count] of counts) keepTop(top, k, { value, count }, before);
   return top;
+}
+
+/** Puts `e` into `top` (at most `k` entries, ordered by `first`) if it belongs among them, without sorting. */
+function keepTop<T>(top: T[], k: number, e: T, first: (a: T, b: T) => boolean): void {
+  if (top.length === k && !first(e, top[k - 1]!)) return;
+  let i = top.length < k ? top.push(e) - 1 : k - 1;
+  for (; i > 0 && first(e, top[i - 1]!); i--) top[i] = top[i - 1]!;
+  top[i] = e;
 }
 
 /** How many records match, and about how large an export of them is. */
