@@ -450,7 +450,7 @@ async function eachHourCount(store: LogStore, q: ExplorerQuery, hours: { from: n
   const lo = hours.from / HOUR_MICROS;
   const hi = hours.to / HOUR_MICROS;
   for (const p of partitionsOf(store, { ...q, start: hours.from - 1, end: hours.to - 1 })) {
-    const c = store.columns(p, [], ['method', 'level']);
+    const c = store.columns(p);
     const h = c.hours;
     const target: FilterTarget = { project: h.project, status: h.status, method: h.method, level: h.level, fn: h.fn, dicts: c.dicts };
     const pass = rowFilter(q, target);

@@ -21,7 +21,7 @@ import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 import { makeOwnerOnly } from './data-dir.ts';
 import { writeSynced, syncDir, syncFile } from './durable.ts';
-import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileUsable, encodeScanColumns, readScanColumns, type ColumnName, type DictName, type PathIds, type ScanColumns } from './scan-columns.ts';
+import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileUsable, encodeScanColumns, readScanColumns, type ColumnName, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { pathOfUrl } from '../ingest/normalize.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
@@ -481,7 +481,7 @@ export class LogStore {
    * partition's come from its version's columns file (built from the database and written when
    * missing or not whole); a partition with unsaved rows is read from its database each time.
    */
-  columns(p: Partition, needed: readonly ColumnName[] = [], dicts: readonly DictName[] = []): ScanColumns {
+  columns(p: Partition, needed: readonly ColumnName[] = []): ScanColumns {
     this.lastForeground = performance.now();
     if (p.dirty) return buildScanColumns(this.use(p), p.source, this.pathIds);
     const version = p.fileVersion;
@@ -497,7 +497,7 @@ export class LogStore {
       if (cols) this.columnCache.set(p, { version, cols });
     }
     try {
-      cols?.load(needed, dicts);
+      cols?.load(needed);
     } catch {
       // Not whole after all (cut short, say): built again below.
       cols = null;

@@ -120,7 +120,7 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
     expect(await buildScanColumnsInSteps(() => db, sourceInfo(name), pathIds(), async () => false)).toBeNull();
   });
 
-  it('round-trips through the file format, arrays and dictionaries read only when asked', () => {
+  it('round-trips through the file format, row arrays read only when asked', () => {
     const { db } = partition(name, 3_000);
     const built = buildScanColumns(db, sourceInfo(name), pathIds('00000000deadbeef'));
     const dir = tempDir();

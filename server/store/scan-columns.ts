@@ -20,8 +20,8 @@
  * (a file built against another path dictionary is built again), the JSON arrays, zero padding
  * to 8 bytes, then the row arrays of ROW_COLUMNS in order (Float64 first, so every array is
  * aligned to its element size), the hour counts' arrays (HOUR_COLUMNS, Int32), and the path
- * counts' arrays (PATH_COLUMNS, Int32, by project then path). A reader loads the header and the
- * hour counts, and only the row arrays, dictionaries and path counts it asks for.
+ * counts' arrays (PATH_COLUMNS, Int32, by project then path). A reader loads the header, the
+ * dictionaries and the hour counts, and only the row arrays and path counts it asks for.
  */
 import fs from 'node:fs';
 import type { SourceInfo } from '../sources.ts';
@@ -60,8 +60,6 @@ export interface ScanDictionaries {
 export type DictName = keyof ScanDictionaries;
 /** The dictionaries in file order. */
 const DICTS: readonly DictName[] = ['method', 'level'];
-/** Row arrays that hold ids into a dictionary: loading one loads its dictionary. */
-const DICT_OF: Partial<Record<ColumnName, DictName>> = { method: 'method', level: 'level' };
 
 /** The store's path ids (store-wide, see TextDictionary), as a columns file is built. */
 export interface PathIds {
@@ -84,75 +82,28 @@ type RowArrays = { [K in (typeof F64)[number]]: Float64Array } & { [K in (typeof
  */
 export class ScanColumns {
   private readonly arrays: Partial<RowArrays>;
-  private readonly loadedDicts: Partial<Record<DictName, string[]>>;
-  /** Bytes of the dictionaries loaded (about). */
-  private dictBytes = 0;
-  /** The dictionaries, each read from the file on first use (`load` reads them ahead, checked). */
-  readonly dicts: ScanDictionaries;
   private pathCountsRead: PathCounts | null;
 
   constructor(
     readonly n: number,
-    dicts: Partial<Record<DictName, string[]>>,
+    /** The method and level texts (a few each: read with the header). */
+    readonly dicts: ScanDictionaries,
     readonly hours: HourCounts,
     arrays: Partial<RowArrays>,
     /** Every hot column the source has was in the database (a partition not yet migrated lacks some: not written). */
     readonly complete: boolean,
     /** The path dictionary's epoch its path ids belong to. */
     readonly epoch: string,
-    /** Where the arrays and dictionaries not loaded yet are: the file and each one's offset (and length). */
-    private readonly file: { path: string; offsets: Record<ColumnName, number>; dicts: Record<DictName, { at: number; bytes: number }>; pathCounts: { at: number; k: number } } | null,
+    /** Where the arrays not loaded yet are: the file and each one's offset. */
+    private readonly file: { path: string; offsets: Record<ColumnName, number>; pathCounts: { at: number; k: number } } | null,
     pathCounts: PathCounts | null = null,
   ) {
     this.pathCountsRead = pathCounts;
     this.arrays = arrays;
-    this.loadedDicts = dicts;
-    for (const list of Object.values(dicts)) this.dictBytes += textBytes(list);
-    const dict = (name: DictName) => this.dict(name);
-    this.dicts = {
-      get method() {
-        return dict('method');
-      },
-      get level() {
-        return dict('level');
-      },
-    };
   }
 
-  private dict(name: DictName): string[] {
-    const hit = this.loadedDicts[name];
-    if (hit) return hit;
-    this.loadDicts([name]);
-    return this.loadedDicts[name]!;
-  }
-
-  /** Reads dictionaries from the file; throws when one is not a JSON array of texts. */
-  private loadDicts(names: readonly DictName[]): void {
-    const missing = names.filter((d) => !this.loadedDicts[d]);
-    if (!missing.length) return;
-    if (!this.file) throw new Error('columns built in memory hold every dictionary');
-    const fd = fs.openSync(this.file.path, 'r');
-    try {
-      for (const d of missing) {
-        const { at, bytes } = this.file.dicts[d];
-        const buf = Buffer.alloc(bytes);
-        if (fs.readSync(fd, buf, 0, bytes, at) !== bytes) throw new Error(`${this.file.path} ends inside its ${d} dictionary`);
-        const list = JSON.parse(buf.toString('utf8')) as unknown;
-        if (!Array.isArray(list) || !list.every((t) => typeof t === 'string')) throw new Error(`${this.file.path}: its ${d} dictionary is not a list of texts`);
-        this.loadedDicts[d] = list;
-        this.dictBytes += textBytes(list);
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-
-  /**
-   * Loads the row arrays and dictionaries asked for that are not in memory yet (an array of
-   * dictionary ids brings its dictionary); throws when the file does not hold them whole.
-   */
-  load(names: readonly ColumnName[], dicts: readonly DictName[] = []): this {
-    this.loadDicts([...dicts, ...names.flatMap((c) => (DICT_OF[c] ? [DICT_OF[c]] : []))]);
+  /** Loads the row arrays asked for that are not in memory yet; throws when the file does not hold them whole. */
+  load(names: readonly ColumnName[]): this {
     const missing = names.filter((c) => !this.arrays[c]);
     if (!missing.length) return this;
     if (!this.file) throw new Error('columns built in memory hold every array');
@@ -210,9 +161,9 @@ export class ScanColumns {
     return (this.pathCountsRead = allocateCounts(PATH_COLUMNS, 'k', k, { buf, at: 0 }));
   }
 
-  /** Bytes held in memory now (arrays loaded, hour counts, path counts, dictionaries, about). */
+  /** Bytes held in memory now (arrays loaded, hour counts, path counts). */
   get bytes(): number {
-    let total = this.hours.m * HOUR_COLUMNS.length * 4 + this.dictBytes + (this.pathCountsRead?.k ?? 0) * PATH_COLUMNS.length * 4;
+    let total = this.hours.m * HOUR_COLUMNS.length * 4 + (this.pathCountsRead?.k ?? 0) * PATH_COLUMNS.length * 4;
     for (const a of Object.values(this.arrays)) total += a.byteLength;
     return total;
   }
@@ -221,12 +172,6 @@ export class ScanColumns {
   all(): RowArrays {
     return this.load(ROW_COLUMNS).arrays as RowArrays;
   }
-}
-
-function textBytes(list: readonly string[]): number {
-  let total = 0;
-  for (const t of list) total += 2 * t.length + 32;
-  return total;
 }
 
 /**
@@ -455,14 +400,27 @@ export function columnsFileOf(dbFile: string): string {
 
 /**
  * Opens a columns file: its dictionaries and hour counts are read, its row arrays when asked
- * (`load`). Null when it is missing, not a whole file of this format, or built against another
- * path dictionary than the one of `epoch`.
+ * (`load`). Null when it is missing, not a whole file of this format (or its dictionaries are
+ * not lists of texts), or built against another path dictionary than the one of `epoch`.
  */
 export function readScanColumns(file: string, epoch: string): ScanColumns | null {
   return withFile(file, (fd) => {
     const head = readHead(fd, epoch);
     if (!head) return null;
-    const { n, m, k, dicts, start, hoursAt } = head;
+    const { n, m, k, dicts: where, start, hoursAt } = head;
+    const dicts = {} as Record<DictName, string[]>;
+    for (const d of DICTS) {
+      const buf = Buffer.alloc(where[d].bytes);
+      if (fs.readSync(fd, buf, 0, buf.length, where[d].at) !== buf.length) return null;
+      let list: unknown;
+      try {
+        list = JSON.parse(buf.toString('utf8'));
+      } catch {
+        return null;
+      }
+      if (!Array.isArray(list) || !list.every((t) => typeof t === 'string')) return null;
+      dicts[d] = list;
+    }
     const hourBuf = new ArrayBuffer(m * HOUR_COLUMNS.length * 4);
     if (fs.readSync(fd, new Uint8Array(hourBuf), 0, hourBuf.byteLength, hoursAt) !== hourBuf.byteLength) return null;
     const offsets = {} as Record<ColumnName, number>;
@@ -472,7 +430,7 @@ export function readScanColumns(file: string, epoch: string): ScanColumns | null
       at += n * BYTES[c];
     }
     const pathCounts = { at: hoursAt + m * HOUR_COLUMNS.length * 4, k };
-    return new ScanColumns(n, {}, allocateCounts(HOUR_COLUMNS, 'm', m, { buf: hourBuf, at: 0 }), {}, true, epoch, { path: file, offsets, dicts, pathCounts });
+    return new ScanColumns(n, dicts, allocateCounts(HOUR_COLUMNS, 'm', m, { buf: hourBuf, at: 0 }), {}, true, epoch, { path: file, offsets, pathCounts });
   });
 }
 
