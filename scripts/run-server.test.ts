@@ -140,14 +140,22 @@ it('node scripts/run-server.mjs with an unknown command prints the usage and exi
   expect(err).toBe('usage: node scripts/run-server.mjs serve|import [ARGS...]\n');
 });
 
-it.skipIf(process.platform !== 'linux')("npm run import and npm run serve without --data-dir use the one per-OS folder, the desktop app's old store adopted", async () => {
-  // HOME is a temp folder and no XDG or data-folder variable is set: the default lives in it.
-  const home = path.join(work, 'home');
+/**
+ * A temp HOME (no XDG or data-folder variable set, so the default folder lives in it) whose
+ * desktop app's old Linux store holds one edge record.
+ */
+async function homeWithOldStore(name: string, id: string): Promise<{ home: string; env: Record<string, string>; old: string }> {
+  const home = path.join(work, name);
   const env = { HOME: home, XDG_DATA_HOME: '', XDG_CONFIG_HOME: '', LOG_EXPLORER_DATA_DIR: '' };
   const old = path.join(home, '.config', 'Log Explorer');
   const store = await LogStore.open(old);
-  await importRecords(store, 'edge_logs', [edgeRecord(NOW - 1_000_000, { id: 'desktop-1' })]);
+  await importRecords(store, 'edge_logs', [edgeRecord(NOW - 1_000_000, { id })]);
   await store.close();
+  return { home, env, old };
+}
+
+it.skipIf(process.platform !== 'linux')("npm run import and npm run serve without --data-dir use the one per-OS folder, the desktop app's old store adopted", async () => {
+  const { home, env, old } = await homeWithOldStore('home', 'desktop-1');
   const file = path.join(work, 'edge_logs.ndjson');
   fs.writeFileSync(file, [2, 3].map((i) => JSON.stringify(edgeRecord(NOW - i * 1_000_000, { id: `cli-${i}` }))).join('\n'));
 
@@ -166,12 +174,7 @@ it.skipIf(process.platform !== 'linux')("npm run import and npm run serve withou
 });
 
 it.skipIf(process.platform !== 'linux')("npm run serve without --data-dir, while another server holds the desktop app's old store: names it, moves nothing, exits 2", async () => {
-  const home = path.join(work, 'home-held');
-  const env = { HOME: home, XDG_DATA_HOME: '', XDG_CONFIG_HOME: '', LOG_EXPLORER_DATA_DIR: '' };
-  const old = path.join(home, '.config', 'Log Explorer');
-  const store = await LogStore.open(old);
-  await importRecords(store, 'edge_logs', [edgeRecord(NOW - 1_000_000, { id: 'held-1' })]);
-  await store.close();
+  const { home, env, old } = await homeWithOldStore('home-held', 'held-1');
   const holder = listen(['scripts/run-server.mjs', 'serve', '--data-dir', old, '--port', '0', '--api-key', 'k1']);
   const holderUrl = await holder.url;
   try {
