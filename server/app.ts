@@ -20,6 +20,7 @@ import { registerFunctionRoutes } from './routes/functions.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { findSource, findSourceExact, SOURCE_NAMES } from './sources.ts';
 import { EngineTrapped } from './store/db.ts';
+import { StoreFileDamaged } from './store/damage.ts';
 import { isDiskFull, type LogStore } from './store/log-store.ts';
 import { formatIsoMicros, INSTANT_RANGE, readIsoMicros } from './time.ts';
 import { json } from './http.ts';
@@ -186,6 +187,11 @@ export function createApp(deps: AppDeps) {
 
   app.onError((err, c) => {
     if (err instanceof AppError) return renderError(c, err);
+    if (err instanceof StoreFileDamaged) {
+      // Named (relative to the data folder) with what to do; the requests that do not need the file go on.
+      deps.store.damage.note(err);
+      return renderError(c, new AppError('unavailable', err.message, [{ reason: 'damaged', location: err.file, message: err.message }]));
+    }
     // Internal details (SQL text, stack) stay in the server log, never in the answer.
     console.error(err);
     if (isDiskFull(err)) return renderError(c, new AppError('insufficient_storage', DISK_FULL_MESSAGE));

@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'method_not_allowed'
   | 'timeout'
   | 'conflict'
+  | 'aborted'
   | 'payload_too_large'
   | 'headers_too_large'
   | 'internal'
@@ -25,6 +26,7 @@ const STATUS: Record<ErrorKind, { code: number; status: string }> = {
   method_not_allowed: { code: 405, status: 'METHOD_NOT_ALLOWED' },
   timeout: { code: 408, status: 'REQUEST_TIMEOUT' },
   conflict: { code: 409, status: 'ALREADY_EXISTS' },
+  aborted: { code: 409, status: 'ABORTED' },
   payload_too_large: { code: 413, status: 'PAYLOAD_TOO_LARGE' },
   headers_too_large: { code: 431, status: 'REQUEST_HEADER_FIELDS_TOO_LARGE' },
   internal: { code: 500, status: 'INTERNAL' },

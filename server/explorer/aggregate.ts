@@ -9,7 +9,7 @@ import { badParam } from '../errors.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
-import { checkStop, EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
+import { checkStop, EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
 import type { TextDictionary } from '../store/text-dictionary.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
@@ -425,17 +425,20 @@ async function eachPartition(
   const columns: ColumnName[] = [...filterColumns(q), ...needed];
   const turn = { at: performance.now() };
   const paths = pathFilterTable(store, q);
+  const stillThere = sourceWatch(store, q);
   for (const p of partitionsOf(store, q)) {
+    stillThere();
     // A partition inside the window is taken whole: its instants need not be read.
     const inside = p.start > q.start && p.end - 1 <= q.end;
-    if (inside && whole?.(store.columns(p))) {
+    const head = inside && whole ? store.committedColumns(p) : null;
+    if (head && whole!(head)) {
       checkStop(stop.deadline, stop.signal);
       await maybeYield(turn);
       continue;
     }
-    const c = store.columns(p, inside ? columns : ['ts', ...columns]);
-    const pass = rowFilter(q, c, paths);
-    if (pass) {
+    const c = store.committedColumns(p, inside ? columns : ['ts', ...columns]);
+    const pass = c && rowFilter(q, c, paths);
+    if (c && pass) {
       const [from, to] = inside ? [0, c.n] : windowRange(c, q.start, q.end, null);
       if (to > from) work(c, pass, from, to);
     }
@@ -449,8 +452,11 @@ async function eachHourCount(store: LogStore, q: ExplorerQuery, hours: { from: n
   const turn = { at: performance.now() };
   const lo = hours.from / HOUR_MICROS;
   const hi = hours.to / HOUR_MICROS;
+  const stillThere = sourceWatch(store, q);
   for (const p of partitionsOf(store, { ...q, start: hours.from - 1, end: hours.to - 1 })) {
-    const c = store.columns(p);
+    stillThere();
+    const c = store.committedColumns(p);
+    if (!c) continue;
     const h = c.hours;
     const target: FilterTarget = { project: h.project, status: h.status, method: h.method, level: h.level, fn: h.fn, dicts: c.dicts };
     const pass = rowFilter(q, target);

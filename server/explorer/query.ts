@@ -192,14 +192,29 @@ function readCursor(text: string | undefined): Cursor | null {
   throw badParam('cursor', 'cursor is not one this server handed out (use `next` from the previous page)');
 }
 
-/** The partitions of the window, newest first. */
+/** The partitions of the window as the last commit has them (store.committedPartitions), newest first. */
 export function partitionsOf(store: LogStore, q: ExplorerQuery): Partition[] {
   if (q.project === -1) return [];
-  if (q.project !== null) return store.partitionsWithProject(q.source.name, q.project, q.start + 1, q.end);
+  // The catalog's per-project index already counts a running import's records: not used meanwhile.
+  if (q.project !== null && !store.importing) return store.partitionsWithProject(q.source.name, q.project, q.start + 1, q.end);
   return store
-    .partitions(q.source.name)
-    .filter((p) => p.row.rows > 0 && p.start <= q.end && p.end > q.start)
+    .committedPartitions(q.source.name)
+    .filter((p) => (store.committedRow(p)?.rows ?? 0) > 0 && p.start <= q.end && p.end > q.start)
     .reverse();
+}
+
+/**
+ * Fails a read whose source was deleted while it ran (its partitions are gone): a 409 that says
+ * so, rather than an answer from part of the data or a missing file. Call it after every wait.
+ */
+export function sourceWatch(store: LogStore, q: ExplorerQuery): () => void {
+  const at = store.deletions(q.source.name);
+  return () => {
+    const now = store.deletions(q.source.name);
+    if (now !== null && now === at) return;
+    const message = `the records of ${q.source.name} were deleted while this request read them; ask again`;
+    throw new AppError('aborted', message, [{ reason: 'deleted', location: 'source', message }]);
+  };
 }
 
 /** One candidate row: where its record is, and its hot fields (those the source has). */
@@ -229,6 +244,8 @@ export interface ScanLimits {
   deadline?: number;
   /** The client went away (or a newer request of its view replaced it): the scan stops. */
   signal?: AbortSignal;
+  /** A watch on the source begun before this scan (an export's first page): deletions since then stop it too. */
+  watch?: () => void;
 }
 
 export interface ScanProgress {
@@ -260,9 +277,12 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
   };
   let sinceCheck = 0;
   const paths = pathFilterTable(store, q);
+  const stillThere = limits.watch ?? sourceWatch(store, q);
   for (const p of partitionsOf(store, q)) {
     if (last && p.start > last.ts) continue;
-    const c = store.columns(p, ROW_COLUMNS);
+    stillThere();
+    const c = store.committedColumns(p, ROW_COLUMNS);
+    if (!c) continue;
     const pass = rowFilter(q, c, paths);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
     const blockHas = matcher?.block ? new Map<number, boolean>() : null;
@@ -272,6 +292,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
         if (i > from) last = { ts: c.ts[i - 1]!, rid: c.rid[i - 1]! };
         if (overBudget(performance.now())) return { last: last!, complete: false };
         await new Promise<void>((resolve) => setImmediate(resolve));
+        stillThere();
       }
       if (!pass!(i)) continue;
       // A block that does not hold the text anywhere rules out all its records at once.

@@ -19,7 +19,7 @@ const DDL = `
     source INTEGER NOT NULL, start INTEGER NOT NULL, width INTEGER NOT NULL,
     version INTEGER NOT NULL, rows INTEGER NOT NULL, next_rid INTEGER NOT NULL,
     record_bytes INTEGER NOT NULL, image_bytes INTEGER NOT NULL,
-    min_ts INTEGER, max_ts INTEGER,
+    min_ts INTEGER, max_ts INTEGER, db_crc INTEGER,
     PRIMARY KEY (source, start)) WITHOUT ROWID;
   CREATE TABLE partition_projects (
     source INTEGER NOT NULL, start INTEGER NOT NULL, project INTEGER NOT NULL,
@@ -45,6 +45,9 @@ export function prepareCatalog(db: Db): void {
     });
   } else if (version !== STORE_FORMAT) {
     throw new Error(`the catalog is of format ${version}; this app reads format ${STORE_FORMAT}`);
+  } else if (!db.rows('PRAGMA table_info(partitions)').some((r) => r[1] === 'db_crc')) {
+    // Catalogs written before versions carried a checksum: null until each partition is written again.
+    db.exec('ALTER TABLE partitions ADD COLUMN db_crc INTEGER');
   }
 }
 
@@ -69,6 +72,11 @@ export interface PartitionRow {
   image_bytes: number;
   min_ts: number | null;
   max_ts: number | null;
+  /**
+   * CRC-32 of the committed version's database file, whose length is then `image_bytes`; null
+   * for versions written before checksums were kept (their length is not checked either).
+   */
+  db_crc: number | null;
 }
 
 export function partitionRows(db: Db): PartitionRow[] {
@@ -77,7 +85,8 @@ export function partitionRows(db: Db): PartitionRow[] {
 
 /** Writes a partition's row (all fields). */
 export function putPartitionRow(db: Db, p: PartitionRow): void {
-  db.run('INSERT OR REPLACE INTO partitions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-    p.source, p.start, p.width, p.version, p.rows, p.next_rid, p.record_bytes, p.image_bytes, p.min_ts, p.max_ts,
-  ]);
+  db.run(
+    'INSERT OR REPLACE INTO partitions (source, start, width, version, rows, next_rid, record_bytes, image_bytes, min_ts, max_ts, db_crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [p.source, p.start, p.width, p.version, p.rows, p.next_rid, p.record_bytes, p.image_bytes, p.min_ts, p.max_ts, p.db_crc ?? null],
+  );
 }

@@ -7,11 +7,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { SOURCES, type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
 import { ApiHours, addToApiBatch, type ApiHourBatch } from './api-hours.ts';
 import { CATALOG_FILE, metaValue, partitionRows, prepareCatalog, putPartitionRow, setMeta, type PartitionRow } from './catalog.ts';
 import { TextDictionary } from './text-dictionary.ts';
-import { loadEngine, onEngineTrapped, openDbSync, replaceTrappedEngine, type Db } from './db.ts';
+import { EngineTrapped, loadEngine, onEngineTrapped, openDbSync, replaceTrappedEngine, type Db } from './db.ts';
+import { DamageRegistry, StoreFileDamaged, StoreRefused } from './damage.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
 import { CONVERTED_KEY, convertLegacyStore, LEGACY_STORE_FILE, removeLegacyFiles } from './legacy-store.ts';
 import { DAY_MICROS, dayStart, HOUR_MICROS, hourStart, hotInsertSql, idKey, Partition, SPLIT_ROWS } from './partition.ts';
@@ -21,7 +23,7 @@ import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
 import { makeOwnerOnly } from './data-dir.ts';
 import { writeSynced, syncDir, syncFile } from './durable.ts';
-import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileUsable, encodeScanColumns, readScanColumns, type ColumnName, type PathIds, type ScanColumns } from './scan-columns.ts';
+import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileUsable, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { pathOfUrl } from '../ingest/normalize.ts';
 
 /** One record ready to store: hot fields extracted, the full record serialized. */
@@ -210,6 +212,57 @@ const URLS_META = 'urls';
 /** The store-wide path dictionary (derived, like the columns files; see TextDictionary). */
 const PATHS_FILE = 'paths.log';
 
+/**
+ * Refuses a folder whose catalog is gone but whose partitions or URL dictionary are there (a
+ * partial restore, a file deleted by hand): opening it would start an empty store and delete
+ * those files as leftovers of an unfinished save.
+ */
+function refuseOrphanedFiles(dataDir: string): void {
+  let files = 0;
+  let bytes = 0;
+  const work = [path.join(dataDir, PARTS_DIR)];
+  for (let d = work.pop(); d !== undefined; d = work.pop()) {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) work.push(full);
+      else {
+        files++;
+        bytes += fs.statSync(full).size;
+      }
+    }
+  }
+  const urls = path.join(dataDir, URLS_FILE);
+  const urlBytes = fs.existsSync(urls) ? fs.statSync(urls).size : 0;
+  if (files === 0 && urlBytes === 0) return;
+  const held = [files ? `${files} partition files (${bytes} bytes) under ${PARTS_DIR}/` : '', urlBytes ? `${URLS_FILE} (${urlBytes} bytes)` : ''].filter(Boolean).join(' and ');
+  throw new StoreRefused(
+    `the data folder ${dataDir} holds ${held} but no ${CATALOG_FILE}, which says what they hold; nothing was changed. ` +
+      `Restore ${CATALOG_FILE} from the backup these files came from, or move the folder aside (or choose another with --data-dir) to start an empty store.`,
+  );
+}
+
+/** Opens the committed catalog; a file that is not a catalog is refused, not replaced. */
+function openCatalog(file: string, exists: boolean): Db {
+  let catalog: Db | undefined;
+  try {
+    catalog = openDbSync(exists ? new Uint8Array(fs.readFileSync(file)) : undefined);
+    prepareCatalog(catalog);
+  } catch (err) {
+    catalog?.close();
+    if (err instanceof EngineTrapped) throw err;
+    throw new StoreRefused(
+      `${file} cannot be read as this store's catalog (${(err as Error).message}); nothing was changed. Restore it from a backup, or move the folder aside to start an empty store.`,
+    );
+  }
+  return catalog;
+}
+
 /** The URL dictionary's committed length and count, as the catalog records them. */
 function urlsState(catalog: Db): { bytes: number; count: number } {
   const v = metaValue(catalog, URLS_META);
@@ -259,6 +312,13 @@ export class LogStore {
   private readonly columnCache = new Map<Partition, { version: number; cols: ScanColumns }>();
   /** Committed versions whose columns file is to be built, and the task building them. */
   private readonly columnQueue = new Map<Partition, number>();
+  /** Deletions per source code, and the sources being deleted now (see `deletions`). */
+  private readonly deleted = new Map<number, number>();
+  private readonly deletingSources = new Set<number>();
+  /** Columns files this process wrote (their path ids are of this run's path dictionary). */
+  private readonly columnsWritten = new Set<string>();
+  /** Committed files found damaged: named at start-up and in the 503s of requests that need them. */
+  readonly damage: DamageRegistry;
   private columnPump: Promise<void> | null = null;
   /** When a request last used a partition (the background builder waits for a quiet moment). */
   private lastForeground = 0;
@@ -272,6 +332,7 @@ export class LogStore {
   ) {
     this.catalogDb = catalog;
     this.memoryBudgetBytes = opts.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET;
+    this.damage = new DamageRegistry(dataDir);
     const db = () => this.catalogDb;
     this.projects = new Dictionary(db, 'projects', 'ref', 10_000);
     this.urls = new TextDictionary(path.join(dataDir, URLS_FILE), urlsState(catalog));
@@ -302,10 +363,11 @@ export class LogStore {
       if (loose.length) console.warn(`cannot make ${loose.length} entries of ${dataDir} owner-only (not owned by this user), e.g. ${loose[0]}`);
       await loadEngine();
       const file = path.join(dataDir, CATALOG_FILE);
-      fs.rmSync(`${file}.tmp`, { force: true });
       const exists = fs.existsSync(file);
-      const catalog = openDbSync(exists ? new Uint8Array(fs.readFileSync(file)) : undefined);
-      prepareCatalog(catalog);
+      // Without its catalog a folder's files are unreadable and would be deleted as leftovers: refused, untouched.
+      if (!exists && !fs.existsSync(path.join(dataDir, LEGACY_STORE_FILE))) refuseOrphanedFiles(dataDir);
+      fs.rmSync(`${file}.tmp`, { force: true });
+      const catalog = openCatalog(file, exists);
       const store = new LogStore(dataDir, catalog, opts);
       store.lock = lock;
       store.loadPartitions();
@@ -337,6 +399,25 @@ export class LogStore {
     for (const row of partitionRows(this.catalogDb)) this.addPartition(new Partition(this.sourceByCode(row.source), this.partsDir(row.source), row));
     this.loadSplitDays();
     this.collectGarbage();
+    this.checkFiles();
+  }
+
+  /**
+   * What start-up can check without reading the files: every committed database is there with
+   * its recorded length, every record file and urls.log hold their committed bytes. Each damaged
+   * file is named now (stderr) and in the 503 of every request that needs it; nothing is deleted.
+   * (`checkStore` reads every byte.)
+   */
+  private checkFiles(): void {
+    this.damage.clear();
+    for (const p of this.parts.values()) for (const d of p.quickCheck()) this.damage.note(new StoreFileDamaged(d.file, d.problem));
+    const committed = urlsState(this.catalogDb);
+    if (committed.bytes > 0) {
+      const file = path.join(this.dataDir, URLS_FILE);
+      const size = fs.existsSync(file) ? fs.statSync(file).size : -1;
+      if (size < 0) this.damage.note(new StoreFileDamaged(URLS_FILE, 'the file is missing'));
+      else if (size < committed.bytes) this.damage.note(new StoreFileDamaged(URLS_FILE, `it holds ${size} bytes but the catalog counts ${committed.bytes}`));
+    }
   }
 
   /**
@@ -465,7 +546,13 @@ export class LogStore {
   use(p: Partition): Db {
     if (!this.inBackground) this.lastForeground = performance.now();
     p.lastUsed = ++this.useClock;
-    const db = p.load();
+    let db: Db;
+    try {
+      db = p.load();
+    } catch (err) {
+      if (err instanceof StoreFileDamaged) this.damage.note(err);
+      throw err;
+    }
     this.loaded.add(p);
     if (p.migrated) {
       p.migrated = false;
@@ -493,7 +580,7 @@ export class LogStore {
       cols = hit.cols;
     } else {
       this.forgetColumns(p);
-      cols = version > 0 ? readScanColumns(columnsFileOf(p.dbFile(version)), this.paths.epoch) : null;
+      cols = version > 0 ? readScanColumns(columnsFileOf(p.dbFile(version)), this.columnsIdentity(p, version)) : null;
       if (cols) this.columnCache.set(p, { version, cols });
     }
     try {
@@ -506,11 +593,77 @@ export class LogStore {
       this.forgetColumns(p);
       cols = buildScanColumns(this.use(p), p.source, this.pathIds);
       if (p.dirty) return cols; // migrated as it loaded: its next save writes the file
-      if (version > 0 && cols.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, this.paths);
+      if (version > 0 && cols.complete) this.writeColumns(p, version, cols);
       this.columnCache.set(p, { version, cols });
     }
     this.trimColumnCache(p);
     return cols;
+  }
+
+  /**
+   * The partitions of a source as the last commit has them, ascending: during an import, the
+   * partitions it created are left out and the days it split into hours are kept, so that the
+   * explorer never shows records an import may still roll back (nor loses committed ones).
+   */
+  committedPartitions(source: SourceName): Partition[] {
+    const state = this.importState;
+    const all = this.bySource.get(sourceInfo(source).code) ?? [];
+    if (!state) return [...all];
+    const code = sourceInfo(source).code;
+    const split = state.removed.filter((p) => p.source.code === code && state.touched.get(p) !== null);
+    const kept = all.filter((p) => !state.touched.has(p) || state.touched.get(p) !== null);
+    return split.length ? [...kept, ...split].sort((a, b) => a.start - b.start) : kept;
+  }
+
+  /** An import is running (its records are not committed yet). */
+  get importing(): boolean {
+    return this.importState !== null;
+  }
+
+  /** The committed row of a partition: during an import, as it was when the import began (null: the import created it). */
+  committedRow(p: Partition): PartitionRow | null {
+    const state = this.importState;
+    if (state?.touched.has(p)) return state.touched.get(p)!;
+    return p.row;
+  }
+
+  /**
+   * A partition's columns as its last commit has them (see committedPartitions); null when it
+   * holds no committed rows. Outside an import, `columns`. During one, a partition it wrote is
+   * read from its committed version's columns file (built from that version's file when missing).
+   */
+  committedColumns(p: Partition, needed: readonly ColumnName[] = []): ScanColumns | null {
+    const state = this.importState;
+    if (!state?.touched.has(p)) return this.columns(p, needed);
+    const row = state.touched.get(p)!;
+    if (row === null || row.version === 0 || row.rows === 0) return null;
+    const file = columnsFileOf(p.dbFile(row.version));
+    const id = { ...this.columnsIdentity(p, row.version), rows: row.rows };
+    let cols = readScanColumns(file, id);
+    try {
+      cols?.load(needed);
+    } catch {
+      cols = null;
+    }
+    if (cols) return cols;
+    // Built from the committed file, apart from the partition's database (which holds the import's rows).
+    const committed = new Partition(p.source, p.dir, row);
+    try {
+      cols = buildScanColumns(committed.load(), p.source, this.pathIds);
+    } finally {
+      committed.close();
+    }
+    if (cols.complete) this.writeColumns(p, row.version, cols);
+    return cols;
+  }
+
+  /**
+   * Counts the deletions of a source's records begun so far, or null while one runs: a read
+   * that began before one sees the count change.
+   */
+  deletions(source: SourceName): number | null {
+    const code = sourceInfo(source).code;
+    return this.deletingSources.has(code) ? null : (this.deleted.get(code) ?? 0);
   }
 
   /** Resolves once the columns files queued so far are built (tests; shutdown does not wait for them). */
@@ -564,7 +717,7 @@ export class LogStore {
       this.columnQueue.delete(p);
       const unchanged = () => !this.closing && p.row.version === version && p.staged === null && !p.dirty && this.parts.get(partKey(p.source.code, p.start)) === p;
       const file = columnsFileOf(p.dbFile(version));
-      if (!unchanged() || columnsFileUsable(file, this.paths.epoch)) continue;
+      if (!unchanged() || columnsFileUsable(file, this.columnsIdentity(p, version))) continue;
       await pause();
       if (!unchanged()) continue;
       try {
@@ -574,12 +727,36 @@ export class LogStore {
         });
         if (!cols || !unchanged() || !cols.complete) continue;
         // Written, not kept: memory is for what requests read.
-        writeColumnsFile(file, cols, this.paths);
+        this.writeColumns(p, version, cols);
       } catch (err) {
         // Built again when next asked for (columns()); an engine trap is handled there too.
         if (!this.closing) console.error(`cannot build the columns of ${this.describe(p)}: ${(err as Error).message}`);
       }
     }
+  }
+
+  /**
+   * What a version's columns file must say of itself to be used: its partition and version, the
+   * path dictionary it was built against, and the rows the catalog records for the version.
+   */
+  private columnsIdentity(p: Partition, version: number): ColumnsIdentity {
+    const file = columnsFileOf(p.dbFile(version));
+    return {
+      source: p.source.code,
+      start: p.start,
+      version,
+      epoch: this.paths.epoch,
+      rows: version === p.row.version && !p.dirty ? p.row.rows : undefined,
+      // A file of an earlier run that may use path bytes past what paths.log held when this run
+      // opened it was built before paths.log was cut: some of its path ids name nothing.
+      pathBytesOk: (bytes) => bytes <= this.paths.bytesAtOpen || this.columnsWritten.has(file),
+    };
+  }
+
+  /** Writes a version's columns file (see writeColumnsFile). */
+  private writeColumns(p: Partition, version: number, cols: ScanColumns, bestEffort = true): void {
+    const file = columnsFileOf(p.dbFile(version));
+    if (writeColumnsFile(file, cols, this.paths, { source: p.source.code, start: p.start, version }, bestEffort)) this.columnsWritten.add(file);
   }
 
   /** Drops the least recently used columns past COLUMN_CACHE_BYTES (never `keep`'s). */
@@ -652,14 +829,15 @@ export class LogStore {
    */
   private stage(p: Partition): void {
     p.blocks.flush();
-    const { version } = p.writeVersion(this.nextVersion(p));
+    const { version, bytes, crc } = p.writeVersion(this.nextVersion(p));
+    p.stagedCheck = { bytes, crc };
     // A partition this import created gets its columns now, while its rows are in memory: a bulk
     // import stages most of its partitions, and building them later would load each again. One
     // that held rows before (a small import touching many hours) is left to the background
     // builder after the commit, so the import does not stall on rebuilding them. (A file left
     // under this name by a crash is replaced.) writeColumnsFile syncs it.
     const cols = this.importState?.touched.get(p) === null ? buildScanColumns(p.db!, p.source, this.pathIds) : null;
-    if (cols?.complete) writeColumnsFile(columnsFileOf(p.dbFile(version)), cols, this.paths, false);
+    if (cols?.complete) this.writeColumns(p, version, cols, false);
     else fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
     if (p.staged !== null) removeVersionFiles(p.dbFile(p.staged));
     p.staged = version;
@@ -738,7 +916,7 @@ export class LogStore {
     let p = this.parts.get(partKey(info.code, start));
     if (p && p.row.width !== width) throw new Error(`${this.describe(p)} does not have the width the catalog's split days say`);
     if (!p) {
-      const row: PartitionRow = { source: info.code, start, width, version: 0, rows: 0, next_rid: 1, record_bytes: 0, image_bytes: 0, min_ts: null, max_ts: null };
+      const row: PartitionRow = { source: info.code, start, width, version: 0, rows: 0, next_rid: 1, record_bytes: 0, image_bytes: 0, min_ts: null, max_ts: null, db_crc: null };
       p = new Partition(info, this.partsDir(info.code), row);
       this.addPartition(p);
     }
@@ -1034,10 +1212,13 @@ export class LogStore {
           images.push({ file: p.dbFile(version), image });
           fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
           p.row.image_bytes = image.length;
+          p.row.db_crc = zlib.crc32(image);
           if (p.staged !== null) replaced.push(p.dbFile(p.staged));
         } else {
           version = p.staged!;
           stagedFiles.push(p.dbFile(version));
+          p.row.image_bytes = p.stagedCheck?.bytes ?? p.row.image_bytes;
+          p.row.db_crc = p.stagedCheck?.crc ?? null;
         }
         if (p.row.version > 0) replaced.push(p.dbFile(p.row.version));
         p.row.version = version;
@@ -1076,7 +1257,7 @@ export class LogStore {
         await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
         for (const { file: f } of images) await fs.promises.rm(f, { force: true }).catch(() => undefined);
         for (const u of undo) {
-          u.p.row = { ...u.p.row, version: u.row.version, record_bytes: u.row.record_bytes, image_bytes: u.row.image_bytes };
+          u.p.row = { ...u.p.row, version: u.row.version, record_bytes: u.row.record_bytes, image_bytes: u.row.image_bytes, db_crc: u.row.db_crc };
           if (u.p.staged === null) {
             u.p.staged = u.staged;
             u.p.dirty = u.p.dirty || u.dirty || u.p.db !== null;
@@ -1115,6 +1296,9 @@ export class LogStore {
       const count = (this.catalogDb.rows('SELECT sum(count) FROM source_summary WHERE source = ?', [info.code])[0]?.[0] as number | null) ?? 0;
       const image = this.catalogDb.exportImage();
       const victims = [...(this.bySource.get(info.code) ?? [])];
+      // From here until the files are gone, reads of the source stop with a 409 (its URL ids go first).
+      this.deleted.set(info.code, (this.deleted.get(info.code) ?? 0) + 1);
+      this.deletingSources.add(info.code);
       this.catalogDb.transaction(() => {
         for (const t of ['partitions', 'partition_projects', 'source_summary']) this.catalogDb.run(`DELETE FROM ${t} WHERE source = ?`, [info.code]);
         if (info.hot === 'function_edge') for (const g of [HOUR_GRAIN, DAY_GRAIN]) this.catalogDb.run(`DELETE FROM ${g.table}`);
@@ -1131,6 +1315,7 @@ export class LogStore {
         await this.save();
       } catch (err) {
         // Not committed: the source stays, in memory as on disk.
+        this.deletingSources.delete(info.code);
         this.catalogDb.close();
         this.catalogDb = openDbSync(image);
         this.resetCaches();
@@ -1144,6 +1329,7 @@ export class LogStore {
         for (let v = 1; v <= Math.max(p.maxVersion, p.row.version); v++) removeVersionFiles(p.dbFile(v));
         fs.rmSync(p.blocks.file, { force: true });
       }
+      this.deletingSources.delete(info.code);
       // Row numbers of a new partition of the same hour start again: caches must not match them.
       this.urlEpoch++;
       this.changed();
@@ -1292,11 +1478,11 @@ function removeVersionFiles(file: string): void {
  * being synced, a crash may lose the file: it is built again when next needed.
  * @param bestEffort a failure (a full disk) is ignored: the columns are rebuilt when next needed
  */
-function writeColumnsFile(file: string, cols: ScanColumns, paths: TextDictionary, bestEffort = true): void {
+function writeColumnsFile(file: string, cols: ScanColumns, paths: TextDictionary, of: { source: number; start: number; version: number }, bestEffort = true): boolean {
   const tmp = `${file}.tmp`;
   try {
     paths.syncNow();
-    const bytes = encodeScanColumns(cols);
+    const bytes = encodeScanColumns(cols, { ...of, pathBytes: paths.bytes });
     const fd = fs.openSync(tmp, 'w', 0o600);
     try {
       let written = 0;
@@ -1306,8 +1492,10 @@ function writeColumnsFile(file: string, cols: ScanColumns, paths: TextDictionary
       fs.closeSync(fd);
     }
     fs.renameSync(tmp, file);
+    return true;
   } catch (err) {
     fs.rmSync(tmp, { force: true });
     if (!bestEffort) throw err;
+    return false;
   }
 }

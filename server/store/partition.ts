@@ -7,9 +7,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import type { SourceInfo } from '../sources.ts';
 import { MICROS } from '../time.ts';
-import { openDbSync, type Db } from './db.ts';
+import { EngineTrapped, openDbSync, type Db } from './db.ts';
+import { partFileName, StoreFileDamaged } from './damage.ts';
 import { sourceFieldsOfStored, type ExplorerField } from '../ingest/normalize.ts';
 import { HOT_COLUMNS, HOT_LAYOUT } from './hot-columns.ts';
 import type { PartitionRow } from './catalog.ts';
@@ -81,6 +83,8 @@ export class Partition {
   loadedBytes = 0;
   /** Columns were added at load (addMissingColumns): the store should save it. */
   migrated = false;
+  /** Length and CRC-32 of the staged version's file, for the catalog when it commits. */
+  stagedCheck: { bytes: number; crc: number } | null = null;
 
   constructor(
     readonly source: SourceInfo,
@@ -117,12 +121,70 @@ export class Partition {
   load(): Db {
     if (this.db) return this.db;
     const v = this.fileVersion;
-    const image = v > 0 ? new Uint8Array(fs.readFileSync(this.dbFile(v))) : undefined;
+    const image = v > 0 ? this.readImage(v) : undefined;
     const db = openDbSync(image, { cacheKiB: 256 });
     if (!image) for (const stmt of partitionDdl(this.source)) db.exec(stmt);
+    else {
+      try {
+        // sql.js reads the header only when first asked: a file that is not a database fails here.
+        db.rows(`SELECT count(*) FROM ${this.source.alias} WHERE 0`);
+      } catch (err) {
+        db.close();
+        if (err instanceof EngineTrapped) throw err;
+        throw new StoreFileDamaged(partFileName(this.dbFile(v)), `not a readable partition database: ${(err as Error).message}`);
+      }
+    }
     this.db = db;
     if (image && this.addMissingColumns(db)) this.dirty = this.migrated = true;
     return db;
+  }
+
+  /**
+   * A version's file, checked against the length and CRC-32 recorded when it was written (the
+   * catalog's for the committed version, the staging's for a staged one).
+   */
+  private readImage(v: number): Uint8Array {
+    const file = this.dbFile(v);
+    let image: Uint8Array;
+    try {
+      image = new Uint8Array(fs.readFileSync(file));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new StoreFileDamaged(partFileName(file), 'the file is missing');
+      throw err;
+    }
+    const expected = v === this.staged ? this.stagedCheck : this.row.db_crc === null || this.row.db_crc === undefined ? null : { bytes: this.row.image_bytes, crc: this.row.db_crc };
+    if (expected) {
+      if (image.length !== expected.bytes) throw new StoreFileDamaged(partFileName(file), `it holds ${image.length} bytes where ${expected.bytes} were written`);
+      if (zlib.crc32(image) !== expected.crc) throw new StoreFileDamaged(partFileName(file), 'its checksum does not match the one recorded when it was written');
+    }
+    return image;
+  }
+
+  /**
+   * What can be checked without reading the files (start-up): the committed version's database
+   * is there with its recorded length, and the record file holds its committed bytes.
+   */
+  quickCheck(): Array<{ file: string; problem: string }> {
+    const found: Array<{ file: string; problem: string }> = [];
+    const size = (file: string) => {
+      try {
+        return fs.statSync(file).size;
+      } catch {
+        return -1;
+      }
+    };
+    if (this.row.version > 0) {
+      const file = this.dbFile(this.row.version);
+      const n = size(file);
+      if (n < 0) found.push({ file: partFileName(file), problem: 'the file is missing' });
+      else if (this.row.db_crc !== null && this.row.db_crc !== undefined && n !== this.row.image_bytes) found.push({ file: partFileName(file), problem: `it holds ${n} bytes where ${this.row.image_bytes} were written` });
+    }
+    if (this.row.record_bytes > 0) {
+      const n = size(this.blocks.file);
+      if (n < 0) found.push({ file: partFileName(this.blocks.file), problem: 'the file is missing' });
+      else if (n < this.row.record_bytes) found.push({ file: partFileName(this.blocks.file), problem: `it holds ${n} bytes but the catalog counts ${this.row.record_bytes}` });
+    }
+    return found;
   }
 
   /**
@@ -158,7 +220,7 @@ export class Partition {
    * Writes the in-memory database to a new version file (not yet committed); the commit
    * fsyncs it before the catalog names it.
    */
-  writeVersion(version: number): { version: number; bytes: number } {
+  writeVersion(version: number): { version: number; bytes: number; crc: number } {
     if (!this.db) throw new Error('partition not loaded');
     const image = this.db.exportImage();
     const file = this.dbFile(version);
@@ -170,7 +232,7 @@ export class Partition {
     } finally {
       fs.closeSync(fd);
     }
-    return { version, bytes: image.length };
+    return { version, bytes: image.length, crc: zlib.crc32(image) };
   }
 
   /** Drops the database from memory (its rows are in a file: committed or staged). */

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { partFileName, StoreFileDamaged } from './damage.ts';
 
 /**
  * Raw bytes per block: about 120 edge records. Brotli (quality 1) packs 256 KiB blocks of edge
@@ -108,10 +109,17 @@ export class RecordBlocks {
       return this.fd;
     }
     {
+      const exists = fs.existsSync(this.file);
+      // A committed file that is gone is damage: an empty one in its place would hide it.
+      if (!exists && this.size > 0) throw new StoreFileDamaged(partFileName(this.file), 'the file is missing');
       fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      this.fd = fs.openSync(this.file, fs.existsSync(this.file) ? 'r+' : 'w+', 0o600);
-      const actual = fs.fstatSync(this.fd).size;
-      if (actual < this.size) throw new Error(`${path.basename(this.file)} holds ${actual} bytes but the catalog points to byte ${this.size}`);
+      const fd = fs.openSync(this.file, exists ? 'r+' : 'w+', 0o600);
+      const actual = fs.fstatSync(fd).size;
+      if (actual < this.size) {
+        fs.closeSync(fd);
+        throw new StoreFileDamaged(partFileName(this.file), `it holds ${actual} bytes but the catalog counts ${this.size}`);
+      }
+      this.fd = fd;
       // Bytes past the committed end come from an import that never committed.
       if (actual > this.size) fs.ftruncateSync(this.fd, this.size);
     }
@@ -179,12 +187,22 @@ export class RecordBlocks {
       return hit.raw;
     }
     const fd = this.handle();
+    const damaged = (problem: string) => new StoreFileDamaged(partFileName(this.file), `the block at byte ${blk} ${problem}`);
     const head = Buffer.allocUnsafe(HEADER);
+    if (blk < 0 || blk + HEADER > this.size) throw damaged('lies past the committed end');
     readFully(fd, head, blk, this.file);
-    const packed = Buffer.allocUnsafe(head.readUInt32LE(0));
+    const packedBytes = head.readUInt32LE(0);
+    // A damaged length would read past the block (or allocate gigabytes): checked first.
+    if (blk + HEADER + packedBytes > this.size) throw damaged('has a length that runs past the committed end');
+    const packed = Buffer.allocUnsafe(packedBytes);
     readFully(fd, packed, blk + HEADER, this.file);
-    const raw = zlib.brotliDecompressSync(packed);
-    if (raw.length !== head.readUInt32LE(4)) throw new Error(`${path.basename(this.file)}: block at ${blk} does not decompress to its recorded length`);
+    let raw: Buffer;
+    try {
+      raw = zlib.brotliDecompressSync(packed, { maxOutputLength: Math.max(head.readUInt32LE(4), 1) });
+    } catch {
+      throw damaged('does not decompress');
+    }
+    if (raw.length !== head.readUInt32LE(4)) throw damaged('does not decompress to its recorded length');
     cachePut(this, key, raw);
     return raw;
   }
@@ -254,7 +272,7 @@ function readFully(fd: number, buf: Buffer, pos: number, file: string): void {
   let got = 0;
   while (got < buf.length) {
     const n = fs.readSync(fd, buf, got, buf.length - got, pos + got);
-    if (n === 0) throw new Error(`${path.basename(file)} ends before byte ${pos + buf.length}`);
+    if (n === 0) throw new StoreFileDamaged(partFileName(file), `it ends before byte ${pos + buf.length}`);
     got += n;
   }
 }

@@ -125,10 +125,19 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
     const built = buildScanColumns(db, sourceInfo(name), pathIds('00000000deadbeef'));
     const dir = tempDir();
     const file = path.join(dir, 'x-v1.cols');
-    fs.writeFileSync(file, encodeScanColumns(built));
+    const code = sourceInfo(name).code;
+    fs.writeFileSync(file, encodeScanColumns(built, { source: code, start: 7_200_000_000, version: 3, pathBytes: 500 }));
+    const id = { source: code, start: 7_200_000_000, version: 3, epoch: '00000000deadbeef', rows: 3_000, pathBytesOk: (b: number) => b <= 500 };
     // Built against another path dictionary: its path ids mean nothing here.
-    expect(readScanColumns(file, '00000000deadbeee')).toBeNull();
-    const read = readScanColumns(file, '00000000deadbeef')!;
+    expect(readScanColumns(file, { ...id, epoch: '00000000deadbeee' })).toBeNull();
+    // Another partition's, another version's, another row count's file under this name.
+    expect(readScanColumns(file, { ...id, start: 0 })).toBeNull();
+    expect(readScanColumns(file, { ...id, version: 4 })).toBeNull();
+    expect(readScanColumns(file, { ...id, source: code + 1 })).toBeNull();
+    expect(readScanColumns(file, { ...id, rows: 2_999 })).toBeNull();
+    // The path dictionary was cut below what the file may use.
+    expect(readScanColumns(file, { ...id, pathBytesOk: (b: number) => b <= 499 })).toBeNull();
+    const read = readScanColumns(file, id)!;
     expect(read.hours).toEqual(built.hours);
     expect(() => read.ts).toThrow(/not loaded/);
     read.load(ROW_COLUMNS);
@@ -137,8 +146,34 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
     expect(read.dicts.method).toEqual(built.dicts.method);
     expect(read.dicts.level).toEqual(built.dicts.level);
     // Cut short: not a whole file, so it is built again.
-    fs.truncateSync(file, fs.statSync(file).size - 1);
-    expect(readScanColumns(file, '00000000deadbeef')).toBeNull();
+    const whole = fs.readFileSync(file);
+    fs.truncateSync(file, whole.length - 1);
+    expect(readScanColumns(file, id)).toBeNull();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds a flipped byte anywhere in the file: the header, a dictionary, the hour counts, a row array or the path counts', () => {
+    const { db } = partition(name, 2_000);
+    const built = buildScanColumns(db, sourceInfo(name), pathIds('00000000deadbeef'));
+    const dir = tempDir();
+    const file = path.join(dir, 'x-v1.cols');
+    const code = sourceInfo(name).code;
+    const whole = encodeScanColumns(built, { source: code, start: 0, version: 1, pathBytes: 10 });
+    const id = { source: code, start: 0, version: 1, epoch: '00000000deadbeef', rows: 2_000, pathBytesOk: () => true };
+    // Every 97th byte and the last, one at a time: each copy fails somewhere between opening and loading everything.
+    for (const at of [...Array.from({ length: Math.ceil(whole.length / 97) }, (_, i) => i * 97), whole.length - 1]) {
+      const bad = Buffer.from(whole);
+      bad[at] = bad[at]! ^ 0x5a;
+      fs.writeFileSync(file, bad);
+      let ok: boolean;
+      try {
+        const c = readScanColumns(file, id);
+        ok = c !== null && (c.load(ROW_COLUMNS), c.pathCounts.k >= 0);
+      } catch {
+        ok = false;
+      }
+      expect(ok, `byte ${at}`).toBe(false);
+    }
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -16,22 +16,35 @@
  * over the partitions a window covers whole adds these instead of walking every row.
  *
  * File: `LXSC`, u32 format, u32 rows, u32 hour-count entries, u32 path-count entries, u32 bytes of
- * each dictionary's JSON (DICTS order), 4 zero bytes, the 8 bytes of the path dictionary's epoch
- * (a file built against another path dictionary is built again), the JSON arrays, zero padding
- * to 8 bytes, then the row arrays of ROW_COLUMNS in order (Float64 first, so every array is
- * aligned to its element size), the hour counts' arrays (HOUR_COLUMNS, Int32), and the path
- * counts' arrays (PATH_COLUMNS, Int32, by project then path). A reader loads the header, the
- * dictionaries and the hour counts, and only the row arrays and path counts it asks for.
+ * each dictionary's JSON (DICTS order), u32 source code, the 8 bytes of the path dictionary's
+ * epoch, f64 partition start, u32 version, u32 CRC-32 of the header and dictionaries, f64 bytes
+ * of the path dictionary the file may use, a u32 CRC-32 per array (SECTIONS order), zero bytes
+ * to HEAD (the header's CRC covers every byte before the arrays); the JSON arrays, zero padding to 8 bytes, then the row arrays of ROW_COLUMNS in order
+ * (Float64 first, so every array is aligned to its element size), the hour counts' arrays
+ * (HOUR_COLUMNS, Int32), and the path counts' arrays (PATH_COLUMNS, Int32, by project then
+ * path). A reader loads the header, the dictionaries and the hour counts, and only the row
+ * arrays and path counts it asks for, each checked against its CRC as it is read.
+ *
+ * The file is derived, so a file that fails any check (another partition's or version's, cut,
+ * flipped bytes, built against another or a cut path dictionary, a row count the catalog does
+ * not record) is not an error: it is built again from the database.
  */
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import type { SourceInfo } from '../sources.ts';
 import type { Db, SqlValue } from './db.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
-const FORMAT = 5;
-const HEAD = 40;
+const FORMAT = 6;
+const HEAD = 128;
 const DICTS_AT = 20;
+const SOURCE_AT = 28;
 const EPOCH_AT = 32;
+const START_AT = 40;
+const VERSION_AT = 48;
+const HEAD_CRC_AT = 52;
+const PATH_BYTES_AT = 56;
+const CRCS_AT = 64;
 /** A missing number (status) or text (dictionary id). */
 export const NONE = -1;
 const HOUR = 3_600_000_000;
@@ -49,6 +62,27 @@ export type HourCounts = { readonly m: number } & { readonly [K in (typeof HOUR_
 /** Records per (project, path) of the whole partition, ordered by project then path id. */
 const PATH_COLUMNS = ['project', 'path', 'count'] as const;
 export type PathCounts = { readonly k: number } & { readonly [K in (typeof PATH_COLUMNS)[number]]: Int32Array };
+
+/** The arrays with a CRC each, in file order. */
+const SECTIONS = [...ROW_COLUMNS, 'hours', 'paths'] as const;
+type SectionName = (typeof SECTIONS)[number];
+
+/** Which file a columns file must be: what its header must say to be used. */
+export interface ColumnsIdentity {
+  /** The source's code and the partition's start and version. */
+  source: number;
+  start: number;
+  version: number;
+  /** The path dictionary's epoch. */
+  epoch: string;
+  /** Rows the catalog records for this version (undefined: not known, a staged version). */
+  rows?: number;
+  /**
+   * Whether the path dictionary holds the bytes a file may use (false: the dictionary was cut
+   * after the file was built, so some of its path ids name nothing, or something else).
+   */
+  pathBytesOk(bytes: number): boolean;
+}
 
 /** `hour` in HourCounts is the hour's start / HOUR_MICROS. */
 export const HOUR_MICROS = HOUR;
@@ -94,8 +128,8 @@ export class ScanColumns {
     readonly complete: boolean,
     /** The path dictionary's epoch its path ids belong to. */
     readonly epoch: string,
-    /** Where the arrays not loaded yet are: the file and each one's offset. */
-    private readonly file: { path: string; offsets: Record<ColumnName, number>; pathCounts: { at: number; k: number } } | null,
+    /** Where the arrays not loaded yet are: the file, each one's offset and CRC. */
+    private readonly file: { path: string; offsets: Record<ColumnName, number>; pathCounts: { at: number; k: number }; crcs: Record<SectionName, number> } | null,
     pathCounts: PathCounts | null = null,
   ) {
     this.pathCountsRead = pathCounts;
@@ -119,6 +153,7 @@ export class ScanColumns {
           if (k === 0) throw new Error(`${this.file.path} ends inside its ${c} column`);
           got += k;
         }
+        if (zlib.crc32(view) !== this.file.crcs[c]) throw new Error(`${this.file.path}: its ${c} column fails its checksum`);
         (this.arrays as Record<ColumnName, Float64Array | Int32Array>)[c] = BYTES[c] === 8 ? new Float64Array(buf) : new Int32Array(buf);
       }
     } finally {
@@ -155,6 +190,7 @@ export class ScanColumns {
     const fd = fs.openSync(this.file.path, 'r');
     try {
       if (fs.readSync(fd, new Uint8Array(buf), 0, buf.byteLength, at) !== buf.byteLength) throw new Error(`${this.file.path} ends inside its path counts`);
+      if (zlib.crc32(new Uint8Array(buf)) !== this.file.crcs.paths) throw new Error(`${this.file.path}: its path counts fail their checksum`);
     } finally {
       fs.closeSync(fd);
     }
@@ -364,8 +400,8 @@ function allocateCounts<C extends string, N extends string>(columns: readonly C[
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
-/** The file's bytes (of complete columns only). */
-export function encodeScanColumns(c: ScanColumns): Buffer {
+/** The file's bytes (of complete columns only), naming the partition version it is of and the path dictionary bytes it may use. */
+export function encodeScanColumns(c: ScanColumns, id: { source: number; start: number; version: number; pathBytes: number }): Buffer {
   if (!c.complete) throw new Error('columns of a partition not yet migrated are not written');
   const arrays = c.all();
   const jsons = DICTS.map((d) => Buffer.from(JSON.stringify(c.dicts[d]), 'utf8'));
@@ -378,7 +414,11 @@ export function encodeScanColumns(c: ScanColumns): Buffer {
   out.writeUInt32LE(c.n, 8);
   out.writeUInt32LE(c.hours.m, 12);
   out.writeUInt32LE(pc.k, 16);
+  out.writeUInt32LE(id.source, SOURCE_AT);
   Buffer.from(c.epoch, 'hex').copy(out, EPOCH_AT);
+  out.writeDoubleLE(id.start, START_AT);
+  out.writeUInt32LE(id.version, VERSION_AT);
+  out.writeDoubleLE(id.pathBytes, PATH_BYTES_AT);
   let at = HEAD;
   jsons.forEach((j, i) => {
     out.writeUInt32LE(j.length, DICTS_AT + 4 * i);
@@ -386,11 +426,24 @@ export function encodeScanColumns(c: ScanColumns): Buffer {
     at += j.length;
   });
   at = start;
-  for (const arr of [...ROW_COLUMNS.map((k) => arrays[k]), ...HOUR_COLUMNS.map((k) => c.hours[k]), ...PATH_COLUMNS.map((k) => pc[k])]) {
-    Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength).copy(out, at);
-    at += arr.byteLength;
-  }
+  const sections: Array<readonly (Float64Array | Int32Array)[]> = [...ROW_COLUMNS.map((k) => [arrays[k]]), HOUR_COLUMNS.map((k) => c.hours[k]), PATH_COLUMNS.map((k) => pc[k])];
+  sections.forEach((arrs, i) => {
+    const from = at;
+    for (const arr of arrs) {
+      Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength).copy(out, at);
+      at += arr.byteLength;
+    }
+    out.writeUInt32LE(zlib.crc32(out.subarray(from, at)), CRCS_AT + 4 * i);
+  });
+  out.writeUInt32LE(headCrc(out.subarray(0, start)), HEAD_CRC_AT);
   return out;
+}
+
+/** CRC-32 of the header (its own CRC field read as zero) and the dictionaries. */
+function headCrc(head: Buffer): number {
+  const copy = Buffer.from(head);
+  copy.writeUInt32LE(0, HEAD_CRC_AT);
+  return zlib.crc32(copy);
 }
 
 /** The columns file of a version's database file. */
@@ -401,17 +454,16 @@ export function columnsFileOf(dbFile: string): string {
 /**
  * Opens a columns file: its dictionaries and hour counts are read, its row arrays when asked
  * (`load`). Null when it is missing, not a whole file of this format (or its dictionaries are
- * not lists of texts), or built against another path dictionary than the one of `epoch`.
+ * not lists of texts), fails a checksum, or is not the file `id` describes.
  */
-export function readScanColumns(file: string, epoch: string): ScanColumns | null {
+export function readScanColumns(file: string, id: ColumnsIdentity): ScanColumns | null {
   return withFile(file, (fd) => {
-    const head = readHead(fd, epoch);
+    const head = readHead(fd, id);
     if (!head) return null;
-    const { n, m, k, dicts: where, start, hoursAt } = head;
+    const { n, m, k, dicts: where, start, hoursAt, crcs } = head;
     const dicts = {} as Record<DictName, string[]>;
     for (const d of DICTS) {
-      const buf = Buffer.alloc(where[d].bytes);
-      if (fs.readSync(fd, buf, 0, buf.length, where[d].at) !== buf.length) return null;
+      const buf = where[d].json;
       let list: unknown;
       try {
         list = JSON.parse(buf.toString('utf8'));
@@ -423,6 +475,7 @@ export function readScanColumns(file: string, epoch: string): ScanColumns | null
     }
     const hourBuf = new ArrayBuffer(m * HOUR_COLUMNS.length * 4);
     if (fs.readSync(fd, new Uint8Array(hourBuf), 0, hourBuf.byteLength, hoursAt) !== hourBuf.byteLength) return null;
+    if (zlib.crc32(new Uint8Array(hourBuf)) !== crcs.hours) return null;
     const offsets = {} as Record<ColumnName, number>;
     let at = start;
     for (const c of ROW_COLUMNS) {
@@ -430,13 +483,13 @@ export function readScanColumns(file: string, epoch: string): ScanColumns | null
       at += n * BYTES[c];
     }
     const pathCounts = { at: hoursAt + m * HOUR_COLUMNS.length * 4, k };
-    return new ScanColumns(n, dicts, allocateCounts(HOUR_COLUMNS, 'm', m, { buf: hourBuf, at: 0 }), {}, true, epoch, { path: file, offsets, pathCounts });
+    return new ScanColumns(n, dicts, allocateCounts(HOUR_COLUMNS, 'm', m, { buf: hourBuf, at: 0 }), {}, true, id.epoch, { path: file, offsets, pathCounts, crcs });
   });
 }
 
-/** Whether a columns file is whole, of this format and of the path dictionary of `epoch` (its header and length only). */
-export function columnsFileUsable(file: string, epoch: string): boolean {
-  return withFile(file, (fd) => readHead(fd, epoch) !== null) ?? false;
+/** Whether a columns file is whole, of this format and the file `id` describes (its header, dictionaries and length only). */
+export function columnsFileUsable(file: string, id: ColumnsIdentity): boolean {
+  return withFile(file, (fd) => readHead(fd, id) !== null) ?? false;
 }
 
 /** `read` over the open file; null when there is no file. */
@@ -455,25 +508,46 @@ function withFile<T>(file: string, read: (fd: number) => T): T | null {
   }
 }
 
-/** The header's counts and where each part is; null unless the file is whole, of this format and of `epoch`. */
-function readHead(fd: number, epoch: string): { n: number; m: number; k: number; dicts: Record<DictName, { at: number; bytes: number }>; start: number; hoursAt: number } | null {
+interface Head {
+  n: number;
+  m: number;
+  k: number;
+  dicts: Record<DictName, { json: Buffer }>;
+  start: number;
+  hoursAt: number;
+  crcs: Record<SectionName, number>;
+}
+
+/** The header's counts and where each part is; null unless the file is whole, of this format and the file `id` describes. */
+function readHead(fd: number, id: ColumnsIdentity): Head | null {
   const size = fs.fstatSync(fd).size;
   const head = Buffer.alloc(HEAD);
   if (size < HEAD || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD) return null;
   if (head.readUInt32LE(0) !== MAGIC || head.readUInt32LE(4) !== FORMAT) return null;
-  if (head.toString('hex', EPOCH_AT, EPOCH_AT + 8) !== epoch) return null;
+  if (head.toString('hex', EPOCH_AT, EPOCH_AT + 8) !== id.epoch) return null;
+  if (head.readUInt32LE(SOURCE_AT) !== id.source || head.readDoubleLE(START_AT) !== id.start || head.readUInt32LE(VERSION_AT) !== id.version) return null;
   const n = head.readUInt32LE(8);
+  if (id.rows !== undefined && n !== id.rows) return null;
+  if (!id.pathBytesOk(head.readDoubleLE(PATH_BYTES_AT))) return null;
   const m = head.readUInt32LE(12);
   const k = head.readUInt32LE(16);
-  const dicts = {} as Record<DictName, { at: number; bytes: number }>;
-  let at = HEAD;
-  DICTS.forEach((d, i) => {
-    const bytes = head.readUInt32LE(DICTS_AT + 4 * i);
-    dicts[d] = { at, bytes };
-    at += bytes;
-  });
-  const start = pad8(at);
+  let jsonBytes = 0;
+  DICTS.forEach((_, i) => (jsonBytes += head.readUInt32LE(DICTS_AT + 4 * i)));
+  const start = pad8(HEAD + jsonBytes);
   const hoursAt = start + n * BYTES_PER_ROW;
   if (size !== hoursAt + m * HOUR_COLUMNS.length * 4 + k * PATH_COLUMNS.length * 4) return null;
-  return { n, m, k, dicts, start, hoursAt };
+  // The dictionaries and their padding: the header's CRC covers every byte before the arrays.
+  const json = Buffer.alloc(start - HEAD);
+  if (fs.readSync(fd, json, 0, json.length, HEAD) !== json.length) return null;
+  if (headCrc(Buffer.concat([head, json])) !== head.readUInt32LE(HEAD_CRC_AT)) return null;
+  const dicts = {} as Record<DictName, { json: Buffer }>;
+  let at = 0;
+  DICTS.forEach((d, i) => {
+    const bytes = head.readUInt32LE(DICTS_AT + 4 * i);
+    dicts[d] = { json: json.subarray(at, at + bytes) };
+    at += bytes;
+  });
+  const crcs = {} as Record<SectionName, number>;
+  SECTIONS.forEach((name, i) => (crcs[name] = head.readUInt32LE(CRCS_AT + 4 * i)));
+  return { n, m, k, dicts, start, hoursAt, crcs };
 }

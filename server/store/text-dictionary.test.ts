@@ -83,7 +83,9 @@ describe('TextDictionary, committed (URLs)', () => {
     const f = file();
     fs.writeFileSync(f, '"a"\n');
     const d = new TextDictionary(f, { bytes: 100, count: 5 });
-    expect(() => d.idOf('x')).toThrow(/urls\.log holds 4 bytes but the catalog points to byte 100/);
+    expect(() => d.idOf('x')).toThrow(/^the store file urls\.log is damaged \(it holds 4 bytes but the catalog counts 100\)/);
+    // Every later use fails the same way: never an empty dictionary.
+    expect(() => d.size()).toThrow(/urls\.log is damaged/);
   });
 });
 

@@ -19,6 +19,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
+import { StoreFileDamaged } from './damage.ts';
 
 const NEWLINE = 0x0a;
 /** Recent text -> id kept as strings (repeated texts of a batch hit here, not the file). */
@@ -38,6 +40,16 @@ function hash32(s: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return h | 0;
+}
+
+/** A line's text, or null when the line is not one JSON string. */
+function parseText(line: string): string | null {
+  try {
+    const v = JSON.parse(line) as unknown;
+    return typeof v === 'string' ? v : null;
+  } catch {
+    return null;
+  }
 }
 
 const isToken = (text: string) => text.length === TOKEN_PREFIX.length + 16 && text.startsWith(TOKEN_PREFIX);
@@ -79,15 +91,27 @@ export class TextDictionary {
     return this.written + this.pendingBytes;
   }
 
+  /** A committed file that is not what the catalog says (never for a derived one: that is rebuilt). */
+  private damaged(problem: string): StoreFileDamaged {
+    return new StoreFileDamaged(path.basename(this.file), problem);
+  }
+
   private open(): number {
     if (this.fd === null) {
-      this.fd = fs.openSync(this.file, fs.existsSync(this.file) ? 'r+' : 'w+', 0o600);
+      const exists = fs.existsSync(this.file);
+      // A committed dictionary that is gone is damage: an empty one in its place would hide it.
+      if (!exists && !this.derived && this.committed.bytes > 0) throw this.damaged('the file is missing');
+      this.fd = fs.openSync(this.file, exists ? 'r+' : 'w+', 0o600);
       if (this.derived) {
         this.committed = { bytes: fs.fstatSync(this.fd).size, count: -1 };
         return this.fd;
       }
       const actual = fs.fstatSync(this.fd).size;
-      if (actual < this.committed.bytes) throw new Error(`${this.file} holds ${actual} bytes but the catalog points to byte ${this.committed.bytes}`);
+      if (actual < this.committed.bytes) {
+        fs.closeSync(this.fd);
+        this.fd = null;
+        throw this.damaged(`it holds ${actual} bytes but the catalog counts ${this.committed.bytes}`);
+      }
       // Lines past the committed end come from an import that never committed.
       if (actual > this.committed.bytes) fs.ftruncateSync(this.fd, this.committed.bytes);
     }
@@ -97,13 +121,21 @@ export class TextDictionary {
   /** Reads the committed lines to build the in-memory index (first use only). */
   private load(): void {
     if (this.loaded) return;
-    this.loaded = true;
     const fd = this.open();
-    if (this.derived) return this.loadDerived(fd);
+    if (this.derived) {
+      this.loaded = true;
+      return this.loadDerived(fd);
+    }
     this.reserve(this.committed.count + 1);
-    // A committed line that does not parse is damage, not a cut: JSON.parse throws.
-    const { count, end } = this.readLines(fd, this.committed.bytes, (line) => JSON.parse(line) as string);
-    if (count !== this.committed.count || end !== this.committed.bytes) throw new Error(`${this.file} holds ${count} texts but the catalog counts ${this.committed.count}`);
+    // A committed line that does not parse is damage, not a cut. Not marked loaded until the
+    // file passes, so every later use fails the same way instead of seeing an empty dictionary.
+    const { count, end } = this.readLines(fd, this.committed.bytes, (line) => {
+      const text = parseText(line);
+      if (text === null) throw this.damaged('a line is not a JSON string');
+      return text;
+    });
+    if (count !== this.committed.count || end !== this.committed.bytes) throw this.damaged(`it holds ${count} texts where the catalog counts ${this.committed.count}`);
+    this.loaded = true;
     this.count = count;
     this.written = end;
     this.offsets[count + 1] = end;
@@ -178,6 +210,16 @@ export class TextDictionary {
     return this.count;
   }
 
+  /**
+   * A derived file's length when this process first opened it. It only grows, so a columns file
+   * of an earlier run that may use more bytes than this was built before the file was cut.
+   */
+  get bytesAtOpen(): number {
+    if (!this.derived) throw new Error(`${this.file} is not a derived dictionary`);
+    this.open();
+    return this.committed.bytes;
+  }
+
   /** What names a derived file: columns files built against it carry it. */
   get epoch(): string {
     if (!this.derived) throw new Error(`${this.file} is not a derived dictionary`);
@@ -236,8 +278,13 @@ export class TextDictionary {
     if (start >= this.written) return this.pendingTexts[id - (this.count - this.pendingTexts.length) - 1]!;
     const bytes = Buffer.allocUnsafe(end - start);
     let got = 0;
-    while (got < bytes.length) got += fs.readSync(this.open(), bytes, got, bytes.length - got, start + got);
-    const text = JSON.parse(bytes.toString('utf8')) as string;
+    while (got < bytes.length) {
+      const n = fs.readSync(this.open(), bytes, got, bytes.length - got, start + got);
+      if (n === 0) throw this.damaged(`it ends before byte ${end}`);
+      got += n;
+    }
+    const text = parseText(bytes.toString('utf8'));
+    if (text === null) throw this.damaged(`the line of id ${id} is not a JSON string`);
     if (this.readCache.size >= READ_CACHE) this.readCache.clear();
     this.readCache.set(id, text);
     return text;
@@ -287,11 +334,17 @@ export class TextDictionary {
       const start = this.offsets[after + 1]!;
       const bytes = Buffer.allocUnsafe(this.offsets[lastInFile + 1]! - start);
       let got = 0;
-      while (got < bytes.length) got += fs.readSync(this.open(), bytes, got, bytes.length - got, start + got);
+      while (got < bytes.length) {
+        const n = fs.readSync(this.open(), bytes, got, bytes.length - got, start + got);
+        if (n === 0) throw this.damaged(`it ends before byte ${start + bytes.length}`);
+        got += n;
+      }
       let at = 0;
       for (let id = after + 1; id <= lastInFile; id++) {
         const len = this.offsets[id + 1]! - this.offsets[id]!;
-        out.push({ id, text: JSON.parse(bytes.toString('utf8', at, at + len - 1)) as string });
+        const text = parseText(bytes.toString('utf8', at, at + len - 1));
+        if (text === null) throw this.damaged(`the line of id ${id} is not a JSON string`);
+        out.push({ id, text });
         at += len;
       }
     }
