@@ -1,5 +1,6 @@
 /**
  * `npm run serve -- [--data-dir DIR] [--port N] [--api-key KEY] [--now ISO] [--import FILE...]`
+ * `npm run check -- [--data-dir DIR]` (`serve --check`): verifies every file of the folder and exits (1 if a committed file is damaged).
  * Runs as the esbuild bundle dist/server/main.mjs (scripts/run-server.mjs) or under tsx.
  * Without --data-dir it opens the data folder every mode shares (store/data-dir.ts).
  */
@@ -11,6 +12,7 @@ import { ImportFailure, importFile } from './ingest/import.ts';
 import { startServer } from './server.ts';
 import { defaultDataDir } from './store/data-dir.ts';
 import { DataFolderLocked } from './store/data-lock.ts';
+import { checkStore, formatCheckReport } from './store/check.ts';
 import { parseIsoMicros } from './time.ts';
 
 export const DEFAULT_PORT = 4100;
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     source: { type: 'string' },
     project: { type: 'string' },
     renderer: { type: 'string' },
+    check: { type: 'boolean' },
   },
   allowPositionals: false,
 });
@@ -40,6 +43,13 @@ function repoRoot(): string {
     if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
     if (path.dirname(dir) === dir) return path.resolve(import.meta.dirname, '..');
   }
+}
+
+if (values.check) {
+  // Reads every file of the folder and reports; changes nothing, starts no server.
+  const report = await checkStore(defaultDataDir({ dir: values['data-dir'] }));
+  for (const line of formatCheckReport(report)) console.log(line);
+  process.exit(report.ok ? 0 : 1);
 }
 
 const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);

@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, edgeRecord, fnRecord, HOUR, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
+import { spawnSync } from 'node:child_process';
+import { checkStore, formatCheckReport } from './check.ts';
 import { StoreRefused } from './damage.ts';
 import type { LogStore } from './log-store.ts';
 
@@ -258,6 +260,14 @@ describe('committed files damaged: named, never a wrong or empty answer', () => 
       expect(((await res.json()) as { error: { message: string } }).error.message).toContain(`parts/edge_logs/${path.basename(newest)} is damaged`);
     }
     await keeper.close(again.store);
+    // Another partition's record file under this name (longer, so its length passes): its blocks' CRCs name the other file.
+    fs.copyFileSync(recs[0]!, newest);
+    fs.appendFileSync(newest, Buffer.alloc(1 << 20));
+    again = await reopen(dir);
+    const swapped = await again.t.request(REQUESTS.logsAll);
+    expect(swapped.status).toBe(503);
+    expect(((await swapped.json()) as { error: { message: string } }).error.message).toContain(`parts/edge_logs/${path.basename(newest)} is damaged (the block at byte`);
+    await keeper.close(again.store);
     fs.truncateSync(newest, 100);
     again = await reopen(dir);
     expect(again.store.damage.list()).toEqual([{ file: `parts/edge_logs/${path.basename(newest)}`, problem: expect.stringMatching(/^it holds 100 bytes but the catalog counts \d+$/) }]);
@@ -304,5 +314,51 @@ describe('races with a delete and an import', () => {
     ).rejects.toThrow(/fails after its batch/);
     expect(seen).toBe(14);
     expect(await count()).toBe(14);
+  });
+});
+
+describe('npm run check', () => {
+  it('lists every damaged file by kind, and changes nothing in the folder', async () => {
+    const { dir } = await damagedLater();
+    const clean = await checkStore(dir);
+    expect(clean.findings).toEqual([]);
+    expect(clean.ok).toBe(true);
+    expect(clean.records).toBe(fixture().edge.length + fixture().fn.length + fixture().auth.length);
+
+    const recs = partsOf(dir, 'edge_logs', '.records');
+    fs.truncateSync(recs[0]!, 50);
+    const dbs = partsOf(dir, 'auth_logs', '.sqlite');
+    const bytes = fs.readFileSync(dbs[0]!);
+    bytes[200] = bytes[200]! ^ 0x10;
+    fs.writeFileSync(dbs[0]!, bytes);
+    const cols = partsOf(dir, 'function_edge_logs', '.cols');
+    fs.truncateSync(cols[0]!, 200);
+    fs.appendFileSync(path.join(dir, 'urls.log'), 'not json\n');
+    fs.writeFileSync(path.join(dir, 'parts', 'edge_logs', '20200101-v9.sqlite'), 'left over');
+    const files = listing(dir);
+    const mtimes = Object.fromEntries(Object.keys(files).map((f) => [f, fs.statSync(path.join(dir, f)).mtimeMs]));
+
+    const r = await checkStore(dir);
+    expect(r.ok).toBe(false);
+    const byFile = Object.fromEntries(r.findings.map((f) => [f.file, f.kind]));
+    expect(byFile).toEqual({
+      [`parts/edge_logs/${path.basename(recs[0]!)}`]: 'committed',
+      [`parts/auth_logs/${path.basename(dbs[0]!)}`]: 'committed',
+      [`parts/function_edge_logs/${path.basename(cols[0]!)}`]: 'derived',
+      'parts/edge_logs/20200101-v9.sqlite': 'leftover',
+    });
+    // urls.log past its committed length is an unfinished import's, cut at the next start: not damage.
+    expect(listing(dir)).toEqual(files);
+    for (const f of Object.keys(files)) expect(fs.statSync(path.join(dir, f)).mtimeMs, f).toBe(mtimes[f]);
+    expect(formatCheckReport(r).at(-1)).toMatch(/^DAMAGED: restore the committed files listed/);
+  });
+
+  it('as a command: prints the report and exits 1 when a committed file is damaged', async () => {
+    const { dir } = await damagedLater();
+    fs.rmSync(partsOf(dir, 'edge_logs', '.records')[0]!);
+    const out = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts', '--check', '--data-dir', dir], { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8' });
+    expect(out.status).toBe(1);
+    expect(out.stdout).toMatch(/committed +parts\/edge_logs\/\d{8}(T\d\d)?\.records: the file is missing/);
+    expect(out.stdout).toMatch(/^DAMAGED/m);
   });
 });

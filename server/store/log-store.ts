@@ -91,7 +91,7 @@ export interface StoreOptions {
 }
 
 export const DEFAULT_MEMORY_BUDGET = 128 * 1024 * 1024;
-const PARTS_DIR = 'parts';
+export const PARTS_DIR = 'parts';
 
 /** Runs async work one piece at a time, in call order. */
 class Queue {
@@ -205,12 +205,12 @@ const DENSE_SAMPLE = 200;
 
 const partKey = (code: number, start: number) => `${code}:${start}`;
 
-const URLS_FILE = 'urls.log';
+export const URLS_FILE = 'urls.log';
 /** The catalog as a running import found it (see ImportState). */
 const ROLLBACK_FILE = 'catalog.sqlite.before-import';
 const URLS_META = 'urls';
 /** The store-wide path dictionary (derived, like the columns files; see TextDictionary). */
-const PATHS_FILE = 'paths.log';
+export const PATHS_FILE = 'paths.log';
 
 /**
  * Refuses a folder whose catalog is gone but whose partitions or URL dictionary are there (a
@@ -264,7 +264,7 @@ function openCatalog(file: string, exists: boolean): Db {
 }
 
 /** The URL dictionary's committed length and count, as the catalog records them. */
-function urlsState(catalog: Db): { bytes: number; count: number } {
+export function urlsState(catalog: Db): { bytes: number; count: number } {
   const v = metaValue(catalog, URLS_META);
   return v ? (JSON.parse(v) as { bytes: number; count: number }) : { bytes: 0, count: 0 };
 }

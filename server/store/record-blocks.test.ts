@@ -4,10 +4,11 @@
  * fsynced keeps its descriptor; a rolled-back file never serves a block from before.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/fixtures.ts';
-import { BLOCK_BYTES, RecordBlocks, recordBlocksHeld, type RecordAddress } from './record-blocks.ts';
+import { BLOCK_BYTES, RecordBlocks, recordBlocksHeld, verifyRecordFile, type RecordAddress } from './record-blocks.ts';
 
 const dirs: string[] = [];
 const files: RecordBlocks[] = [];
@@ -87,5 +88,31 @@ describe('record files', () => {
     file.flush();
     expect(again.blk).toBe(recs[0]!.addr.blk);
     expect(file.read(again).toString()).toBe('{"id":"new"}');
+  });
+});
+
+describe('record blocks carry a CRC seeded by their file name', () => {
+  it('a block read under another partition’s name, or with a flipped byte that still decompresses, is named damaged', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'le-blocks-crc-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'edge_logs'));
+      const a = new RecordBlocks(path.join(dir, 'edge_logs', '20261121.records'), 0);
+      const addr = a.add(Buffer.from('{"id":"one"}'));
+      a.flush();
+      const size = a.size;
+      a.close();
+      // The same bytes under another partition's name: same lengths, same brotli stream, another seed.
+      fs.copyFileSync(a.file, path.join(dir, 'edge_logs', '20261122.records'));
+      const b = new RecordBlocks(path.join(dir, 'edge_logs', '20261122.records'), size);
+      expect(() => b.read(addr)).toThrow(/20261122\.records is damaged \(the block at byte 0 fails its checksum/);
+      b.close();
+      expect(verifyRecordFile(path.join(dir, 'edge_logs', '20261122.records'), size)).toMatch(/fails its checksum/);
+      expect(verifyRecordFile(a.file, size)).toBeNull();
+      const again = new RecordBlocks(a.file, size);
+      expect(again.read(addr).toString()).toBe('{"id":"one"}');
+      again.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

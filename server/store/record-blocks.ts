@@ -18,6 +18,13 @@ import { partFileName, StoreFileDamaged } from './damage.ts';
  */
 export const BLOCK_BYTES = 256 * 1024;
 const HEADER = 8;
+/**
+ * Set in a block's first word when a CRC-32 of its raw bytes follows the header (every block
+ * written since blocks carried one; older ones have none). The CRC starts from the file's name
+ * (`seedOf`), so a block read from another partition's file put under this name fails it.
+ */
+const CHECKED = 0x80000000;
+const CRC_BYTES = 4;
 const NEWLINE = 0x0a;
 /**
  * Decompressed blocks kept, over all record files, least recently used first: logs.all and the
@@ -92,6 +99,7 @@ export class RecordBlocks {
   private writes = 0;
   /** Names this file's blocks in the shared cache (a file of the same name may come again). */
   private readonly id = nextId++;
+  private readonly seed: number;
 
   /** @param size the committed length: bytes past it are left by an import that never committed. */
   constructor(
@@ -99,6 +107,7 @@ export class RecordBlocks {
     size: number,
   ) {
     this.size = size;
+    this.seed = seedOf(file);
   }
 
   private handle(): number {
@@ -163,10 +172,11 @@ export class RecordBlocks {
       raw[at++] = NEWLINE;
     }
     const packed = zlib.brotliCompressSync(raw, { ...BROTLI, params: { ...BROTLI.params, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
-    const block = Buffer.allocUnsafe(HEADER + packed.length);
-    block.writeUInt32LE(packed.length, 0);
+    const block = Buffer.allocUnsafe(HEADER + CRC_BYTES + packed.length);
+    block.writeUInt32LE((packed.length | CHECKED) >>> 0, 0);
     block.writeUInt32LE(raw.length, 4);
-    packed.copy(block, HEADER);
+    block.writeUInt32LE(zlib.crc32(raw, this.seed), HEADER);
+    packed.copy(block, HEADER + CRC_BYTES);
     const fd = this.handle();
     let written = 0;
     while (written < block.length) written += fs.writeSync(fd, block, written, block.length - written, this.size + written);
@@ -186,23 +196,8 @@ export class RecordBlocks {
       cache.set(key, hit);
       return hit.raw;
     }
-    const fd = this.handle();
-    const damaged = (problem: string) => new StoreFileDamaged(partFileName(this.file), `the block at byte ${blk} ${problem}`);
-    const head = Buffer.allocUnsafe(HEADER);
-    if (blk < 0 || blk + HEADER > this.size) throw damaged('lies past the committed end');
-    readFully(fd, head, blk, this.file);
-    const packedBytes = head.readUInt32LE(0);
-    // A damaged length would read past the block (or allocate gigabytes): checked first.
-    if (blk + HEADER + packedBytes > this.size) throw damaged('has a length that runs past the committed end');
-    const packed = Buffer.allocUnsafe(packedBytes);
-    readFully(fd, packed, blk + HEADER, this.file);
-    let raw: Buffer;
-    try {
-      raw = zlib.brotliDecompressSync(packed, { maxOutputLength: Math.max(head.readUInt32LE(4), 1) });
-    } catch {
-      throw damaged('does not decompress');
-    }
-    if (raw.length !== head.readUInt32LE(4)) throw damaged('does not decompress to its recorded length');
+    const raw = decodeBlock(this.handle(), this.file, blk, this.size, this.seed);
+    if (typeof raw === 'string') throw new StoreFileDamaged(partFileName(this.file), raw);
     cachePut(this, key, raw);
     return raw;
   }
@@ -274,5 +269,78 @@ function readFully(fd: number, buf: Buffer, pos: number, file: string): void {
     const n = fs.readSync(fd, buf, got, buf.length - got, pos + got);
     if (n === 0) throw new StoreFileDamaged(partFileName(file), `it ends before byte ${pos + buf.length}`);
     got += n;
+  }
+}
+
+/** The CRC seed of a record file: its folder's name and its own (`edge_logs/20261121.records`). */
+function seedOf(file: string): number {
+  return zlib.crc32(`${path.basename(path.dirname(file))}/${path.basename(file)}`);
+}
+
+/**
+ * The raw bytes of the block at `at` of a file whose committed length is `size`, or what is
+ * wrong with it: every length is checked before it is used (a damaged one would read past the
+ * block or allocate gigabytes), then the decompression and, for blocks that carry one, the CRC.
+ */
+function decodeBlock(fd: number, file: string, at: number, size: number, seed: number): Buffer | string {
+  const head = Buffer.allocUnsafe(HEADER + CRC_BYTES);
+  if (at < 0 || at + HEADER > size) return `the block at byte ${at} lies past the committed end`;
+  try {
+    readFully(fd, head.subarray(0, HEADER), at, file);
+    const word = head.readUInt32LE(0);
+    const checked = (word & CHECKED) !== 0;
+    const packedBytes = word & ~CHECKED;
+    const start = at + HEADER + (checked ? CRC_BYTES : 0);
+    if (start + packedBytes > size) return `the block at byte ${at} has a length that runs past the committed end`;
+    if (checked) readFully(fd, head.subarray(HEADER), at + HEADER, file);
+    const packed = Buffer.allocUnsafe(packedBytes);
+    readFully(fd, packed, start, file);
+    const rawBytes = head.readUInt32LE(4);
+    let raw: Buffer;
+    try {
+      raw = zlib.brotliDecompressSync(packed, { maxOutputLength: Math.max(rawBytes, 1) });
+    } catch {
+      return `the block at byte ${at} does not decompress`;
+    }
+    if (raw.length !== rawBytes) return `the block at byte ${at} does not decompress to its recorded length`;
+    if (checked && zlib.crc32(raw, seed) !== head.readUInt32LE(HEADER)) return `the block at byte ${at} fails its checksum (damaged, or another partition's file under this name)`;
+    return raw;
+  } catch (err) {
+    if (err instanceof StoreFileDamaged) return err.problem;
+    throw err;
+  }
+}
+
+/** The length of the block at `at` (header included), read from its header. */
+function blockLength(fd: number, at: number): number {
+  const head = Buffer.allocUnsafe(4);
+  fs.readSync(fd, head, 0, 4, at);
+  const word = head.readUInt32LE(0);
+  return HEADER + ((word & CHECKED) !== 0 ? CRC_BYTES : 0) + (word & ~CHECKED);
+}
+
+/**
+ * Reads a record file's committed blocks without changing it (`npm run check`): each block's
+ * lengths must chain to exactly `size`, and each must decompress to its recorded length and
+ * match its CRC. Returns what is wrong, or null.
+ */
+export function verifyRecordFile(file: string, size: number): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return size > 0 ? 'the file is missing' : null;
+  }
+  try {
+    const actual = fs.fstatSync(fd).size;
+    if (actual < size) return `it holds ${actual} bytes but the catalog counts ${size}`;
+    const seed = seedOf(file);
+    for (let at = 0; at < size; at += blockLength(fd, at)) {
+      const raw = decodeBlock(fd, file, at, size, seed);
+      if (typeof raw === 'string') return raw;
+    }
+    return null;
+  } finally {
+    fs.closeSync(fd);
   }
 }

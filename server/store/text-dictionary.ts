@@ -421,3 +421,54 @@ export class TextDictionary {
     this.fd = null;
   }
 }
+
+/**
+ * Reads a committed dictionary file without changing it (`npm run check`): its first `bytes`
+ * bytes must be `count` lines, each one JSON string. Returns what is wrong, or null.
+ */
+export function verifyTextFile(file: string, committed: { bytes: number; count: number }): string | null {
+  if (!fs.existsSync(file)) return committed.bytes > 0 ? 'the file is missing' : null;
+  const size = fs.statSync(file).size;
+  if (size < committed.bytes) return `it holds ${size} bytes but the catalog counts ${committed.bytes}`;
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let carry = '';
+    let count = 0;
+    for (let pos = 0; pos < committed.bytes; ) {
+      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, committed.bytes - pos), pos);
+      if (n === 0) break;
+      pos += n;
+      const lines = (carry + buf.toString('latin1', 0, n)).split('\n');
+      carry = lines.pop()!;
+      for (const line of lines) {
+        count++;
+        if (parseText(Buffer.from(line, 'latin1').toString('utf8')) === null) return `line ${count} is not a JSON string`;
+      }
+    }
+    if (carry !== '') return 'its committed part ends inside a line';
+    if (count !== committed.count) return `it holds ${count} texts where the catalog counts ${committed.count}`;
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A derived dictionary's token (its epoch), read without changing the file; null when it has none. */
+export function readDerivedEpoch(file: string): string | null {
+  let head: Buffer;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      head = Buffer.alloc(TOKEN_PREFIX.length + 24);
+      head = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  const end = head.indexOf(NEWLINE);
+  const text = end < 0 ? null : parseText(head.toString('utf8', 0, end));
+  return text !== null && isToken(text) ? text.slice(TOKEN_PREFIX.length) : null;
+}
