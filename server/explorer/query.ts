@@ -17,6 +17,8 @@ import { compileRe2 } from '../endpoints/re2.ts';
 import { functionSlugs } from '../functions/slugs.ts';
 import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
+import { requiredLiterals } from './regex-literals.ts';
+import { trigramBits } from '../store/block-grams.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { rowFilter, windowRange } from './row-filter.ts';
 
@@ -106,6 +108,9 @@ function list(get: Params, name: string): { include: string[]; exclude: string[]
   return out;
 }
 
+/** A text JSON writes as it is (printable ASCII without quotes or backslashes): found in a record's bytes when its text holds it. */
+const isRawSafe = (text: string) => /^[\x20-\x7e]*$/.test(text) && !/["\\]/.test(text);
+
 function statusSpec(v: string): StatusSpec {
   if (/^[1-5]xx$/i.test(v)) return { cls: Number(v[0]) };
   if (/^\d{3}$/.test(v)) return { code: Number(v) };
@@ -152,7 +157,7 @@ export function readExplorerQuery(store: LogStore, get: Params, now: number): Ex
       }
     }
     // The raw record can stand in for the message only when JSON writes the text as it is.
-    const rawSafe = re === null && /^[\x20-\x7e]*$/.test(qText) && !/["\\]/.test(qText);
+    const rawSafe = re === null && isRawSafe(qText);
     q = { text: qText, lower: qText.toLowerCase(), re, rawSafe };
   }
 
@@ -285,7 +290,8 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     if (!c) continue;
     const pass = rowFilter(q, c, paths);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
-    const blockHas = matcher?.block ? new Map<number, boolean>() : null;
+    const grams = matcher?.grams.length ? store.blockGrams(p) : null;
+    const blockHas = matcher?.block || grams ? new Map<number, boolean>() : null;
     for (let i = from; i < to; i++) {
       if (++sinceCheck >= CHECK_EVERY) {
         sinceCheck = 0;
@@ -299,7 +305,12 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       if (blockHas) {
         const blk = c.blk[i]!;
         let has = blockHas.get(blk);
-        if (has === undefined) blockHas.set(blk, (has = matcher!.block!(p.blocks.rawBlock(blk))));
+        if (has === undefined) {
+          // The index rules most blocks out without reading them; the others are read and tested whole.
+          has = !grams || matcher!.grams.every((need) => grams.mayHold(blk, need));
+          if (has && matcher!.block) has = matcher!.block(p.blocks.rawBlock(blk));
+          blockHas.set(blk, has);
+        }
         if (!has) continue;
       }
       const row = rowAt(p, c, i);
@@ -357,14 +368,31 @@ function rowAt(p: Partition, c: ScanColumns, i: number): ScanRow {
  * block of records (raw bytes; null while the block is still being filled), which needs the
  * text somewhere in it. Null without a search.
  */
-function textMatcher(store: LogStore, q: ExplorerQuery): { row: (row: ScanRow, record: () => Buffer) => boolean; block: ((raw: Buffer | null) => boolean) | null } | null {
+interface TextMatcher {
+  row: (row: ScanRow, record: () => Buffer) => boolean;
+  block: ((raw: Buffer | null) => boolean) | null;
+  /** Trigram bits every block holding a match has (store/block-grams.ts), when the text or the pattern's literals allow. */
+  grams: Int32Array[];
+}
+
+/** Texts a search's matches hold as they are written in the records' bytes (for the block index). */
+export function searchLiterals(search: NonNullable<ExplorerQuery['q']>): string[] {
+  if (search.re) return requiredLiterals(search.text).filter(isRawSafe);
+  return search.rawSafe ? [search.lower] : [];
+}
+
+function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
   const search = q.q;
   if (!search) return null;
   const test = (text: string) => (search.re ? search.re.test(text) : text.toLowerCase().includes(search.lower));
   const withUrl = q.source.hot === 'edge' || q.source.hot === 'function_edge';
   // Only ASCII letters fold (rawSafe texts are printable ASCII).
   const inBlock = search.rawSafe ? blockSearch(search.lower) : null;
+  const grams = searchLiterals(search)
+    .map((t) => trigramBits(Buffer.from(t, 'latin1')))
+    .filter((b): b is Int32Array => b !== null);
   return {
+    grams,
     block: inBlock ? (raw) => raw === null || inBlock(raw) : null,
     row: (row, record) => {
       const raw = record();

@@ -14,6 +14,7 @@ import { CATALOG_FILE, metaValue, partitionRows, prepareCatalog, putPartitionRow
 import { TextDictionary } from './text-dictionary.ts';
 import { EngineTrapped, loadEngine, onEngineTrapped, openDbSync, replaceTrappedEngine, type Db } from './db.ts';
 import { DamageRegistry, StoreFileDamaged, StoreRefused } from './damage.ts';
+import { blockBits, encodeBlockGrams, readBlockGrams, type BlockGrams } from './block-grams.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
 import { CONVERTED_KEY, convertLegacyStore, LEGACY_STORE_FILE, removeLegacyFiles } from './legacy-store.ts';
 import { DAY_MICROS, dayStart, HOUR_MICROS, hourStart, hotInsertSql, idKey, Partition, SPLIT_ROWS } from './partition.ts';
@@ -194,6 +195,8 @@ const MAX_LOADED = 48;
  * (about 40 MB) stays, older ones are read again from their files.
  */
 const COLUMN_CACHE_BYTES = 64 * 1024 * 1024;
+/** Bytes of block indexes kept in memory (4 KiB per 256 KiB block: a week at 10M is about 280 MB, read again as needed). */
+const GRAMS_CACHE_BYTES = 32 * 1024 * 1024;
 /** The background columns builder's least pause between steps, and how recent a request makes it pause longer (ms). */
 const COLUMN_PAUSE_MS = 5;
 const COLUMN_IDLE_MS = 100;
@@ -315,6 +318,8 @@ export class LogStore {
   /** Deletions per source code, and the sources being deleted now (see `deletions`). */
   private readonly deleted = new Map<number, number>();
   private readonly deletingSources = new Set<number>();
+  /** Block indexes read (null: none usable), least recently used first. */
+  private readonly gramsCache = new Map<Partition, BlockGrams | null>();
   /** Columns files this process wrote (their path ids are of this run's path dictionary). */
   private readonly columnsWritten = new Set<string>();
   /** Committed files found damaged: named at start-up and in the 503s of requests that need them. */
@@ -502,7 +507,7 @@ export class LogStore {
       const keep = new Set<string>();
       for (const p of this.bySource.get(s.code) ?? []) {
         if (p.row.version > 0) keep.add(path.basename(p.dbFile(p.row.version))).add(path.basename(columnsFileOf(p.dbFile(p.row.version))));
-        keep.add(path.basename(p.blocks.file));
+        keep.add(path.basename(p.blocks.file)).add(path.basename(p.blocks.gramsFile));
       }
       for (const f of fs.readdirSync(dir)) if (!keep.has(f)) fs.rmSync(path.join(dir, f), { force: true });
     }
@@ -717,22 +722,83 @@ export class LogStore {
       this.columnQueue.delete(p);
       const unchanged = () => !this.closing && p.row.version === version && p.staged === null && !p.dirty && this.parts.get(partKey(p.source.code, p.start)) === p;
       const file = columnsFileOf(p.dbFile(version));
-      if (!unchanged() || columnsFileUsable(file, this.columnsIdentity(p, version))) continue;
-      await pause();
       if (!unchanged()) continue;
+      if (!columnsFileUsable(file, this.columnsIdentity(p, version))) {
+        await pause();
+        if (!unchanged()) continue;
+        try {
+          const cols = await buildScanColumnsInSteps(() => use(p), p.source, this.pathIds, async () => {
+            await pause();
+            return unchanged();
+          });
+          if (!cols || !unchanged() || !cols.complete) continue;
+          // Written, not kept: memory is for what requests read.
+          this.writeColumns(p, version, cols);
+        } catch (err) {
+          // Built again when next asked for (columns()); an engine trap is handled there too.
+          if (!this.closing) console.error(`cannot build the columns of ${this.describe(p)}: ${(err as Error).message}`);
+          continue;
+        }
+      }
       try {
-        const cols = await buildScanColumnsInSteps(() => use(p), p.source, this.pathIds, async () => {
-          await pause();
-          return unchanged();
-        });
-        if (!cols || !unchanged() || !cols.complete) continue;
-        // Written, not kept: memory is for what requests read.
-        this.writeColumns(p, version, cols);
+        await this.buildGrams(p, pause, unchanged);
       } catch (err) {
-        // Built again when next asked for (columns()); an engine trap is handled there too.
-        if (!this.closing) console.error(`cannot build the columns of ${this.describe(p)}: ${(err as Error).message}`);
+        // A damaged record file is named by the requests that read it; its index waits for the next commit.
+        if (!this.closing) console.error(`cannot index the records of ${this.describe(p)}: ${(err as Error).message}`);
       }
     }
+  }
+
+  /**
+   * Extends (or builds) a partition's block index (block-grams.ts) to its committed record
+   * bytes: the blocks it does not cover yet are decompressed, a few between pauses, and the
+   * file is rewritten whole.
+   */
+  private async buildGrams(p: Partition, pause: () => Promise<void>, unchanged: () => boolean): Promise<void> {
+    const size = p.row.record_bytes;
+    const have = this.blockGrams(p);
+    const from = have?.covered ?? 0;
+    if (from >= size) return;
+    const entries = have?.entries() ?? [];
+    let since = performance.now();
+    for (let blk = from; blk < size; blk = p.blocks.nextBlock(blk)) {
+      if (performance.now() - since > 10) {
+        await pause();
+        if (!unchanged() || p.row.record_bytes !== size) return;
+        since = performance.now();
+      }
+      entries.push({ blk, bits: blockBits(p.blocks.rawBlock(blk)!) });
+    }
+    const file = p.blocks.gramsFile;
+    const tmp = `${file}.tmp`;
+    fs.writeFileSync(tmp, encodeBlockGrams(p.blocks.nameSeed, size, entries), { mode: 0o600 });
+    fs.renameSync(tmp, file);
+    this.gramsCache.delete(p);
+  }
+
+  /**
+   * A partition's block index as far as it covers its committed record bytes, or null (then
+   * every block is searched). Kept in memory under GRAMS_CACHE_BYTES, least recently used first.
+   */
+  blockGrams(p: Partition): BlockGrams | null {
+    const hit = this.gramsCache.get(p);
+    if (hit !== undefined) {
+      this.gramsCache.delete(p);
+      this.gramsCache.set(p, hit);
+      return hit;
+    }
+    const row = this.committedRow(p);
+    const g = row ? readBlockGrams(p.blocks.gramsFile, p.blocks.nameSeed, Math.min(row.record_bytes, p.blocks.size)) : null;
+    this.gramsCache.set(p, g);
+    let total = 0;
+    for (const v of this.gramsCache.values()) total += v?.bytes ?? 0;
+    for (const [q, v] of this.gramsCache) {
+      if (total <= GRAMS_CACHE_BYTES) break;
+      if (q === p) continue;
+      total -= v?.bytes ?? 0;
+      this.gramsCache.delete(q);
+    }
+    return g;
   }
 
   /**
@@ -773,6 +839,7 @@ export class LogStore {
 
   private forgetColumns(p: Partition): void {
     this.columnCache.delete(p);
+    this.gramsCache.delete(p);
   }
 
   /** URL ids may be given again (a rolled-back import, a cleared source): their paths are forgotten. */
@@ -924,6 +991,15 @@ export class LogStore {
     if (state && !state.touched.has(p)) state.touched.set(p, p.row.version === 0 && p.row.rows === 0 && !p.db ? null : { ...p.row });
     if (state) p.lastBatch = state.batches;
     return p;
+  }
+
+  /** @internal used by ImportWriter: a meta value that commits (or rolls back) with the running import. */
+  setImportMeta(key: string, value: string | null): void {
+    if (!this.importState) throw new Error('meta values are set within an import (withWriter)');
+    if (!/^[a-z][a-z0-9_-]*:/.test(key)) throw new Error(`meta key ${key} is not namespaced (<name>:...)`);
+    if (value === null) this.catalogDb.run('DELETE FROM meta WHERE key = ?', [key]);
+    else setMeta(this.catalogDb, key, value);
+    this.catalogDirty = true;
   }
 
   /** @internal used by ImportWriter: stores one batch, routed to the partitions of its instants. */
@@ -1175,7 +1251,10 @@ export class LogStore {
       // and memory matches the disk again: nothing is left to save (at shutdown, say).
       this.catalogDirty = state.unsavedBefore;
     }
-    for (const { p, size } of cuts) p.blocks.truncate(size);
+    for (const { p, size } of cuts) {
+      p.blocks.truncate(size);
+      this.gramsCache.delete(p);
+    }
     this.urls.cutFile();
     this.obsolete.push(...drop);
   }
@@ -1327,7 +1406,7 @@ export class LogStore {
       for (const p of victims) {
         this.removePartition(p);
         for (let v = 1; v <= Math.max(p.maxVersion, p.row.version); v++) removeVersionFiles(p.dbFile(v));
-        fs.rmSync(p.blocks.file, { force: true });
+        removeVersionFiles(p.blocks.file);
       }
       this.deletingSources.delete(info.code);
       // Row numbers of a new partition of the same hour start again: caches must not match them.
@@ -1454,6 +1533,15 @@ export class ImportWriter {
   write(records: StoredRecord[]): BatchResult {
     return this.store.insertBatch(this.source, records);
   }
+
+  /**
+   * Sets (or, with null, removes) a small value in the catalog's `meta` table as part of this
+   * import: committed with its records, rolled back with them (a sync's cursor, server/sync/).
+   * Keys are namespaced (`<name>:...`) so they never meet the store's own.
+   */
+  setMeta(key: string, value: string | null): void {
+    this.store.setImportMeta(key, value);
+  }
 }
 
 /** A second name for a file (a copy where the file system has no hard links). */
@@ -1469,6 +1557,8 @@ function linkOrCopy(from: string, to: string): void {
 function removeVersionFiles(file: string): void {
   fs.rmSync(file, { force: true });
   if (file.endsWith('.sqlite')) fs.rmSync(columnsFileOf(file), { force: true });
+  // A record file goes with its block index.
+  if (file.endsWith('.records')) fs.rmSync(file.replace(/\.records$/, '.grams'), { force: true });
 }
 
 /**

@@ -72,9 +72,12 @@ function trimOpen(): void {
   }
 }
 
-/** What the shared state holds now: decompressed bytes cached, descriptors open (tests). */
-export function recordBlocksHeld(): { cachedBytes: number; openFiles: number } {
-  return { cachedBytes, openFiles: open.size };
+/** Blocks decompressed since the process started (tests and benches: what an index saved). */
+let decompressed = 0;
+
+/** What the shared state holds now: decompressed bytes cached, descriptors open, blocks decompressed so far (tests). */
+export function recordBlocksHeld(): { cachedBytes: number; openFiles: number; decompressed: number } {
+  return { cachedBytes, openFiles: open.size, decompressed };
 }
 
 const BROTLI = {
@@ -130,7 +133,10 @@ export class RecordBlocks {
       }
       this.fd = fd;
       // Bytes past the committed end come from an import that never committed.
-      if (actual > this.size) fs.ftruncateSync(this.fd, this.size);
+      if (actual > this.size) {
+        fs.ftruncateSync(this.fd, this.size);
+        fs.rmSync(this.gramsFile, { force: true });
+      }
     }
     open.add(this);
     trimOpen();
@@ -197,9 +203,25 @@ export class RecordBlocks {
       return hit.raw;
     }
     const raw = decodeBlock(this.handle(), this.file, blk, this.size, this.seed);
+    decompressed++;
     if (typeof raw === 'string') throw new StoreFileDamaged(partFileName(this.file), raw);
     cachePut(this, key, raw);
     return raw;
+  }
+
+  /** The CRC seed of this file (its name): what a derived file of it records to be its own. */
+  get nameSeed(): number {
+    return this.seed;
+  }
+
+  /** The file's block index (block-grams.ts), derived: deleted whenever the record file is cut back. */
+  get gramsFile(): string {
+    return this.file.replace(/\.records$/, '.grams');
+  }
+
+  /** The offset of the block after the one at `blk` (its header read from the file). */
+  nextBlock(blk: number): number {
+    return blk + blockLength(this.handle(), blk);
   }
 
   /** A whole block's raw bytes (records and newlines), or null for the block still being filled. */
@@ -244,6 +266,8 @@ export class RecordBlocks {
     this.pendingBytes = 0;
     cacheDrop(this);
     this.size = size;
+    // Blocks written again at the same offsets would not be the ones the index describes.
+    fs.rmSync(this.gramsFile, { force: true });
     if (this.fd !== null) fs.ftruncateSync(this.fd, size);
     else if (fs.existsSync(this.file)) fs.truncateSync(this.file, size);
   }

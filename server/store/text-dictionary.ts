@@ -160,6 +160,8 @@ export class TextDictionary {
       return text;
     });
     if (end < size) fs.ftruncateSync(fd, end);
+    // What this run found whole: a columns file that may use more was built before a cut.
+    this.committed = { bytes: end, count: -1 };
     this.count = count;
     this.written = this.synced = end;
     this.offsets[count + 1] = end;
@@ -216,7 +218,8 @@ export class TextDictionary {
    */
   get bytesAtOpen(): number {
     if (!this.derived) throw new Error(`${this.file} is not a derived dictionary`);
-    this.open();
+    // Loaded first: the load cuts a line that does not parse and everything after it.
+    this.load();
     return this.committed.bytes;
   }
 
