@@ -15,7 +15,7 @@ import { rawParams, validateParams } from './endpoints/params.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS, runEndpointWithin, serializeResult } from './endpoints/run.ts';
 import { AppError, badParam, errorBody, methodNotAllowed, type ErrorDetail } from './errors.ts';
 import { registerViewRoutes } from './routes/views.ts';
-import { ImportFailure, importStream, type ImportReport } from './ingest/import.ts';
+import { ImportCancelled, ImportFailure, importStream, ImportTooLarge, type ImportReport } from './ingest/import.ts';
 import { registerFunctionRoutes } from './routes/functions.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { findSource, findSourceExact, SOURCE_NAMES } from './sources.ts';
@@ -382,6 +382,10 @@ export function createApp(deps: AppDeps) {
           run.bytes = p.bytes;
           run.records = p.records;
         },
+        // A small gzip may inflate without end: its content counts against the same limit.
+        maxContentBytes: maxUpload,
+        // The client went away: stop the import (and its parser) now, not when the file is read.
+        signal: c.req.raw.signal,
       });
       run.state = 'done';
       run.report = report;
@@ -395,6 +399,15 @@ export function createApp(deps: AppDeps) {
       if (stalled) {
         run.error = stalledMessage;
         throw bodyStalled(stalledMessage);
+      }
+      if (err instanceof ImportTooLarge) {
+        run.error = `the decompressed size of the body passed the limit of ${err.limit} bytes; the import failed and nothing from this file was kept (a failed import leaves the store as it was)`;
+        throw new AppError('payload_too_large', run.error, [{ reason: 'too_large', location: 'body', message: run.error }]);
+      }
+      if (err instanceof ImportCancelled) {
+        // Nobody reads this answer (the client has gone); the progress entry says what happened.
+        run.error = err.message;
+        throw new AppError('bad_request', err.message, [{ reason: 'cancelled', location: 'body', message: err.message }]);
       }
       if (err instanceof ImportFailure) {
         run.error = err.message;

@@ -6,10 +6,12 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ImportRun } from '../api-types.ts';
 import type { ImportReport } from '../ingest/import.ts';
 import { importStream } from '../ingest/import.ts';
+import { activeParseWorkers } from '../ingest/parse-host.ts';
 import { MAX_LINE_BYTES } from '../ingest/formats.ts';
 import { LogStore } from '../store/log-store.ts';
 import { NOW, edgeRecord, makeTestApp, tempDir, type TestApp } from '../testing/fixtures.ts';
@@ -205,6 +207,67 @@ describe('upload size limit', () => {
     const small = await httpRequest(s.port, '/api/imports?source=edge_logs', { method: 'POST', headers: { host, 'x-api-key': s.apiKey }, body: edgeNdjson(10) });
     expect(small.status).toBe(200);
   });
+});
+
+describe('decompressed size limit (a gzip upload counts its content too)', () => {
+  it('a gzip body within the limit whose content passes it: 413 naming the body, and nothing of it is kept, batches written before included', async () => {
+    const limit = 2 * 1024 * 1024;
+    s = await realServer({ maxUploadBytes: limit });
+    const headers = { host: `127.0.0.1:${s.port}`, 'x-api-key': s.apiKey };
+    expect((await httpRequest(s.port, '/api/imports?source=edge_logs', { method: 'POST', headers, body: edgeNdjson(3, { prefix: 'kept' }) })).status).toBe(200);
+    const before = s.store.summary();
+    const text = edgeNdjson(20_000, { prefix: 'inflated' });
+    const gz = gzipSync(text);
+    expect(text.length).toBeGreaterThan(3 * limit);
+    expect(gz.length).toBeLessThan(limit);
+    const res = await httpRequest(s.port, '/api/imports?source=edge_logs&id=inflated', { method: 'POST', headers, body: gz });
+    expect(res.status).toBe(413);
+    const message = `the decompressed size of the body passed the limit of ${limit} bytes; the import failed and nothing from this file was kept (a failed import leaves the store as it was)`;
+    expect(JSON.parse(res.body)).toEqual({ error: { code: 413, status: 'PAYLOAD_TOO_LARGE', message, errors: [{ reason: 'too_large', location: 'body', message }] } });
+    expect(s.store.summary()).toEqual(before);
+    const list = JSON.parse((await httpRequest(s.port, '/api/imports', { headers })).body) as { result: ImportRun[] };
+    const run = list.result.find((r) => r.id === 'inflated')!;
+    expect(run).toMatchObject({ state: 'failed', error: message });
+    // Batches had been written before the limit was passed: the rollback undid them.
+    expect(run.records).toBeGreaterThanOrEqual(1000);
+    // The same content under a limit it fits in imports whole.
+    expect(JSON.parse((await httpRequest(s.port, '/api/imports?source=edge_logs', { method: 'POST', headers, body: gzipSync(edgeNdjson(2000, { prefix: 'fits' })) })).body)).toMatchObject({
+      result: { imported: 2000, rejected: 0 },
+    });
+  });
+});
+
+describe('an import whose client leaves (a gzip bomb)', () => {
+  it('the import stops and keeps nothing, and the next import starts and succeeds within 20 s', async () => {
+    s = await realServer();
+    const port = s.port;
+    const headers = { host: `127.0.0.1:${port}`, 'x-api-key': s.apiKey };
+    // 3000 distinct records, then members of ~64 MiB of one short line each (~230 KB compressed):
+    // ~512 MiB of lines in under 2 MB, minutes of parsing were it not stopped.
+    const line = JSON.stringify({ id: 'bomb-dup', timestamp: NOW - 1000, project: P }) + '\n';
+    const member = gzipSync(Buffer.alloc(Math.floor((64 * 1024 * 1024) / line.length) * line.length, line), { level: 9 });
+    const bomb = Buffer.concat([gzipSync(edgeNdjson(3000, { prefix: 'bomb' })), ...Array.from({ length: 8 }, () => member)]);
+    expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
+    const runs = async () => (JSON.parse((await httpRequest(port, '/api/imports', { headers })).body) as { result: ImportRun[] }).result;
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/imports?source=edge_logs&id=bomb', headers: { ...headers, 'content-length': String(bomb.length) } });
+    req.on('error', () => undefined);
+    req.on('response', (res) => res.resume());
+    req.end(bomb);
+    // Once records are written (the rollback then has something to undo), the client leaves.
+    await vi.waitUntil(async () => ((await runs()).find((r) => r.id === 'bomb')?.records ?? 0) >= 3000, { timeout: 20_000, interval: 50 });
+    req.destroy();
+    const left = performance.now();
+    const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the next import did not finish within 20 s of the client leaving')), 20_000).unref());
+    const next = await Promise.race([httpRequest(port, '/api/imports?source=edge_logs&id=next', { method: 'POST', headers, body: edgeNdjson(5, { prefix: 'next' }) }), late]);
+    expect(performance.now() - left).toBeLessThan(20_000);
+    expect(next.status).toBe(200);
+    expect(JSON.parse(next.body)).toMatchObject({ result: { imported: 5, duplicates: 0, rejected: 0 } });
+    // None of the bomb's records (its 3000 distinct ones were written before the client left).
+    expect(s.store.dump('cloudflare.logs.prod').map((r) => r.id).sort()).toEqual(['next0', 'next1', 'next2', 'next3', 'next4']);
+    expect((await runs()).find((r) => r.id === 'bomb')).toMatchObject({ state: 'failed', error: 'the import was cancelled (Client connection prematurely closed.); nothing from it was kept' });
+    // Its parser was stopped, not left decompressing: no worker is busy.
+    expect(activeParseWorkers().size).toBe(0);
+  }, 60_000);
 });
 
 describe('the import parameters (issue 11)', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { FormatError, MAX_RECORD_BYTES, openRecordStream, type RawItem } from './formats.ts';
+import { ContentTooLarge, FormatError, MAX_RECORD_BYTES, openRecordStream, type RawItem } from './formats.ts';
 
 /** Feeds bytes in chunks of `size` (small sizes split BOMs, CRLFs and lines across chunks). */
 async function* chunked(data: string | Buffer, size = 1 << 16): AsyncGenerator<Buffer> {
@@ -421,15 +421,20 @@ describe('gzip', () => {
     const full = gzipSync(lines.join('\n') + '\n');
     const cut = full.subarray(0, Math.floor(full.length / 2));
     const { items } = await read(cut, 1000);
-    const kept = items.filter((i) => i.value !== undefined);
-    // Whatever was decompressed before the cut is kept, in order from the first line.
-    expect(kept.length).toBeGreaterThan(100);
-    expect(kept.length).toBeLessThan(2000);
-    expect(kept).toEqual(kept.map((_, n) => ({ line: n + 1, value: JSON.parse(lines[n]!) })));
-    expect(items.at(-1)).toEqual({
-      error: expect.stringMatching(new RegExp(`^the gzip archive is damaged after ${cut.length} bytes of compressed input \\(\\d+ bytes decompressed\\): the rest of the file was not read \\(zlib: unexpected end of file\\)$`)),
-      whole: true,
-    });
+    // Independently: what zlib can decompress of the cut archive, and the whole lines in it.
+    const partial = gunzipSync(cut, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    const whole = partial.toString('utf8').split('\n').length - 1;
+    expect(whole).toBeGreaterThan(100);
+    expect(whole).toBeLessThan(2000);
+    // Every whole line before the cut is kept, in order; the cut one is the damage, not a bad record.
+    expect(items).toEqual([
+      ...lines.slice(0, whole).map((l, n) => ({ line: n + 1, value: JSON.parse(l) })),
+      {
+        line: whole + 1,
+        error: `the gzip archive is damaged after ${cut.length} bytes of compressed input (${partial.length} bytes decompressed): the compressed data is damaged at this line, so it and the rest of the file were not read (zlib: unexpected end of file)`,
+        whole: true,
+      },
+    ]);
   });
 
   it('a damaged JSON array keeps the elements before the damage', async () => {
@@ -461,5 +466,107 @@ describe('gzip', () => {
       for await (const batch of stream.items) void batch;
     };
     await expect(drain()).rejects.toThrow('disk went away');
+  });
+
+  describe('a later member damaged (multi-member archive: member 1 good, member 2 not)', () => {
+    // Member 1 decompresses to more than one zlib output chunk (16 KiB), and both members arrive in one input chunk.
+    const N = 400;
+    const M = 50;
+    const one = Array.from({ length: N }, (_, i) => JSON.stringify({ m: 1, i, pad: `first member ${i} `.repeat(3) }));
+    const two = Array.from({ length: M }, (_, i) => JSON.stringify({ m: 2, i }));
+    const text1 = one.join('\n') + '\n';
+    const m1 = gzipSync(text1);
+    const good = one.map((l, n) => ({ line: n + 1, value: JSON.parse(l) }));
+    const damage = (at: number, content: number, reason: string) => ({
+      line: N + 1,
+      error: `the gzip archive is damaged after ${at} bytes of compressed input (${content} bytes decompressed): the compressed data is damaged at this line, so it and the rest of the file were not read (zlib: ${reason})`,
+      whole: true,
+    });
+
+    it('bad deflate data from its first byte: exactly the N lines of member 1 are kept, the damage names line N + 1', async () => {
+      const m2 = Buffer.from(gzipSync(two.join('\n') + '\n'));
+      // The first byte after the 10-byte header starts a deflate block: BFINAL 1, BTYPE 11 is no block type.
+      m2[10] = 0xff;
+      expect(Buffer.byteLength(text1)).toBeGreaterThan(16 * 1024);
+      for (const size of [1 << 20, 7]) {
+        const { format, items } = await read(Buffer.concat([m1, m2]), size);
+        expect(format).toBe('ndjson');
+        expect(items).toEqual([...good, damage(m1.length + 10, Buffer.byteLength(text1), 'invalid block type')]);
+      }
+    });
+
+    it('a broken member header is damage (not silently ignored as trailing bytes)', async () => {
+      const m2 = Buffer.from(gzipSync(two.join('\n') + '\n'));
+      m2[0] = 0x00;
+      const { items } = await read(Buffer.concat([m1, m2]));
+      expect(items).toEqual([...good, damage(m1.length, Buffer.byteLength(text1), 'incorrect header check')]);
+    });
+
+    it('a wrong CRC is only known at the member end: the lines of member 2 came out before it and are kept', async () => {
+      const text2 = two.join('\n') + '\n';
+      const m2 = Buffer.from(gzipSync(text2));
+      m2.writeUInt8(m2[m2.length - 8]! ^ 0x01, m2.length - 8);
+      const { items } = await read(Buffer.concat([m1, m2]));
+      expect(items).toEqual([
+        ...good,
+        ...two.map((l, n) => ({ line: N + n + 1, value: JSON.parse(l) })),
+        { ...damage(m1.length + m2.length - 8, Buffer.byteLength(text1) + Buffer.byteLength(text2), 'incorrect data check'), line: N + M + 1 },
+      ]);
+    });
+
+    it('zero bytes after the last member are padding, not damage', async () => {
+      const { items } = await read(Buffer.concat([m1, Buffer.alloc(512)]), 100);
+      expect(items).toEqual(good);
+    });
+  });
+
+  it('CSV cut inside a row: the rows before are kept, the cut row is not read with a truncated cell', async () => {
+    const rows = Array.from({ length: 300 }, (_, i) => `r${i},${1000 + i},"message number ${i}, with a comma"`);
+    const full = gzipSync(['id,timestamp,event_message', ...rows].join('\n') + '\n');
+    // Cut where the content ends inside a row (the cut row would otherwise parse with a short last cell).
+    let cut = full.length - 20;
+    let partial = gunzipSync(full.subarray(0, cut), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    while (partial.at(-1) === 0x0a || partial.length === 0) partial = gunzipSync(full.subarray(0, --cut), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    const lines = partial.toString('utf8').split('\n');
+    const wholeRows = lines.length - 2; // less the header and the cut row
+    expect(wholeRows).toBeGreaterThan(10);
+    const { format, items } = await read(full.subarray(0, cut), 64);
+    expect(format).toBe('csv');
+    expect(items.slice(0, -1).map((i) => i.line)).toEqual(Array.from({ length: wholeRows }, (_, n) => n + 2));
+    expect(items.at(-2)).toMatchObject({ value: { id: `r${wholeRows - 1}`, event_message: `message number ${wholeRows - 1}, with a comma` } });
+    expect(items.at(-1)).toMatchObject({ line: wholeRows + 2, whole: true, error: expect.stringMatching(/the compressed data is damaged at this line, so it and the rest of the file were not read \(zlib: unexpected end of file\)$/) });
+  });
+
+  it('the decompressed size is capped: ContentTooLarge once the content passes maxContentBytes, none at exactly it', async () => {
+    const text = '{"a":1}\n'.repeat(10_000); // 80,000 bytes
+    const drain = async (max: number) => {
+      const stream = await openRecordStream(chunked(gzipSync(text)), { maxContentBytes: max });
+      let n = 0;
+      for await (const batch of stream.items) n += batch.length;
+      return n;
+    };
+    expect(await drain(80_000)).toBe(10_000);
+    await expect(drain(79_999)).rejects.toBeInstanceOf(ContentTooLarge);
+    await expect(drain(79_999)).rejects.toThrow('the decompressed content passed the limit of 79999 bytes');
+    // Also while the format is still being told (the first line alone is over the cap).
+    await expect(drain(4)).rejects.toBeInstanceOf(ContentTooLarge);
+  });
+
+  it('an aborted signal stops decompression at the next piece: reading throws its reason', async () => {
+    // ~64 MiB of lines from ~64 KiB of gzip: without the stop, this would take seconds to read.
+    const gz = gzipSync(Buffer.alloc(64 * 1024 * 1024, '{"a":1}\n'), { level: 9 });
+    const controller = new AbortController();
+    const stream = await openRecordStream(chunked(gz), { signal: controller.signal });
+    let items = 0;
+    const reason = new Error('stop');
+    const drain = async () => {
+      for await (const batch of stream.items) {
+        items += batch.length;
+        if (items > 1000) controller.abort(reason);
+      }
+    };
+    await expect(drain()).rejects.toBe(reason);
+    // At most one piece (16 KiB of compressed input, ~16 MiB of content) after the abort.
+    expect(items).toBeLessThan(3 * 1024 * 1024);
   });
 });

@@ -28,7 +28,7 @@ export interface RawItem {
   raw?: Buffer;
   /** CSV rows: every value is a string, nested values are JSON text. */
   fromCsv?: boolean;
-  /** About the file as a whole, not one record (a damaged gzip archive): listed even past the error cap. */
+  /** Where a damaged gzip archive broke (at a line for NDJSON and CSV, else the file as a whole): listed even past the error cap. */
   whole?: boolean;
 }
 
@@ -46,6 +46,17 @@ export const MAX_LINE_BYTES = MAX_RECORD_BYTES;
 export interface OpenOptions {
   /** The per-record limit in bytes (MAX_RECORD_BYTES; smaller in tests). */
   maxRecordBytes?: number;
+  /** gzip input: the most bytes it may decompress to; past it, reading throws ContentTooLarge. */
+  maxContentBytes?: number;
+  /** gzip input: once aborted, decompression stops and reading throws the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** The decompressed content passed OpenOptions.maxContentBytes (a decompression bomb, say). */
+export class ContentTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the decompressed content passed the limit of ${limit} bytes`);
+  }
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -81,75 +92,208 @@ export async function openRecordStream(input: AsyncIterable<Buffer>, options: Op
   // gzip by its magic bytes (1f 8b), whatever the file is called.
   if (start[0] !== 0x1f || start[1] !== 0x8b) return detect(source, cap);
   const gz: Gunzipped = { fed: 0, content: 0 };
-  let stream: RecordStream;
   try {
-    stream = await detect(gunzip(source, gz), cap);
+    return await detect(gunzip(source, gz, options), cap, gz);
   } catch (err) {
     if (err instanceof FormatError && gz.damage) {
       throw new FormatError(`the gzip archive is damaged after ${gz.damage.at} bytes, before any content could be read (zlib: ${gz.damage.reason})`);
     }
     throw err;
   }
-  return { ...stream, items: reportDamage(stream.items, gz) };
 }
 
 /** What gunzip() read, and why it stopped early if it did. */
 interface Gunzipped {
-  /** Compressed bytes given to zlib. */
+  /** Compressed bytes read from the input. */
   fed: number;
   /** Decompressed bytes that came out. */
   content: number;
-  /** Where decompression broke (compressed bytes) and zlib's reason. */
+  /** Where decompression broke (compressed bytes) and why, in zlib's words. */
   damage?: { at: number; reason: string };
 }
 
+/** The damage entry of a gzip input that broke, if it did. `atLine`: the line the damage cut (NDJSON, CSV). */
+function damageItem(gz: Gunzipped | undefined, atLine?: number): RawItem | undefined {
+  const d = gz?.damage;
+  if (!d) return undefined;
+  const head = `the gzip archive is damaged after ${d.at} bytes of compressed input (${gz.content} bytes decompressed)`;
+  if (atLine === undefined) return { error: `${head}: the rest of the file was not read (zlib: ${d.reason})`, whole: true };
+  // The partial line is not parsed: what came out of the damaged data ends inside it.
+  return { line: atLine, error: `${head}: the compressed data is damaged at this line, so it and the rest of the file were not read (zlib: ${d.reason})`, whole: true };
+}
+
+/** gzip header flags (RFC 1952, 2.3.1). */
+const FHCRC = 0x02;
+const FEXTRA = 0x04;
+const FNAME = 0x08;
+const FCOMMENT = 0x10;
+/** A member header longer than this (a name without its end, say) is taken for damage. */
+const MAX_GZIP_HEADER_BYTES = 64 * 1024;
 /**
- * Decompresses gzip (several members one after the other, as `cat a.gz b.gz` makes, included).
- * A damaged or truncated archive ends the content where it broke and is noted in `gz`; a failure
- * to read the input itself is thrown.
+ * Compressed bytes handed to zlib at a time. Deflate inflates at most ~1032:1, so one piece
+ * comes out as at most ~16 MiB however the archive was made (a bomb included): that bounds
+ * what is held, and the cap and a cancellation are checked at least that often.
  */
-async function* gunzip(input: AsyncIterable<Buffer>, gz: Gunzipped): AsyncGenerator<Buffer> {
-  let readError: { err: unknown } | undefined;
-  const guarded = async function* () {
-    try {
-      for await (const chunk of input) {
-        gz.fed += chunk.length;
-        yield chunk;
-      }
-    } catch (err) {
-      readError = { err };
-      throw err;
-    }
+const INFLATE_PIECE = 16 * 1024;
+
+/** The length of the gzip member header `b` starts with: 0 while more bytes are needed, -1 when it is none. */
+function gzipHeaderLength(b: Buffer): number {
+  const magic = [0x1f, 0x8b, 0x08]; // ID1, ID2, CM = deflate
+  for (let i = 0; i < magic.length; i++) {
+    if (b.length <= i) return 0;
+    if (b[i] !== magic[i]) return -1;
+  }
+  if (b.length < 10) return 0;
+  const flags = b[3]!;
+  if (flags & 0xe0) return -1; // reserved bits
+  let at = 10;
+  if (flags & FEXTRA) {
+    if (b.length < at + 2) return 0;
+    at += 2 + b.readUInt16LE(at);
+  }
+  for (const flag of [FNAME, FCOMMENT]) {
+    if (!(flags & flag)) continue;
+    const end = b.indexOf(0, at);
+    if (end < 0) return 0;
+    at = end + 1;
+  }
+  if (flags & FHCRC) {
+    if (b.length < at + 2) return 0;
+    if ((zlib.crc32(b.subarray(0, at)) & 0xffff) !== b.readUInt16LE(at)) return -1;
+    at += 2;
+  }
+  return b.length < at ? 0 : at;
+}
+
+/**
+ * Decompresses gzip, member by member (several one after the other, as `cat a.gz b.gz` makes,
+ * read as one file). Each member's deflate data goes through its own raw inflater and its
+ * trailer (CRC-32, length) is checked here: zlib's own gunzip runs on into the next member within
+ * one call, so damage there would also lose the end of the good member before it. Zero bytes
+ * after the last member are padding. Damage (a bad header, bad data, a wrong check, a cut)
+ * ends the content where it broke and is noted in `gz`; a failure to read the input is thrown,
+ * as are ContentTooLarge and the signal's reason.
+ */
+async function* gunzip(input: AsyncIterable<Buffer>, gz: Gunzipped, options: OpenOptions): AsyncGenerator<Buffer> {
+  const { maxContentBytes: max, signal } = options;
+  const source = input[Symbol.asyncIterator]();
+  /** Compressed bytes read and not used yet; `offset` is where they start in the file. */
+  let buf: Buffer = Buffer.alloc(0);
+  let offset = 0;
+  const read = async (): Promise<boolean> => {
+    const next = await source.next();
+    if (next.done) return false;
+    const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value);
+    gz.fed += chunk.length;
+    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    return true;
   };
-  const unzip = zlib.createGunzip();
-  // Errors surface through the iteration below; the callback only keeps them from going unhandled.
-  pipeline(Readable.from(guarded(), { highWaterMark: 1 }), unzip, () => undefined);
+  const consume = (n: number) => {
+    buf = buf.subarray(n);
+    offset += n;
+  };
+  const damaged = (at: number, reason: string) => {
+    gz.damage = { at, reason };
+  };
   try {
-    for await (const chunk of unzip as AsyncIterable<Buffer>) {
-      gz.content += chunk.length;
-      yield chunk;
+    for (let member = 0; ; member++) {
+      let header = gzipHeaderLength(buf);
+      while (header === 0 && buf.length <= MAX_GZIP_HEADER_BYTES && (await read())) header = gzipHeaderLength(buf);
+      if (member > 0 && buf.length === 0) return;
+      if (header <= 0) {
+        if (member > 0 && header < 0) {
+          // Zero bytes after the last member are padding (tape blocks, say); anything else is damage.
+          while (buf.every((b) => b === 0)) {
+            buf = Buffer.alloc(0);
+            if (!(await read())) return;
+          }
+        }
+        damaged(offset, header === 0 && buf.length <= MAX_GZIP_HEADER_BYTES ? 'unexpected end of file' : 'incorrect header check');
+        return;
+      }
+      consume(header);
+      const memberStart = offset;
+      const inflater = zlib.createInflateRaw();
+      /** Output in flowing mode: everything zlib gave out before an error is delivered. */
+      const out: Buffer[] = [];
+      let failed: Error | undefined;
+      let ended = false;
+      let wake: (() => void) | undefined;
+      inflater.on('data', (b: Buffer) => out.push(b));
+      inflater.on('end', () => {
+        ended = true;
+        wake?.();
+      });
+      // A failed write never calls back: the error wakes the wait instead.
+      inflater.on('error', (err) => {
+        failed = err;
+        wake?.();
+      });
+      let crc = 0;
+      let size = 0;
+      try {
+        for (;;) {
+          signal?.throwIfAborted();
+          let piece: Buffer | undefined;
+          if (buf.length > 0 || (await read())) {
+            piece = buf.subarray(0, INFLATE_PIECE);
+            const before = inflater.bytesWritten;
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+              inflater.write(piece, () => resolve());
+            });
+            // Past the end of the deflate data zlib takes nothing more: the rest is the trailer.
+            const used = inflater.bytesWritten - before;
+            consume(used);
+            if (used < piece.length) ended = true;
+          } else {
+            // The input ended: either right after complete deflate data (the trailer is missing) or inside it.
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+              inflater.end();
+            });
+          }
+          for (const chunk of out.splice(0)) {
+            signal?.throwIfAborted();
+            if (max !== undefined && gz.content + chunk.length > max) throw new ContentTooLarge(max);
+            gz.content += chunk.length;
+            size += chunk.length;
+            crc = zlib.crc32(chunk, crc);
+            yield chunk;
+          }
+          if (failed) {
+            const e = failed as NodeJS.ErrnoException;
+            // Cut short (the input ended), all of it was read; otherwise zlib knows how far it got.
+            damaged(e.code === 'Z_BUF_ERROR' ? gz.fed : memberStart + inflater.bytesWritten, e.message);
+            return;
+          }
+          if (ended || !piece) break;
+        }
+      } finally {
+        inflater.destroy();
+      }
+      while (buf.length < 8 && (await read()));
+      if (buf.length < 8) {
+        damaged(gz.fed, 'unexpected end of file');
+        return;
+      }
+      if (buf.readUInt32LE(0) !== crc >>> 0) {
+        damaged(offset, 'incorrect data check');
+        return;
+      }
+      if (buf.readUInt32LE(4) !== size % 2 ** 32) {
+        damaged(offset, 'incorrect length check');
+        return;
+      }
+      consume(8);
     }
-  } catch (err) {
-    if (readError) throw readError.err;
-    const e = err as NodeJS.ErrnoException;
-    // Cut short, all of it was read; otherwise zlib knows how far it got before the bad data.
-    const at = e.code === 'Z_BUF_ERROR' ? gz.fed : unzip.bytesWritten;
-    gz.damage = { at, reason: e.message };
   } finally {
-    unzip.destroy();
+    // Stopped early (by the reader, a cap or a cancellation): the input is not read on.
+    await source.return?.();
   }
 }
 
-async function* reportDamage(items: AsyncGenerator<RawItem[]>, gz: Gunzipped): AsyncGenerator<RawItem[]> {
-  yield* items;
-  const { damage } = gz;
-  if (damage) {
-    const error = `the gzip archive is damaged after ${damage.at} bytes of compressed input (${gz.content} bytes decompressed): the rest of the file was not read (zlib: ${damage.reason})`;
-    yield [{ error, whole: true }];
-  }
-}
-
-async function detect(input: AsyncIterable<Buffer>, cap: number): Promise<RecordStream> {
+async function detect(input: AsyncIterable<Buffer>, cap: number, gz?: Gunzipped): Promise<RecordStream> {
   const iterator = input[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let first = -1;
@@ -184,13 +328,13 @@ async function detect(input: AsyncIterable<Buffer>, cap: number): Promise<Record
   if (!firstLine) firstLine = all.toString('utf8', first, Math.min(all.length, first + 65536));
   const source = prepend(all, rest);
   const c = all[first];
-  if (c === 0x5b /* [ */) return { format: 'json-array', items: jsonArrayItems(source, false, cap) };
+  if (c === 0x5b /* [ */) return { format: 'json-array', items: jsonArrayItems(source, false, cap, gz) };
   if (c === 0x7b /* { */) {
     if (sawNewline || firstLine.trim().endsWith('}')) {
       try {
         const obj: unknown = JSON.parse(firstLine.trim());
-        if (isResultWrapper(obj)) return { format: 'result', items: jsonArrayItems(source, true, cap) };
-        return { format: 'ndjson', items: ndjsonItems(source, cap) };
+        if (isResultWrapper(obj)) return { format: 'result', items: jsonArrayItems(source, true, cap, gz) };
+        return { format: 'ndjson', items: ndjsonItems(source, cap, gz) };
       } catch {
         // Decided below.
       }
@@ -198,12 +342,12 @@ async function detect(input: AsyncIterable<Buffer>, cap: number): Promise<Record
     // A first line that is not a whole object (too long to hold, pretty-printed, or broken):
     // only an endpoint response opens with `{` alone or with its "result" key; anything else
     // is NDJSON whose first line is long or bad, reported like any other line.
-    if (/^\{\s*("result"\s*:[\s\S]*)?$/.test(firstLine.trim())) return { format: 'result', items: jsonArrayItems(source, true, cap) };
-    return { format: 'ndjson', items: ndjsonItems(source, cap) };
+    if (/^\{\s*("result"\s*:[\s\S]*)?$/.test(firstLine.trim())) return { format: 'result', items: jsonArrayItems(source, true, cap, gz) };
+    return { format: 'ndjson', items: ndjsonItems(source, cap, gz) };
   }
   if (looksLikeCsvHeader(firstLine)) {
     const recoded: Recoded = { lines: 0, firstLine: 0 };
-    return { format: 'csv', items: csvItems(recodeToUtf8(source, recoded), cap), recoded };
+    return { format: 'csv', items: csvItems(recodeToUtf8(source, recoded), cap, gz), recoded };
   }
   throw new FormatError(
     'unknown format: expected NDJSON, a JSON array, a {"result": [...]} object or CSV with a header row (any of them may be gzip-compressed)',
@@ -225,7 +369,7 @@ async function* prepend(head: Buffer, rest: AsyncIterable<Buffer>): AsyncGenerat
 }
 
 /** NDJSON by hand: exact line numbers, per-line errors and bounded lines need our own split. */
-async function* ndjsonItems(source: AsyncIterable<Buffer>, cap: number): AsyncGenerator<RawItem[]> {
+async function* ndjsonItems(source: AsyncIterable<Buffer>, cap: number, gz?: Gunzipped): AsyncGenerator<RawItem[]> {
   let line = 0;
   let carry: Buffer[] = [];
   let carryBytes = 0;
@@ -289,7 +433,10 @@ async function* ndjsonItems(source: AsyncIterable<Buffer>, cap: number): AsyncGe
     if (out.length) yield out;
   }
   const out: RawItem[] = [];
-  if (skipping) {
+  // Damaged gzip: every line up to the last line break is whole; the one after it is where it broke.
+  const damage = damageItem(gz, line + 1);
+  if (damage) out.push(damage);
+  else if (skipping) {
     line++;
     out.push({ line, error: `line longer than ${cap} bytes` });
   } else if (carryBytes > 0) parseLine(Buffer.concat(carry), out);
@@ -418,7 +565,7 @@ function arrayElements(cap: number) {
   };
 }
 
-async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean, cap: number): AsyncGenerator<RawItem[]> {
+async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean, cap: number, gz?: Gunzipped): AsyncGenerator<RawItem[]> {
   // Notes whether `result` was there at all: `{"result": []}` is an empty export, not a wrong object.
   let sawResult = false;
   const seen = (token: JsonToken) => {
@@ -458,6 +605,8 @@ async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean, 
   if (wrapped && !sawResult && out.length === 0) {
     throw new FormatError('a JSON object without a "result" array of records');
   }
+  const damage = damageItem(gz);
+  if (damage) out.push(damage);
   if (out.length) yield out;
 }
 
@@ -465,6 +614,8 @@ async function* jsonArrayItems(source: AsyncIterable<Buffer>, wrapped: boolean, 
 interface SkippedRow {
   line: number;
   endLine: number;
+  /** The gzip input broke inside this row (or before it began): nothing after its start was read. */
+  damaged?: boolean;
 }
 
 const QUOTE = 0x22;
@@ -479,7 +630,7 @@ const CR = 0x0d;
  * one quote; closing before a comma or line end). This exists because csv-parse's own
  * max_record_size stops the parse at the first long row, even with skip_records_with_error.
  */
-async function* boundCsvRows(source: AsyncIterable<Buffer>, cap: number): AsyncGenerator<Buffer | SkippedRow> {
+async function* boundCsvRows(source: AsyncIterable<Buffer>, cap: number, gz?: Gunzipped): AsyncGenerator<Buffer | SkippedRow> {
   let quoted = false;
   /** Inside quotes, a quote was just seen: the next byte tells an escaped quote from the closing one. */
   let closing = false;
@@ -544,7 +695,9 @@ async function* boundCsvRows(source: AsyncIterable<Buffer>, cap: number): AsyncG
       skipping = true;
     } else if (tail.length) held.push(tail);
   }
-  if (skipping) yield { line: rowLine, endLine: line };
+  // Damaged gzip: the rows passed on are whole; the one held is where the content broke.
+  if (gz?.damage) yield { line: rowLine, endLine: line, damaged: true };
+  else if (skipping) yield { line: rowLine, endLine: line };
   else yield* held;
 }
 
@@ -553,8 +706,8 @@ async function* boundCsvRows(source: AsyncIterable<Buffer>, cap: number): AsyncG
  * row's start, and a new one, given the header's columns and counting lines from the row's end,
  * reads on after it.
  */
-async function* csvItems(source: AsyncIterable<Buffer>, cap: number): AsyncGenerator<RawItem[]> {
-  const pieces = boundCsvRows(source, cap)[Symbol.asyncIterator]();
+async function* csvItems(source: AsyncIterable<Buffer>, cap: number, gz?: Gunzipped): AsyncGenerator<RawItem[]> {
+  const pieces = boundCsvRows(source, cap, gz)[Symbol.asyncIterator]();
   let columns: string[] | undefined;
   let lineOffset = 0;
   for (;;) {
@@ -573,6 +726,10 @@ async function* csvItems(source: AsyncIterable<Buffer>, cap: number): AsyncGener
     const header = columns ?? ((names: string[]) => (columns = names));
     for await (const items of csvSegment(segment(), header, lineOffset)) yield items;
     if (!skipped) return;
+    if (skipped.damaged) {
+      yield [damageItem(gz, skipped.line)!];
+      return;
+    }
     if (!columns) throw new FormatError(`the CSV header row is longer than ${cap} bytes`);
     yield [{ line: skipped.line, error: `row longer than ${cap} bytes` }];
     lineOffset = skipped.endLine;

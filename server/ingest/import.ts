@@ -12,11 +12,12 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { LogStore } from '../store/log-store.ts';
 import { findSource, sourceFromFileName, sourceInfo, SOURCE_NAMES, type SourceInfo, type SourceName } from '../sources.ts';
-import { FormatError, type ExportFormat, type Recoded } from './formats.ts';
-import { openParser, ParserFailure, type ImportInput, type ParserMode } from './parse-host.ts';
+import { ContentTooLarge, FormatError, type ExportFormat, type Recoded } from './formats.ts';
+import { ImportCancelled, openParser, ParserFailure, type ImportInput, type ParserMode } from './parse-host.ts';
 import { unpackBatch } from './parse-protocol.ts';
 
 export { MAX_LISTED_ERRORS } from './parse-job.ts';
+export { ImportCancelled };
 
 export interface ImportOptions {
   /** Source name or alias; else recognized from the file name, else from the records. */
@@ -31,6 +32,13 @@ export interface ImportOptions {
    * The environment variable LOG_EXPLORER_IMPORT_PARSER sets the default.
    */
   parser?: ParserMode | 'auto';
+  /**
+   * gzip input: the most bytes it may decompress to. Past it the import fails with
+   * ImportTooLarge and, like any failed import, keeps nothing. No limit when left out.
+   */
+  maxContentBytes?: number;
+  /** Cancels the import (its client went away): the parser stops at once, the import fails with ImportCancelled and keeps nothing. */
+  signal?: AbortSignal;
 }
 
 export interface ImportProgress {
@@ -43,7 +51,10 @@ export interface ImportErrorEntry {
   line?: number;
   /** 0-based element of a JSON array or a `result` array. */
   index?: number;
-  /** Without a line or an index, it is about the file as a whole (a damaged gzip archive). */
+  /**
+   * Without a line or an index, it is about the file as a whole. A damaged gzip archive is
+   * reported at the line where its good content ends (NDJSON, CSV), else as a whole.
+   */
   reason: string;
 }
 
@@ -68,6 +79,13 @@ export interface ImportReport {
 
 /** An import that could not run at all; nothing was written. */
 export class ImportFailure extends Error {}
+
+/** The decompressed content passed ImportOptions.maxContentBytes: the import failed, nothing was written. */
+export class ImportTooLarge extends ImportFailure {
+  constructor(readonly limit: number) {
+    super(`the decompressed size of the file passed the limit of ${limit} bytes; the import failed and nothing from this file was kept (a failed import leaves the store as it was)`);
+  }
+}
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -104,15 +122,22 @@ export async function importFile(store: LogStore, file: string, opts: Omit<Impor
 async function run(store: LogStore, input: ImportInput | undefined, file: string | undefined, opts: ImportOptions): Promise<ImportReport> {
   const given = resolveSource(opts);
   const session = await openParser(
-    { ...(file !== undefined ? { file } : {}), ...(given ? { source: given.name } : {}), ...(opts.project !== undefined ? { project: opts.project } : {}) },
+    {
+      ...(file !== undefined ? { file } : {}),
+      ...(given ? { source: given.name } : {}),
+      ...(opts.project !== undefined ? { project: opts.project } : {}),
+      ...(opts.maxContentBytes !== undefined ? { maxContentBytes: opts.maxContentBytes } : {}),
+    },
     input,
     opts.parser ?? defaultParser(),
+    opts.signal,
   );
   try {
     let start;
     try {
       start = await session.started;
     } catch (err) {
+      if (err instanceof ContentTooLarge) throw new ImportTooLarge(err.limit);
       throw err instanceof ParserFailure ? new ImportFailure(err.message) : err;
     }
     const info = sourceInfo(start.source);
@@ -153,6 +178,8 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
         }
       } catch (err) {
         if (err instanceof FormatError) throw new ImportFailure(err.message);
+        // Thrown out of withWriter, which rolls the import back first.
+        if (err instanceof ContentTooLarge) throw new ImportTooLarge(err.limit);
         throw err;
       }
     });

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, Worker, type WorkerOptions } from 'node:worker_threads';
-import { FormatError } from './formats.ts';
+import { ContentTooLarge, FormatError } from './formats.ts';
 import { runParseJob } from './parse-job.ts';
 import type { BatchMessage, FromParser, ParseJob, StartMessage, ToParser } from './parse-protocol.ts';
 
@@ -18,6 +18,9 @@ export type ImportInput = AsyncIterable<Buffer | Uint8Array | string> | Iterable
 
 /** Nothing could be imported: the parser said why before anything was written. */
 export class ParserFailure extends Error {}
+
+/** The import's signal was aborted (its client went away): the parser was stopped at once. */
+export class ImportCancelled extends Error {}
 
 /** A worker that is not ready by then is given up on (imports run inline from then on). */
 const READY_TIMEOUT_MS = 30_000;
@@ -153,8 +156,10 @@ export interface ParseSession {
 /**
  * Starts parsing one import: the job's file, or `input` forwarded chunk by chunk. `auto` uses
  * the worker where it can start and the same parser inline where it cannot; `worker` insists.
+ * Once `signal` is aborted, the session fails with ImportCancelled and the parser is stopped.
  */
-export async function openParser(job: ParseJob, input: ImportInput | undefined, mode: ParserMode | 'auto'): Promise<ParseSession> {
+export async function openParser(job: ParseJob, input: ImportInput | undefined, mode: ParserMode | 'auto', signal?: AbortSignal): Promise<ParseSession> {
+  if (signal?.aborted) throw cancelled(signal);
   const worker = mode === 'inline' ? undefined : await acquireWorker();
   if (!worker && mode === 'worker') throw new Error(`the import parse worker cannot run here: ${unavailable}`);
 
@@ -198,7 +203,7 @@ export async function openParser(job: ParseJob, input: ImportInput | undefined, 
         resolveStart(m);
         break;
       case 'fail':
-        fail(new ParserFailure(m.message));
+        fail(m.tooLarge !== undefined ? new ContentTooLarge(m.tooLarge) : new ParserFailure(m.message));
         break;
       case 'batch':
         if (waiting) {
@@ -211,6 +216,7 @@ export async function openParser(job: ParseJob, input: ImportInput | undefined, 
         break;
       case 'error':
         if (m.kind === 'format') fail(new FormatError(m.message));
+        else if (m.kind === 'too-large') fail(new ContentTooLarge(m.tooLarge ?? 0));
         else if (m.kind === 'input' && inputError) fail(inputError.err);
         else {
           broken = m.kind === 'internal';
@@ -302,6 +308,27 @@ export async function openParser(job: ParseJob, input: ImportInput | undefined, 
   };
   if (input) void pump(input);
 
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    signal?.removeEventListener('abort', onAbort);
+    wakePump();
+    // Also stops the parser if it is still running (the import failed on this side).
+    port.close();
+    if (worker) {
+      detach();
+      releaseWorker(worker, !broken);
+    }
+  };
+  // Stopped now, not when the import has rolled back: a small gzip can keep its parser busy
+  // for minutes. The worker is ended rather than kept, whatever it was in the middle of.
+  function onAbort() {
+    broken = true;
+    fail(cancelled(signal!));
+    close();
+  }
+  signal?.addEventListener('abort', onAbort, { once: true });
+
   return {
     mode: worker ? 'worker' : 'inline',
     started,
@@ -314,16 +341,11 @@ export async function openParser(job: ParseJob, input: ImportInput | undefined, 
     ack() {
       post({ type: 'ack' });
     },
-    close() {
-      if (closed) return;
-      closed = true;
-      wakePump();
-      // Also stops the parser if it is still running (the import failed on this side).
-      port.close();
-      if (worker) {
-        detach();
-        releaseWorker(worker, !broken);
-      }
-    },
+    close,
   };
+}
+
+function cancelled(signal: AbortSignal): ImportCancelled {
+  const why = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === 'string' ? signal.reason : undefined;
+  return new ImportCancelled(`the import was cancelled${why ? ` (${why})` : ''}; nothing from it was kept`);
 }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
 import { sourceInfo, type SourceInfo } from '../sources.ts';
 import type { StoredRecord } from '../store/log-store.ts';
-import { FormatError, openRecordStream, type RawItem, type RecordStream } from './formats.ts';
+import { ContentTooLarge, FormatError, openRecordStream, type RawItem, type RecordStream } from './formats.ts';
 import { normalizeRecord, sourceFromShape } from './normalize.ts';
 import { packBatch, type FromParser, type ParseJob, type Rejects, type ToParser } from './parse-protocol.ts';
 
@@ -71,9 +71,12 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
     else if (m.type === 'input-error') inputError = new InputError(m.message);
     poke();
   });
-  // The host closes the port when the import ends, also when it fails on its side.
+  // The host closes the port when the import ends, also when it fails on its side or is
+  // cancelled: the signal stops decompression too, which may run long on little input (a bomb).
+  const stop = new AbortController();
   port.once('close', () => {
     stopped = true;
+    stop.abort(new Stopped());
     poke();
   });
   async function* fromHost(): AsyncGenerator<Buffer> {
@@ -96,6 +99,7 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
   const progress = { bytes: 0, records: 0 };
   async function* countBytes(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     for await (const chunk of input) {
+      if (stopped) throw new Stopped();
       progress.bytes += chunk.length;
       yield chunk;
     }
@@ -107,11 +111,13 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
     let first: IteratorResult<RawItem[]>;
     let iterator: AsyncIterator<RawItem[]>;
     try {
-      stream = await openRecordStream(countBytes(file ?? fromHost()));
+      stream = await openRecordStream(countBytes(file ?? fromHost()), { maxContentBytes: job.maxContentBytes, signal: stop.signal });
       iterator = stream.items[Symbol.asyncIterator]();
       first = await iterator.next();
     } catch (err) {
-      post({ type: 'fail', message: err instanceof FormatError ? err.message : `cannot read the file: ${(err as Error).message}` });
+      if (stopped) return;
+      if (err instanceof ContentTooLarge) post({ type: 'fail', message: err.message, tooLarge: err.limit });
+      else post({ type: 'fail', message: err instanceof FormatError ? err.message : `cannot read the file: ${(err as Error).message}` });
       return;
     }
     let info: SourceInfo | undefined = job.source ? sourceInfo(job.source) : undefined;
@@ -179,16 +185,24 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
       if (!first.done) await take(first.value);
       for (;;) {
         const next = await iterator.next();
+        if (stopped) throw new Stopped();
         if (next.done) break;
         await take(next.value);
       }
       const recoded = stream.recoded;
       send({ ...(recoded && recoded.lines > 0 ? { recoded: { ...recoded } } : {}) });
     } catch (err) {
-      if (err instanceof Stopped) return;
+      if (err instanceof Stopped || stopped) return;
+      if (err instanceof ContentTooLarge) {
+        post({ type: 'error', kind: 'too-large', message: err.message, tooLarge: err.limit });
+        return;
+      }
       const e = err as NodeJS.ErrnoException;
       const kind = err instanceof FormatError ? 'format' : err instanceof InputError || e?.cause instanceof InputError ? 'input' : 'internal';
       post({ type: 'error', kind, message: e?.message ?? String(err), ...(e?.stack ? { stack: e.stack } : {}), ...(typeof e?.code === 'string' ? { code: e.code } : {}) });
+    } finally {
+      // Ends the reader chain (and its inflater) now rather than at garbage collection.
+      void iterator.return?.(undefined)?.catch(() => undefined);
     }
   } finally {
     file?.destroy();

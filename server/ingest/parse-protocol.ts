@@ -19,6 +19,8 @@ export interface ParseJob {
   /** Known from the options or the file name; else the parser tells it from the first records. */
   source?: SourceName;
   project?: string;
+  /** gzip input: the most bytes it may decompress to (ContentTooLarge past it). */
+  maxContentBytes?: number;
 }
 
 /** Host -> parser, on the job's port. */
@@ -60,11 +62,14 @@ export interface StartMessage {
 /** Parser -> host. */
 export type FromParser =
   | StartMessage
-  /** Nothing can be imported (unreadable, unknown format or source); sent instead of `start`. */
-  | { type: 'fail'; message: string }
+  /**
+   * Nothing can be imported (unreadable, unknown format or source); sent instead of `start`.
+   * `tooLarge`: the decompressed content passed the job's maxContentBytes.
+   */
+  | { type: 'fail'; message: string; tooLarge?: number }
   | BatchMessage
-  /** The job stopped after `start`: a format error, the input's own error, or a bug. */
-  | { type: 'error'; kind: 'format' | 'input' | 'internal'; message: string; stack?: string; code?: string }
+  /** The job stopped after `start`: a format error, the input's own error, the decompressed size cap (`tooLarge`), or a bug. */
+  | { type: 'error'; kind: 'format' | 'input' | 'internal' | 'too-large'; message: string; stack?: string; code?: string; tooLarge?: number }
   /** Stream input: this many more bytes were taken from the queue (flow control). */
   | { type: 'credit'; bytes: number };
 
