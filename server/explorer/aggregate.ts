@@ -12,6 +12,8 @@ import { MICROS } from '../time.ts';
 import { checkStop, EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
 import type { TextDictionary } from '../store/text-dictionary.ts';
 import { pathFilterTable } from './path-filter.ts';
+import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
+import { fineFits, SEARCH_WAIT_MS, searchTallies, type SearchProgress } from './search-summary.ts';
 import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
 /** Round bucket widths; a histogram takes the narrowest that covers its range in about N buckets. */
@@ -29,14 +31,6 @@ export function bucketWidth(start: number, end: number, buckets: number): number
   return BUCKET_WIDTHS.find((w) => span / w <= buckets) ?? BUCKET_WIDTHS[BUCKET_WIDTHS.length - 1]!;
 }
 
-/** The key a row counts under in the histogram's `by`. */
-function statusClass(status: number | null): string {
-  return status !== null && status >= 100 && status <= 599 ? `${Math.floor(status / 100)}xx` : 'none';
-}
-
-/** Status class keys by index (0: none), as statusClassIndex numbers them. */
-const CLASS_KEYS = ['none', '1xx', '2xx', '3xx', '4xx', '5xx'];
-const statusClassIndex = (s: number) => (s >= 100 && s <= 599 ? Math.floor(s / 100) : 0);
 
 export interface HistogramBucket {
   timestamp: number;
@@ -96,7 +90,7 @@ function wholeHours(start: number, end: number): { from: number; to: number; edg
 
 const involvesPath = (q: ExplorerQuery) => q.path.include.length > 0 || q.path.exclude.length > 0;
 
-export async function histogram(store: LogStore, q: ExplorerQuery, buckets: number, deadline: number, signal?: AbortSignal): Promise<{ buckets: HistogramBucket[]; width: number; split: 'status' | 'level' }> {
+export async function histogram(store: LogStore, q: ExplorerQuery, buckets: number, deadline: number, signal?: AbortSignal): Promise<{ buckets: HistogramBucket[]; width: number; split: 'status' | 'level'; scanned?: SearchProgress }> {
   if (!Number.isInteger(buckets) || buckets < 1 || buckets > MAX_BUCKETS) throw badParam('buckets', `buckets must be an integer from 1 to ${MAX_BUCKETS}`);
   const width = bucketWidth(q.start, q.end, buckets);
   const split = splitOf(q.source);
@@ -105,7 +99,17 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
   const n = Math.floor((q.end - first) / width) + 1;
   const tally = new Tally(n);
   const bucketOf = (ts: number) => Math.floor((ts - first) / width);
-  if (q.q) {
+  let scanned: SearchProgress | undefined;
+  const shared = q.q ? await searchTallies(store, q, SEARCH_WAIT_MS, signal) : null;
+  if (shared && fineFits(shared, width)) {
+    // Summed from the search's shared walk: its fine bins lie each within one bucket.
+    for (const [k, bins] of shared.fine.byKey) {
+      const into = tally.key(k);
+      for (let b = 0; b < bins.length; b++) if (bins[b]) into[bucketOf(shared.fine.first + b * shared.fine.width)]! += bins[b]!;
+    }
+    scanned = { through: shared.through, complete: shared.complete };
+  } else if (q.q) {
+    // Buckets narrower than the shared walk's bins: a walk of its own.
     await scanRows(store, q, (row) => void (tally.key(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[bucketOf(row.ts)]! += 1), { deadline, signal });
   } else {
     const hours = width % HOUR_MICROS === 0 && !involvesPath(q) ? wholeHours(q.start, q.end) : null;
@@ -151,7 +155,7 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
     }
     out.push({ timestamp: first + b * width, count, by });
   }
-  return { buckets: out, width, split };
+  return { buckets: out, width, split, ...(scanned ? { scanned } : {}) };
 }
 
 export interface FacetValue {
@@ -160,12 +164,16 @@ export interface FacetValue {
 }
 
 /** Top values of each asked field with exact counts, and how many other values there are. */
-export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: string | undefined, deadline: number, signal?: AbortSignal): Promise<{ result: Record<string, FacetValue[]>; others: Record<string, number> }> {
+export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: string | undefined, deadline: number, signal?: AbortSignal): Promise<{ result: Record<string, FacetValue[]>; others: Record<string, number>; scanned?: SearchProgress }> {
   const available = fieldsOf(q.source);
   const asked = fieldsText === undefined ? available : fieldsText.split(',').map((f) => f.trim()).filter(Boolean);
+  const seen = new Set<string>();
   for (const f of asked) {
     if (!(EXPLORER_FIELDS as readonly string[]).includes(f)) throw badParam('fields', `fields takes ${EXPLORER_FIELDS.join(', ')}, not ${f.slice(0, 40)}`);
     if (!available.includes(f as ExplorerFieldName)) throw badParam('fields', `${q.source.alias} records have no ${f}`);
+    // Counted once per listing, a field listed twice would show every count doubled.
+    if (seen.has(f)) throw badParam('fields', `fields lists ${f} more than once`, 'duplicate');
+    seen.add(f);
   }
   const fields = asked as ExplorerFieldName[];
   const counts = new Map<ExplorerFieldName, Map<string | number, number>>(fields.map((f) => [f, new Map()]));
@@ -177,18 +185,15 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     m.set(v, (m.get(v) ?? 0) + n);
   };
   const valueOf = (f: Exclude<ExplorerFieldName, 'path'>, row: ScanRow): string | number | null => (f === 'function_id' ? fnText(row.function) : row[f]);
+  let scanned: SearchProgress | undefined;
   if (q.q) {
-    await scanRows(
-      store,
-      q,
-      (row) => {
-        for (const f of fields) {
-          if (f !== 'path') bump(f, valueOf(f, row), 1);
-          else if (row.path !== NONE) pathCounts.add(row.path, 1);
-        }
-      },
-      { deadline, signal },
-    );
+    // From the search's shared walk, which counts every field of the source.
+    const shared = await searchTallies(store, q, SEARCH_WAIT_MS, signal);
+    for (const f of fields) {
+      if (f === 'path') for (const [id, n] of shared.paths) pathCounts.add(id, n);
+      else for (const [v, n] of shared.values.get(f) ?? []) bump(f, v, n);
+    }
+    scanned = { through: shared.through, complete: shared.complete };
   } else {
     /** Adds the counts of one array of values (rows, or hour counts with their `weights`). */
     const countValues = (f: ExplorerFieldName, c: ScanColumns, values: Int32Array, from: number, to: number, pass: (i: number) => boolean, weights?: Int32Array, sign = 1) => {
@@ -233,7 +238,13 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
       const table = pathFilterTable(store, q);
       const wholeFrom = (c: ScanColumns) => {
         if (!byCounts) return false;
-        const pc = c.pathCounts;
+        let pc: ScanColumns['pathCounts'];
+        try {
+          pc = c.pathCounts;
+        } catch {
+          // Damaged in its file (it fails its CRC): counted from the rows instead, which carry their own.
+          return false;
+        }
         for (let j = 0; j < pc.k; j++) {
           if (q.project !== null && pc.project[j] !== q.project) continue;
           const v = pc.path[j]!;
@@ -260,7 +271,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     result[f] = topValues(all, FACET_TOP);
     others[f] = Math.max(0, all.size - FACET_TOP);
   }
-  return { result, others };
+  return { result, others, ...(scanned ? { scanned } : {}) };
 }
 
 /** Counts per path id, growing with the ids met. */
@@ -369,19 +380,15 @@ function keepTop<T>(top: T[], k: number, e: T, first: (a: T, b: T) => boolean): 
 }
 
 /** How many records match, and about how large an export of them is. */
-export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: number, signal?: AbortSignal): Promise<{ count: number; bytes: number }> {
+export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: number, signal?: AbortSignal): Promise<{ count: number; bytes: number; scanned?: SearchProgress }> {
   let count = 0;
   let bytes = 0;
+  let scanned: SearchProgress | undefined;
   if (q.q) {
-    await scanRows(
-      store,
-      q,
-      (row) => {
-        count++;
-        bytes += row.len;
-      },
-      { deadline, signal },
-    );
+    const shared = await searchTallies(store, q, SEARCH_WAIT_MS, signal);
+    count = shared.count;
+    bytes = shared.bytes;
+    scanned = { through: shared.through, complete: shared.complete };
   } else {
     await eachPartition(store, q, { deadline, signal }, ['len'], (c, pass, from, to) => {
       const { len } = c;
@@ -393,7 +400,7 @@ export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: 
     });
   }
   // Records go out in the query shape, a little larger than stored (the wrappers of nested records).
-  return { count, bytes: Math.round(bytes * 1.1) };
+  return { count, bytes: Math.round(bytes * 1.1), ...(scanned ? { scanned } : {}) };
 }
 
 /** When a request must stop: its deadline (a 503), or its client leaving. */

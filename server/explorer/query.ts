@@ -5,7 +5,7 @@
  * Pages, histograms, facets, counts and exports all walk rows through `scanRows`.
  */
 import type { RE2JS } from 're2js';
-import { AppError, badParam } from '../errors.ts';
+import { AppError, badParam, type ErrorDetail } from '../errors.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
 import { NONE, ROW_COLUMNS, type ScanColumns } from '../store/scan-columns.ts';
@@ -74,6 +74,13 @@ export const DEFAULT_SPAN = MICROS.day;
 
 type Params = (name: string) => string | undefined;
 
+/**
+ * The parameters every explorer route reads (readExplorerQuery): the source, the window, the
+ * filters and the text search. A route accepts these and its own (a page's `limit`, a
+ * histogram's `buckets`...), nothing else.
+ */
+export const QUERY_PARAMS: readonly string[] = ['source', 'project', 'start', 'end', 'q', 'regex', ...EXPLORER_FIELDS];
+
 /** Reads one parameter given at most once (a repeat is a 400, as on the endpoints). */
 export function singleParams(all: (name: string) => string[] | undefined): Params {
   return (name) => {
@@ -85,6 +92,35 @@ export function singleParams(all: (name: string) => string[] | undefined): Param
     }
     return v === '' ? undefined : v;
   };
+}
+
+/**
+ * A route's parameters, checked whole before any is read: each name it does not take is a 400
+ * `unknown` (a misspelt filter such as `stauts=500` must not widen the answer silently) and each
+ * name given more than once a 400 `duplicate` (never "the first one wins"), all named at once.
+ * Reading a name outside `accepted` is the route's own bug, thrown as such.
+ */
+export function routeParams(given: Record<string, string[]>, accepted: readonly string[], route: string): Params {
+  const details: ErrorDetail[] = [];
+  const takes = accepted.length ? `it takes ${accepted.join(', ')}` : 'it takes none';
+  for (const [name, values] of Object.entries(given)) {
+    if (!accepted.includes(name)) details.push({ reason: 'unknown', location: name, message: `${name.slice(0, 64)} is not a parameter of ${route}; ${takes}` });
+    else if (values.length > 1) details.push({ reason: 'duplicate', location: name, message: `${name} is given more than once` });
+  }
+  if (details.length) throw new AppError('bad_request', details.map((d) => d.message).join('; '), details);
+  const get = singleParams((name) => (Object.hasOwn(given, name) ? given[name] : undefined));
+  return (name) => {
+    if (!accepted.includes(name)) throw new Error(`${route} reads ${name}, which it does not list among its parameters`);
+    return get(name);
+  };
+}
+
+/** What a route reads beyond QUERY_PARAMS into the query itself. */
+export interface QueryReads {
+  /** The page size: only pages have one. */
+  limit: boolean;
+  /** Where to go on from: pages and exports. */
+  cursor: boolean;
 }
 
 function instant(get: Params, name: string): number | undefined {
@@ -117,8 +153,11 @@ function statusSpec(v: string): StatusSpec {
   throw badParam('status', `status takes codes like 503 or classes like 5xx, not ${v.slice(0, 20)}`);
 }
 
-/** Reads and checks the explorer's parameters; every rejection names its parameter. */
-export function readExplorerQuery(store: LogStore, get: Params, now: number): ExplorerQuery {
+/**
+ * Reads and checks the explorer's parameters; every rejection names its parameter. `limit` and
+ * `cursor` are read only where `reads` says the route uses them (elsewhere they are not parameters).
+ */
+export function readExplorerQuery(store: LogStore, get: Params, now: number, reads: QueryReads = { limit: true, cursor: true }): ExplorerQuery {
   const sourceText = get('source');
   if (!sourceText) throw badParam('source', `source is required: one of ${SOURCE_NAMES.join(', ')} or their aliases`);
   const source = findSource(sourceText);
@@ -161,7 +200,7 @@ export function readExplorerQuery(store: LogStore, get: Params, now: number): Ex
     q = { text: qText, lower: qText.toLowerCase(), re, rawSafe };
   }
 
-  const limitText = get('limit');
+  const limitText = reads.limit ? get('limit') : undefined;
   const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badParam('limit', `limit must be an integer from 1 to ${MAX_LIMIT}`);
 
@@ -178,7 +217,7 @@ export function readExplorerQuery(store: LogStore, get: Params, now: number): Ex
     level: { include: level.include.map((l) => l.toLowerCase()), exclude: level.exclude.map((l) => l.toLowerCase()) },
     function: { include: functionIds(fn.include), exclude: functionIds(fn.exclude) },
     limit,
-    cursor: readCursor(get('cursor')),
+    cursor: reads.cursor ? readCursor(get('cursor')) : null,
   };
 }
 
@@ -251,6 +290,8 @@ export interface ScanLimits {
   signal?: AbortSignal;
   /** A watch on the source begun before this scan (an export's first page): deletions since then stop it too. */
   watch?: () => void;
+  /** Called as the walk moves on (at each partition and every few thousand rows) with where it got to. */
+  onProgress?: (last: Cursor) => void;
 }
 
 export interface ScanProgress {
@@ -296,6 +337,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       if (++sinceCheck >= CHECK_EVERY) {
         sinceCheck = 0;
         if (i > from) last = { ts: c.ts[i - 1]!, rid: c.rid[i - 1]! };
+        if (last) limits.onProgress?.(last);
         if (overBudget(performance.now())) return { last: last!, complete: false };
         await new Promise<void>((resolve) => setImmediate(resolve));
         stillThere();
@@ -322,6 +364,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
     // The whole partition (within the window) was looked at: the walk goes on below its start.
     if (to > from || !pass) last = { ts: Math.min(p.start, q.end), rid: 0 };
+    if (last) limits.onProgress?.(last);
     if (overBudget(performance.now())) return { last: last!, complete: false };
     if (to > from) {
       sinceCheck = 0;

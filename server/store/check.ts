@@ -105,7 +105,7 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
           const pathsBytes = sizeOf(pathsFile);
           let ok = false;
           try {
-            const c = readScanColumns(colsFile, { source: row.source, start: row.start, version: row.version, epoch: epoch ?? '', rows: row.rows, pathBytesOk: (b) => b <= pathsBytes });
+            const c = readScanColumns(colsFile, { source: row.source, start: row.start, version: row.version, epoch: epoch ?? '', rows: row.rows, pathsOk: (b) => b <= pathsBytes });
             ok = c !== null && c.load(ROW_COLUMNS).pathCounts.k >= 0;
           } catch {
             ok = false;

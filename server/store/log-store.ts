@@ -815,7 +815,7 @@ export class LogStore {
       rows: version === p.row.version && !p.dirty ? p.row.rows : undefined,
       // A file of an earlier run that may use path bytes past what paths.log held when this run
       // opened it was built before paths.log was cut: some of its path ids name nothing.
-      pathBytesOk: (bytes) => bytes <= this.paths.bytesAtOpen || this.columnsWritten.has(file),
+      pathsOk: (bytes, count) => (bytes <= this.paths.bytesAtOpen || this.columnsWritten.has(file)) && this.paths.endOf(count) === bytes,
     };
   }
 
@@ -1572,7 +1572,7 @@ function writeColumnsFile(file: string, cols: ScanColumns, paths: TextDictionary
   const tmp = `${file}.tmp`;
   try {
     paths.syncNow();
-    const bytes = encodeScanColumns(cols, { ...of, pathBytes: paths.bytes });
+    const bytes = encodeScanColumns(cols, { ...of, pathBytes: paths.bytes, pathCount: paths.size() });
     const fd = fs.openSync(tmp, 'w', 0o600);
     try {
       let written = 0;

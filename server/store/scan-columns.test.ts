@@ -126,8 +126,8 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
     const dir = tempDir();
     const file = path.join(dir, 'x-v1.cols');
     const code = sourceInfo(name).code;
-    fs.writeFileSync(file, encodeScanColumns(built, { source: code, start: 7_200_000_000, version: 3, pathBytes: 500 }));
-    const id = { source: code, start: 7_200_000_000, version: 3, epoch: '00000000deadbeef', rows: 3_000, pathBytesOk: (b: number) => b <= 500 };
+    fs.writeFileSync(file, encodeScanColumns(built, { source: code, start: 7_200_000_000, version: 3, pathBytes: 500, pathCount: 20 }));
+    const id = { source: code, start: 7_200_000_000, version: 3, epoch: '00000000deadbeef', rows: 3_000, pathsOk: (b: number, n: number) => b <= 500 && n === 20 };
     // Built against another path dictionary: its path ids mean nothing here.
     expect(readScanColumns(file, { ...id, epoch: '00000000deadbeee' })).toBeNull();
     // Another partition's, another version's, another row count's file under this name.
@@ -136,7 +136,9 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
     expect(readScanColumns(file, { ...id, source: code + 1 })).toBeNull();
     expect(readScanColumns(file, { ...id, rows: 2_999 })).toBeNull();
     // The path dictionary was cut below what the file may use.
-    expect(readScanColumns(file, { ...id, pathBytesOk: (b: number) => b <= 499 })).toBeNull();
+    expect(readScanColumns(file, { ...id, pathsOk: (b: number) => b <= 499 })).toBeNull();
+    // Its texts merged or split (the count at those bytes differs).
+    expect(readScanColumns(file, { ...id, pathsOk: (_b: number, n: number) => n === 19 })).toBeNull();
     const read = readScanColumns(file, id)!;
     expect(read.hours).toEqual(built.hours);
     expect(() => read.ts).toThrow(/not loaded/);
@@ -158,8 +160,8 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
     const dir = tempDir();
     const file = path.join(dir, 'x-v1.cols');
     const code = sourceInfo(name).code;
-    const whole = encodeScanColumns(built, { source: code, start: 0, version: 1, pathBytes: 10 });
-    const id = { source: code, start: 0, version: 1, epoch: '00000000deadbeef', rows: 2_000, pathBytesOk: () => true };
+    const whole = encodeScanColumns(built, { source: code, start: 0, version: 1, pathBytes: 10, pathCount: 1 });
+    const id = { source: code, start: 0, version: 1, epoch: '00000000deadbeef', rows: 2_000, pathsOk: () => true };
     // Every 97th byte and the last, one at a time: each copy fails somewhere between opening and loading everything.
     for (const at of [...Array.from({ length: Math.ceil(whole.length / 97) }, (_, i) => i * 97), whole.length - 1]) {
       const bad = Buffer.from(whole);

@@ -18,8 +18,8 @@
  * File: `LXSC`, u32 format, u32 rows, u32 hour-count entries, u32 path-count entries, u32 bytes of
  * each dictionary's JSON (DICTS order), u32 source code, the 8 bytes of the path dictionary's
  * epoch, f64 partition start, u32 version, u32 CRC-32 of the header and dictionaries, f64 bytes
- * of the path dictionary the file may use, a u32 CRC-32 per array (SECTIONS order), zero bytes
- * to HEAD (the header's CRC covers every byte before the arrays); the JSON arrays, zero padding to 8 bytes, then the row arrays of ROW_COLUMNS in order
+ * of the path dictionary the file may use, a u32 CRC-32 per array (SECTIONS order), u32 how
+ * many texts those bytes hold, zero bytes to HEAD (the header's CRC covers every byte before the arrays); the JSON arrays, zero padding to 8 bytes, then the row arrays of ROW_COLUMNS in order
  * (Float64 first, so every array is aligned to its element size), the hour counts' arrays
  * (HOUR_COLUMNS, Int32), and the path counts' arrays (PATH_COLUMNS, Int32, by project then
  * path). A reader loads the header, the dictionaries and the hour counts, and only the row
@@ -45,6 +45,7 @@ const VERSION_AT = 48;
 const HEAD_CRC_AT = 52;
 const PATH_BYTES_AT = 56;
 const CRCS_AT = 64;
+const PATH_COUNT_AT = 120;
 /** A missing number (status) or text (dictionary id). */
 export const NONE = -1;
 const HOUR = 3_600_000_000;
@@ -78,10 +79,11 @@ export interface ColumnsIdentity {
   /** Rows the catalog records for this version (undefined: not known, a staged version). */
   rows?: number;
   /**
-   * Whether the path dictionary holds the bytes a file may use (false: the dictionary was cut
-   * after the file was built, so some of its path ids name nothing, or something else).
+   * Whether the path dictionary is the one the file was built against: its first `count` texts
+   * end at byte `bytes` (false: it was cut, or damaged so that lines merged, after the file was
+   * built, and some of its path ids name nothing, or another text).
    */
-  pathBytesOk(bytes: number): boolean;
+  pathsOk(bytes: number, count: number): boolean;
 }
 
 /** `hour` in HourCounts is the hour's start / HOUR_MICROS. */
@@ -401,7 +403,7 @@ function allocateCounts<C extends string, N extends string>(columns: readonly C[
 const pad8 = (n: number) => (n + 7) & ~7;
 
 /** The file's bytes (of complete columns only), naming the partition version it is of and the path dictionary bytes it may use. */
-export function encodeScanColumns(c: ScanColumns, id: { source: number; start: number; version: number; pathBytes: number }): Buffer {
+export function encodeScanColumns(c: ScanColumns, id: { source: number; start: number; version: number; pathBytes: number; pathCount: number }): Buffer {
   if (!c.complete) throw new Error('columns of a partition not yet migrated are not written');
   const arrays = c.all();
   const jsons = DICTS.map((d) => Buffer.from(JSON.stringify(c.dicts[d]), 'utf8'));
@@ -419,6 +421,7 @@ export function encodeScanColumns(c: ScanColumns, id: { source: number; start: n
   out.writeDoubleLE(id.start, START_AT);
   out.writeUInt32LE(id.version, VERSION_AT);
   out.writeDoubleLE(id.pathBytes, PATH_BYTES_AT);
+  out.writeUInt32LE(id.pathCount, PATH_COUNT_AT);
   let at = HEAD;
   jsons.forEach((j, i) => {
     out.writeUInt32LE(j.length, DICTS_AT + 4 * i);
@@ -528,7 +531,7 @@ function readHead(fd: number, id: ColumnsIdentity): Head | null {
   if (head.readUInt32LE(SOURCE_AT) !== id.source || head.readDoubleLE(START_AT) !== id.start || head.readUInt32LE(VERSION_AT) !== id.version) return null;
   const n = head.readUInt32LE(8);
   if (id.rows !== undefined && n !== id.rows) return null;
-  if (!id.pathBytesOk(head.readDoubleLE(PATH_BYTES_AT))) return null;
+  if (!id.pathsOk(head.readDoubleLE(PATH_BYTES_AT), head.readUInt32LE(PATH_COUNT_AT))) return null;
   const m = head.readUInt32LE(12);
   const k = head.readUInt32LE(16);
   let jsonBytes = 0;

@@ -223,6 +223,12 @@ export class TextDictionary {
     return this.committed.bytes;
   }
 
+  /** Where the line of text `count` ends (the bytes of the first `count` texts), or null when there are fewer. */
+  endOf(count: number): number | null {
+    this.load();
+    return count >= 0 && count <= this.count ? this.offsets[count + 1]! : null;
+  }
+
   /** What names a derived file: columns files built against it carry it. */
   get epoch(): string {
     if (!this.derived) throw new Error(`${this.file} is not a derived dictionary`);

@@ -1,0 +1,111 @@
+/**
+ * A text search's count, histogram and facets come from one shared walk: they agree with each
+ * other and with a count worked out here from the records, the three asked at once read each
+ * block once, and a walk still running answers with what it has counted and how far it got.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
+import { recordBlocksHeld } from '../store/record-blocks.ts';
+import { readExplorerQuery, singleParams } from './query.ts';
+import { searchTallies, stopSearches } from './search-summary.ts';
+
+const keeper = storeKeeper('le-shared-');
+afterEach(() => keeper.cleanup());
+
+const REF = 'projaaaaaaaaaaaaaaaa';
+const STATUSES = [200, 201, 404, 500, 503];
+const METHODS = ['GET', 'POST', 'DELETE'];
+
+/** 3 days of records every 3 minutes; every 4th message says `Zürich timeout` (a word the block index cannot take: not ASCII). */
+function records() {
+  return Array.from({ length: (3 * DAY) / (3 * MIN) }, (_, i) => {
+    const status = STATUSES[i % STATUSES.length]!;
+    const method = METHODS[i % METHODS.length]!;
+    const url = `https://x.supabase.co/rest/v1/t${i % 7}?i=${i}`;
+    return {
+      id: `s-${i}`,
+      timestamp: NOW - i * 3 * MIN,
+      project: REF,
+      event_message: `${method} | ${status} | ${i % 4 === 0 ? 'Zürich timeout' : 'fine'} | ${'pad '.repeat(150)}`,
+      metadata: { request: { method, url, path: `/rest/v1/t${i % 7}` }, response: { status_code: status } },
+    };
+  });
+}
+
+const window = `start=${encodeURIComponent(new Date((NOW - 4 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
+
+async function json<T>(t: TestApp, url: string): Promise<T> {
+  const res = await t.request(url);
+  expect(res.status, url).toBe(200);
+  return (await res.json()) as T;
+}
+
+describe('the shared walk of a text search', () => {
+  it('count, histogram (two widths) and facets agree with each other and with the records', async () => {
+    const store = await keeper.open(keeper.newDir());
+    const recs = records();
+    await importRecords(store, 'edge_logs', recs);
+    const t = appOver(store);
+    const q = `source=edge_logs&q=${encodeURIComponent('zürich')}&${window}`;
+    const [count, hist, hist2, facets] = await Promise.all([
+      json<{ result: { count: number }; scanned?: { complete: boolean } }>(t, `/api/logs/count?${q}`),
+      json<{ result: Array<{ timestamp: number; count: number; by: Record<string, number> }>; width: number }>(t, `/api/logs/histogram?${q}`),
+      json<{ result: Array<{ count: number }> }>(t, `/api/logs/histogram?${q}&buckets=400`),
+      json<{ result: Record<string, Array<{ value: string | number; count: number }>>; others: Record<string, number> }>(t, `/api/logs/facets?${q}&fields=status,method,path`),
+    ]);
+    const matching = recs.filter((r) => r.event_message.toLowerCase().includes('zürich'));
+    expect(count.result.count).toBe(matching.length);
+    expect(hist.result.reduce((a, b) => a + b.count, 0)).toBe(matching.length);
+    expect(hist2.result.reduce((a, b) => a + b.count, 0)).toBe(matching.length);
+    // Each bucket holds exactly the matching records of its range.
+    for (const b of hist.result) expect(b.count).toBe(matching.filter((r) => r.timestamp >= b.timestamp && r.timestamp < b.timestamp + hist.width).length);
+    const byStatus = new Map<number, number>();
+    for (const r of matching) byStatus.set(r.metadata.response.status_code, (byStatus.get(r.metadata.response.status_code) ?? 0) + 1);
+    expect(new Map(facets.result.status!.map((v) => [v.value, v.count]))).toEqual(byStatus);
+    expect(facets.result.method!.reduce((a, b) => a + b.count, 0)).toBe(matching.length);
+    expect(facets.result.path!.reduce((a, b) => a + b.count, 0)).toBe(matching.length);
+  });
+
+  it('asked at once, the three read each block once (one walk), not three times', async () => {
+    const dir = keeper.newDir();
+    const first = await keeper.open(dir);
+    await importRecords(first, 'edge_logs', records());
+    await first.columnsSettled();
+    // Reopened: the blocks the import left in the cache are gone.
+    await keeper.close(first);
+    const store = await keeper.open(dir);
+    await store.columnsSettled();
+    const t = appOver(store);
+    const q = `source=edge_logs&q=${encodeURIComponent('zürich')}&${window}`;
+    // One walk alone, to know how many blocks a walk reads.
+    const one = recordBlocksHeld().decompressed;
+    await json(t, `/api/logs/count?${q}`);
+    const perWalk = recordBlocksHeld().decompressed - one;
+    expect(perWalk).toBeGreaterThan(3);
+    stopSearches(store);
+    await keeper.close(store);
+    const again = await keeper.open(dir);
+    await again.columnsSettled();
+    const t2 = appOver(again);
+    const before = recordBlocksHeld().decompressed;
+    await Promise.all([json(t2, `/api/logs/count?${q}`), json(t2, `/api/logs/histogram?${q}`), json(t2, `/api/logs/facets?${q}`)]);
+    expect(recordBlocksHeld().decompressed - before).toBe(perWalk);
+  });
+
+  it('while the walk runs, an answer says how far back it has counted; the walk goes on to the same total', async () => {
+    const store = await keeper.open(keeper.newDir());
+    const recs = records();
+    await importRecords(store, 'edge_logs', recs);
+    const params = new URLSearchParams(`source=edge_logs&q=zürich&${window}`);
+    const q = readExplorerQuery(store, singleParams((n) => params.getAll(n)), NOW);
+    const first = await searchTallies(store, q, 0);
+    expect(first.complete).toBe(false);
+    expect(first.through).toBeLessThan(q.end);
+    // Counted so far: exactly the matching records at or after `through`.
+    expect(first.count).toBe(recs.filter((r) => r.event_message.includes('Zürich') && r.timestamp >= first.through).length);
+    let last = first;
+    while (!last.complete) last = await searchTallies(store, q, 50);
+    expect(last.through).toBe(q.start);
+    expect(last.count).toBe(recs.filter((r) => r.event_message.includes('Zürich')).length);
+  });
+});

@@ -1,0 +1,222 @@
+/**
+ * One walk of a text search shared by its count, histogram and facets. The page asks for the
+ * three at once; each used to walk every record of the window itself, so they read the same
+ * blocks three times and timed out together. Now the first request of a search (same source,
+ * window, filters and text, same stored data) starts one walk that tallies everything the three
+ * answer: the count and export size, every facet field, and a fine histogram that any round
+ * bucket width the API takes is summed from. Requests wait for it up to a moment, then answer
+ * with what it has counted so far and how far back it got (`scanned`), instead of a 503; the
+ * walk goes on while someone keeps asking, and a finished one is kept for a minute.
+ */
+import type { LogStore } from '../store/log-store.ts';
+import { NONE } from '../store/scan-columns.ts';
+import { MICROS } from '../time.ts';
+import { fieldsOf, functionTexts, scanRows, splitOf, type ExplorerQuery } from './query.ts';
+import { statusClass } from './status-class.ts';
+
+/** How long a request waits for the walk before it answers with the part counted so far (ms). */
+export const SEARCH_WAIT_MS = 1_500;
+/** A walk nobody has asked about for this long stops (ms). */
+const ABANDON_MS = 15_000;
+/** How long a finished walk is kept for the same search (ms). */
+const KEEP_MS = 60_000;
+/** Walks kept at once (running or finished), least recently asked first out. */
+const MAX_SEARCHES = 8;
+/** Fine histogram widths: the narrowest whose bins fit MAX_FINE_BINS is used; each divides every wider round width. */
+const FINE_WIDTHS = [MICROS.second, 5 * MICROS.second, 10 * MICROS.second, 30 * MICROS.second, MICROS.minute, 5 * MICROS.minute];
+const MAX_FINE_BINS = 400_000;
+
+/** How far a walk got: newest first, every record after `through` looked at. */
+export interface SearchProgress {
+  /** µs: records at or after this instant are counted (the window's start once complete). */
+  through: number;
+  complete: boolean;
+}
+
+/** What a search's walk has counted so far. */
+export interface SearchTallies extends SearchProgress {
+  count: number;
+  bytes: number;
+  /** Fine histogram: bins of `width` from `first` (aligned to the epoch), per class or level. */
+  fine: { first: number; width: number; bins: number; byKey: Map<string, Float64Array> };
+  /** Per facet field, value -> count; paths by the store's path id. */
+  values: Map<string, Map<string | number, number>>;
+  paths: Map<number, number>;
+}
+
+interface Walk {
+  tallies: SearchTallies;
+  done: Promise<void>;
+  /** The walk failed (not a timeout: a damaged file, a deletion): every request for it gets this. */
+  error: unknown;
+  lastAsked: number;
+  finishedAt: number | null;
+  stop: AbortController;
+  /** The stored data it counts (store.dataVersion when it began). */
+  version: number;
+}
+
+/** Walks per store (a store reopened on the same folder starts its own). */
+const stores = new WeakMap<LogStore, Map<string, Walk>>();
+const walksOf = (store: LogStore) => {
+  let m = stores.get(store);
+  if (!m) stores.set(store, (m = new Map()));
+  return m;
+};
+
+/** What makes two searches the same walk. */
+function keyOf(store: LogStore, q: ExplorerQuery): string {
+  return JSON.stringify([
+    store.dataVersion,
+    store.urlEpoch,
+    q.source.name,
+    q.project,
+    q.start,
+    q.end,
+    q.q?.text,
+    q.q?.re !== null && q.q?.re !== undefined,
+    q.status,
+    q.method,
+    q.path,
+    q.level,
+    q.function,
+  ]);
+}
+
+/** The narrowest fine width for the window (see FINE_WIDTHS). */
+function fineWidth(start: number, end: number): number {
+  return FINE_WIDTHS.find((w) => (end - start) / w <= MAX_FINE_BINS) ?? FINE_WIDTHS[FINE_WIDTHS.length - 1]!;
+}
+
+/** Whether a histogram of `width` can be summed from a walk's fine bins. */
+export function fineFits(t: SearchTallies, width: number): boolean {
+  return width >= t.fine.width && width % t.fine.width === 0;
+}
+
+function startWalk(store: LogStore, q: ExplorerQuery, now: number): Walk {
+  const width = fineWidth(q.start, q.end);
+  const first = Math.floor((q.start + 1) / width) * width;
+  const bins = Math.floor((q.end - first) / width) + 1;
+  const fields = fieldsOf(q.source).filter((f) => f !== 'path');
+  const tallies: SearchTallies = {
+    through: q.end,
+    complete: false,
+    count: 0,
+    bytes: 0,
+    fine: { first, width, bins, byKey: new Map() },
+    values: new Map(fields.map((f) => [f, new Map()])),
+    paths: new Map(),
+  };
+  const split = splitOf(q.source);
+  const fnText = functionTexts(store);
+  const stop = new AbortController();
+  const bin = (key: string) => {
+    let a = tallies.fine.byKey.get(key);
+    if (!a) tallies.fine.byKey.set(key, (a = new Float64Array(bins)));
+    return a;
+  };
+  const bump = (m: Map<string | number, number>, v: string | number | null) => {
+    if (v !== null) m.set(v, (m.get(v) ?? 0) + 1);
+  };
+  const walk: Walk = { tallies, done: Promise.resolve(), error: null, lastAsked: now, finishedAt: null, stop, version: store.dataVersion };
+  walk.done = scanRows(
+    store,
+    q,
+    (row) => {
+      tallies.count++;
+      tallies.bytes += row.len;
+      bin(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[Math.floor((row.ts - first) / width)]! += 1;
+      for (const [f, m] of tallies.values) bump(m, f === 'function_id' ? fnText(row.function) : (row[f as 'status' | 'method' | 'level'] ?? null));
+      if (row.path !== NONE) tallies.paths.set(row.path, (tallies.paths.get(row.path) ?? 0) + 1);
+    },
+    {
+      signal: stop.signal,
+      onProgress: (last) => {
+        tallies.through = Math.max(q.start, last.ts);
+        if (performance.now() - walk.lastAsked > ABANDON_MS) stop.abort();
+      },
+    },
+  ).then(
+    () => {
+      tallies.through = q.start;
+      tallies.complete = true;
+      walk.finishedAt = performance.now();
+    },
+    (err: unknown) => {
+      walk.error = err;
+      walk.finishedAt = performance.now();
+    },
+  );
+  return walk;
+}
+
+/** Drops walks of data that changed, finished ones past KEEP_MS, abandoned ones, and the least recently asked past MAX_SEARCHES. */
+function prune(walks: Map<string, Walk>, now: number, keep: string, version: number): void {
+  for (const [k, w] of walks) {
+    if (k === keep) continue;
+    // Walks of data that changed since (an import, a delete) answer nobody again.
+    if (w.version !== version || (w.finishedAt !== null && now - w.finishedAt > KEEP_MS) || (w.finishedAt === null && now - w.lastAsked > ABANDON_MS)) {
+      w.stop.abort();
+      walks.delete(k);
+    }
+  }
+  const byAge = [...walks].filter(([k]) => k !== keep).sort((a, b) => a[1].lastAsked - b[1].lastAsked);
+  while (walks.size > MAX_SEARCHES && byAge.length) {
+    const [k, w] = byAge.shift()!;
+    w.stop.abort();
+    walks.delete(k);
+  }
+}
+
+/**
+ * The tallies of a text search: from its walk (started if none runs for the same search), after
+ * waiting up to `waitMs` for it to finish. A snapshot: counted up to `through`.
+ */
+export async function searchTallies(store: LogStore, q: ExplorerQuery, waitMs = SEARCH_WAIT_MS, signal?: AbortSignal): Promise<SearchTallies> {
+  const now = performance.now();
+  const key = keyOf(store, q);
+  const walks = walksOf(store);
+  let walk = walks.get(key);
+  // A walk that failed is not kept: the next request tries again (the error may have been a deletion).
+  if (walk?.error) {
+    walks.delete(key);
+    walk = undefined;
+  }
+  if (!walk) {
+    walk = startWalk(store, q, now);
+    walks.set(key, walk);
+  }
+  walk.lastAsked = now;
+  walks.delete(key);
+  walks.set(key, walk);
+  prune(walks, now, key, store.dataVersion);
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, waitMs);
+    signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await Promise.race([walk.done, gaveUp]);
+  clearTimeout(timer);
+  if (walk.error) {
+    walks.delete(key);
+    throw walk.error;
+  }
+  return snapshot(walk.tallies);
+}
+
+/** A copy of the tallies as they are now (the walk goes on changing its own). */
+function snapshot(t: SearchTallies): SearchTallies {
+  return {
+    ...t,
+    fine: { ...t.fine, byKey: new Map([...t.fine.byKey].map(([k, a]) => [k, a.slice()])) },
+    values: new Map([...t.values].map(([f, m]) => [f, new Map(m)])),
+    paths: new Map(t.paths),
+  };
+}
+
+/** Stops every walk of a store (tests, shutdown). */
+export function stopSearches(store: LogStore): void {
+  const walks = walksOf(store);
+  for (const w of walks.values()) w.stop.abort();
+  walks.clear();
+}
