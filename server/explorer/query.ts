@@ -431,6 +431,7 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
   const withUrl = q.source.hot === 'edge' || q.source.hot === 'function_edge';
   // Only ASCII letters fold (rawSafe texts are printable ASCII).
   const inBlock = search.rawSafe ? blockSearch(search.lower) : null;
+  const urlHits = new Map<number, boolean>();
   const grams = searchLiterals(search)
     .map((t) => trigramBits(Buffer.from(t, 'latin1')))
     .filter((b): b is Int32Array => b !== null);
@@ -442,7 +443,16 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
       // Most records do not hold the text anywhere (their URL included): skip them without
       // parsing or a dictionary read.
       if (inBlock && !inBlock(raw)) return false;
-      if (row.url !== null && test(store.urls.get(row.url))) return true;
+      if (row.url !== null) {
+        // Once per distinct URL of the search, not once per record.
+        let hit = urlHits.get(row.url);
+        if (hit === undefined) urlHits.set(row.url, (hit = test(store.urls.get(row.url))));
+        if (hit) return true;
+      }
+      // The message read straight from the record's bytes when JSON wrote it plainly (no
+      // escapes): most records, without parsing the whole record.
+      const plain = withUrl && row.url === null ? null : messageRange(raw);
+      if (plain) return inBlock ? inBlock(raw.subarray(plain[0], plain[1])) : test(raw.toString('utf8', plain[0], plain[1]));
       const rec = JSON.parse(raw.toString('utf8')) as { event_message?: unknown; metadata?: unknown };
       const message = typeof rec.event_message === 'string' ? rec.event_message : rec.event_message == null ? '' : JSON.stringify(rec.event_message);
       if (test(message)) return true;
@@ -453,6 +463,28 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
       return false;
     },
   };
+}
+
+const MESSAGE_KEY = Buffer.from('"event_message"');
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/**
+ * Where a record's `event_message` text lies in its JSON bytes, when that can be told without
+ * parsing: the key appears once, its value is a string, and the string holds no escape (its
+ * bytes are then its text, in UTF-8). Null otherwise: the caller parses the record.
+ */
+export function messageRange(raw: Buffer): [number, number] | null {
+  const k = raw.indexOf(MESSAGE_KEY);
+  if (k < 0 || raw.indexOf(MESSAGE_KEY, k + 1) >= 0) return null;
+  let i = k + MESSAGE_KEY.length;
+  while (isSpace(raw[i])) i++;
+  if (raw[i++] !== 0x3a) return null;
+  while (isSpace(raw[i])) i++;
+  if (raw[i++] !== 0x22) return null;
+  const end = raw.indexOf(0x22, i);
+  if (end < 0) return null;
+  const slash = raw.indexOf(0x5c, i);
+  return slash >= 0 && slash < end ? null : [i, end];
 }
 
 function urlOf(metadata: unknown): string | null {
