@@ -4,11 +4,12 @@
  */
 import type { ParamKind } from '../queries/registry.ts';
 import type { ErrorBody } from './errors.ts';
-import type { ImportReport } from './ingest/import.ts';
+import type { ImportReport, ImportSourceCounts } from './ingest/import.ts';
 import type { SourceSummary } from './store/log-store.ts';
 import type { ClockMode } from './clock.ts';
 
-export type { ErrorBody, ImportReport, ClockMode };
+// An import's report carries its counts per source too (`sources`: a file may mix sources).
+export type { ErrorBody, ImportReport, ImportSourceCounts, ClockMode };
 
 export interface ImportRun {
   id: string;

@@ -55,6 +55,7 @@ const EDGE_REPORT = {
   imported: 2,
   duplicates: 1,
   rejected: 0,
+  sources: { 'cloudflare.logs.prod': { imported: 2, duplicates: 1, rejected: 0 } },
   errors: [],
   errorsOmitted: 0,
 };
@@ -65,6 +66,7 @@ const FN_REPORT = {
   imported: 1,
   duplicates: 0,
   rejected: 1,
+  sources: { 'deno-relay-logs': { imported: 1, duplicates: 0, rejected: 1 } },
   errors: [{ line: 3, reason: 'unrecognized timestamp "oops"' }],
   errorsOmitted: 0,
 };

@@ -89,6 +89,7 @@ for (const [formatLabel, reported, write] of FORMATS) {
               imported: 1,
               duplicates: 0,
               rejected: 0,
+              sources: { 'cloudflare.logs.prod': { imported: 1, duplicates: 0, rejected: 0 } },
               errors: [],
               errorsOmitted: 0,
             });

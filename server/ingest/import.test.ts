@@ -399,6 +399,7 @@ describe('report', () => {
       imported: 2,
       duplicates: 1,
       rejected: 5,
+      sources: { 'cloudflare.logs.prod': { imported: 2, duplicates: 1, rejected: 5 } },
       errors: [
         { line: 2, reason: expect.stringMatching(/^invalid JSON: /) },
         { line: 4, reason: 'missing timestamp' },
@@ -431,6 +432,7 @@ describe('report', () => {
       imported: 2,
       duplicates: 1,
       rejected: 5,
+      sources: { 'cloudflare.logs.prod': { imported: 2, duplicates: 1, rejected: 5 } },
       errors: [
         { line: 3, reason: expect.stringMatching(/^invalid CSV: /) },
         { line: 4, reason: 'missing timestamp' },
@@ -453,6 +455,7 @@ describe('report', () => {
       imported: 2,
       duplicates: 1,
       rejected: 4,
+      sources: { 'cloudflare.logs.prod': { imported: 2, duplicates: 1, rejected: 4 } },
       errors: [
         { index: 1, reason: 'not a JSON object' },
         { index: 2, reason: 'missing timestamp' },
@@ -500,6 +503,7 @@ describe('report', () => {
       imported: 0,
       duplicates: 0,
       rejected: 0,
+      sources: { 'cloudflare.logs.prod': { imported: 0, duplicates: 0, rejected: 0 } },
       errors: [],
       errorsOmitted: 0,
       note: 'the file held no records',
@@ -514,7 +518,17 @@ describe('report', () => {
       ['[]', 'json-array'],
     ] as const) {
       const r = await run(store, body, { source: 'edge_logs' });
-      expect(r).toEqual({ source: 'cloudflare.logs.prod', format, imported: 0, duplicates: 0, rejected: 0, errors: [], errorsOmitted: 0, note: 'the file held no records' });
+      expect(r).toEqual({
+        source: 'cloudflare.logs.prod',
+        format,
+        imported: 0,
+        duplicates: 0,
+        rejected: 0,
+        sources: { 'cloudflare.logs.prod': { imported: 0, duplicates: 0, rejected: 0 } },
+        errors: [],
+        errorsOmitted: 0,
+        note: 'the file held no records',
+      });
     }
     expect(await run(store, ndjson(good('a')), { source: 'edge_logs' })).not.toHaveProperty('note');
     expect(await run(store, ndjson(good('a')), { source: 'edge_logs' })).not.toHaveProperty('note');
@@ -581,6 +595,7 @@ describe('report', () => {
       imported: 1,
       duplicates: 0,
       rejected: 0,
+      sources: { 'cloudflare.logs.prod': { imported: 1, duplicates: 0, rejected: 0 } },
       errors: [],
       errorsOmitted: 0,
     });
@@ -624,7 +639,17 @@ describe('gzip-compressed exports', () => {
     fs.writeFileSync(file, gz);
     const seen: Array<{ bytes: number; records: number }> = [];
     const r = await importFile(store, file, { onProgress: (p) => seen.push(p) });
-    expect(r).toEqual({ file: 'edge_logs.ndjson.gz', source: 'cloudflare.logs.prod', format: 'ndjson', imported: 3, duplicates: 0, rejected: 0, errors: [], errorsOmitted: 0 });
+    expect(r).toEqual({
+      file: 'edge_logs.ndjson.gz',
+      source: 'cloudflare.logs.prod',
+      format: 'ndjson',
+      imported: 3,
+      duplicates: 0,
+      rejected: 0,
+      sources: { 'cloudflare.logs.prod': { imported: 3, duplicates: 0, rejected: 0 } },
+      errors: [],
+      errorsOmitted: 0,
+    });
     expect(seen.at(-1)).toEqual({ bytes: gz.length, records: 3 });
   });
 
@@ -692,6 +717,7 @@ describe('a damaged later gzip member', () => {
         imported: N,
         duplicates: 0,
         rejected: 1,
+        sources: { 'cloudflare.logs.prod': { imported: N, duplicates: 0, rejected: 1 } },
         errors: [
           {
             line: N + 1,

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { LogStore } from '../store/log-store.ts';
+import { ImportWriter, type LogStore } from '../store/log-store.ts';
 import { findSource, sourceFromFileName, sourceInfo, SOURCE_NAMES, type SourceInfo, type SourceName } from '../sources.ts';
 import { ContentTooLarge, FormatError, type ExportFormat, type Recoded } from './formats.ts';
 import { ImportCancelled, openParser, ParserFailure, type ImportInput, type ParserMode } from './parse-host.ts';
@@ -20,7 +20,12 @@ export { MAX_LISTED_ERRORS } from './parse-job.ts';
 export { ImportCancelled };
 
 export interface ImportOptions {
-  /** Source name or alias; else recognized from the file name, else from the records. */
+  /**
+   * Source name or alias; else recognized from the file name, else from the records. Rows of
+   * ClickHouse's `logs` table go to the source their own `source` names (a file may mix
+   * sources): given a source, rows naming another are rejected; a file name only stands for
+   * rows that name none.
+   */
   source?: string;
   /** Project ref for records that carry none. */
   project?: string;
@@ -58,13 +63,28 @@ export interface ImportErrorEntry {
   reason: string;
 }
 
+/** One source's share of an import's counts. */
+export interface ImportSourceCounts {
+  imported: number;
+  duplicates: number;
+  rejected: number;
+}
+
 export interface ImportReport {
   file?: string;
+  /** The import's source: given, named by the file, or told from the first records. */
   source: SourceName;
   format: ExportFormat;
   imported: number;
   duplicates: number;
   rejected: number;
+  /**
+   * The counts per source stored in (a file of ClickHouse's `logs` table may mix sources); they
+   * add up to the totals above. `source` is always listed; a rejected record counts under the
+   * source it names, or under `source` when it names none known (an unreadable line, say).
+   * Set on every report; optional in the type for reports written by hand (UI tests).
+   */
+  sources?: Partial<Record<SourceName, ImportSourceCounts>>;
   errors: ImportErrorEntry[];
   /** Rejections beyond the listed errors (the list is capped to keep memory bounded). */
   errorsOmitted: number;
@@ -94,13 +114,15 @@ function defaultParser(): ParserMode | 'auto' {
   return v === 'worker' || v === 'inline' ? v : 'auto';
 }
 
-function resolveSource(opts: ImportOptions): SourceInfo | undefined {
+/** The `source` option, and the source the file name names (used only when no source is given). */
+function resolveSources(opts: ImportOptions): { given?: SourceInfo; named?: SourceInfo } {
   if (opts.source) {
     const s = findSource(opts.source);
     if (!s) throw new ImportFailure(`unknown source "${opts.source}"; expected one of ${SOURCE_NAMES.join(', ')} or their aliases`);
-    return s;
+    return { given: s };
   }
-  return opts.fileName ? sourceFromFileName(opts.fileName) : undefined;
+  const named = opts.fileName ? sourceFromFileName(opts.fileName) : undefined;
+  return named ? { named } : {};
 }
 
 /** Imports one export stream into the store. Throws ImportFailure when nothing could be imported. */
@@ -120,11 +142,12 @@ export async function importFile(store: LogStore, file: string, opts: Omit<Impor
 }
 
 async function run(store: LogStore, input: ImportInput | undefined, file: string | undefined, opts: ImportOptions): Promise<ImportReport> {
-  const given = resolveSource(opts);
+  const { given, named } = resolveSources(opts);
   const session = await openParser(
     {
       ...(file !== undefined ? { file } : {}),
       ...(given ? { source: given.name } : {}),
+      ...(named ? { named: named.name } : {}),
       ...(opts.project !== undefined ? { project: opts.project } : {}),
       ...(opts.maxContentBytes !== undefined ? { maxContentBytes: opts.maxContentBytes } : {}),
     },
@@ -148,24 +171,42 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
       imported: 0,
       duplicates: 0,
       rejected: 0,
+      sources: { [info.name]: { imported: 0, duplicates: 0, rejected: 0 } },
       errors: [],
       errorsOmitted: 0,
     };
+    const countsOf = (name: SourceName): ImportSourceCounts => (report.sources![name] ??= { imported: 0, duplicates: 0, rejected: 0 });
     const progress: ImportProgress = { bytes: 0, records: 0 };
     let recoded: Recoded | undefined;
     await store.withWriter(info.name, async (writer) => {
+      // Records of other sources (rows of the `logs` table name their own) go in through writers
+      // of this same import: committed together when it returns, rolled back together if it
+      // throws. (bulkLoad would also take several sources, but it skips withWriter's saving of
+      // changes left unsaved before, which a rollback would then undo.)
+      const writers = new Map<SourceName, Pick<ImportWriter, 'write'>>([[info.name, writer]]);
+      const writerOf = (name: SourceName) => {
+        let w = writers.get(name);
+        if (!w) writers.set(name, (w = new ImportWriter(store, sourceInfo(name))));
+        return w;
+      };
       try {
         for (;;) {
           const m = await session.next();
           report.rejected += m.rejects.rejected;
+          const bySource = m.rejects.bySource ?? { [info.name]: m.rejects.rejected };
+          for (const name of Object.keys(bySource) as SourceName[]) countsOf(name).rejected += bySource[name] ?? 0;
           for (const e of m.rejects.errors) report.errors.push(e);
           report.errorsOmitted += m.rejects.omitted;
           progress.bytes = m.bytes;
           progress.records = m.records;
           if (m.batch) {
-            const r = writer.write(unpackBatch(m.batch));
+            const source = m.source ?? info.name;
+            const r = writerOf(source).write(unpackBatch(m.batch));
+            const counts = countsOf(source);
             report.imported += r.imported;
             report.duplicates += r.duplicates;
+            counts.imported += r.imported;
+            counts.duplicates += r.duplicates;
             opts.onProgress?.({ ...progress });
           }
           if (m.done) {

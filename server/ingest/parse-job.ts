@@ -1,16 +1,18 @@
 /**
- * The parser side of one import: input -> format detection and reader (formats.ts) ->
- * normalizeRecord -> packed batches posted on the job's port. It runs on the parse worker
+ * The parser side of one import: input -> format detection and reader (formats.ts) -> the
+ * source of each record and its shape (route-record.ts) -> normalizeRecord -> packed batches,
+ * one per source, posted on the job's port. It runs on the parse worker
  * (parse-worker.ts), or on the importing thread itself in inline mode, with the same messages.
  * It never touches the store: the host only inserts what arrives.
  */
 import fs from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
-import { sourceInfo, type SourceInfo } from '../sources.ts';
+import { sourceInfo, type SourceInfo, type SourceName } from '../sources.ts';
 import type { StoredRecord } from '../store/log-store.ts';
 import { ContentTooLarge, FormatError, openRecordStream, type RawItem, type RecordStream } from './formats.ts';
-import { normalizeRecord, sourceFromShape } from './normalize.ts';
+import { normalizeRecord } from './normalize.ts';
 import { packBatch, type FromParser, type ParseJob, type Rejects, type ToParser } from './parse-protocol.ts';
+import { importSources, routeRecord, type Routing } from './route-record.ts';
 
 export const MAX_LISTED_ERRORS = 1000;
 /**
@@ -120,44 +122,63 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
       else post({ type: 'fail', message: err instanceof FormatError ? err.message : `cannot read the file: ${(err as Error).message}` });
       return;
     }
-    let info: SourceInfo | undefined = job.source ? sourceInfo(job.source) : undefined;
+    const given = job.source ? sourceInfo(job.source) : undefined;
+    const named = job.named ? sourceInfo(job.named) : undefined;
+    const { primary: info, classic } = importSources(first.done ? [] : first.value, given, named);
     if (!info) {
-      const sample = first.done ? undefined : first.value.find((i) => i.value !== undefined);
-      info = sample ? sourceFromShape(sample.value, sample.fromCsv) : undefined;
-      if (!info) {
-        const why = first.done ? 'its name, and it held no records' : 'its name or its records';
-        post({ type: 'fail', message: `cannot tell the source of this file from ${why}; give it explicitly (source name or alias)` });
-        return;
-      }
+      const why = first.done ? 'its name, and it held no records' : 'its name or its records';
+      post({ type: 'fail', message: `cannot tell the source of this file from ${why}; give it explicitly (source name or alias)` });
+      return;
     }
+    const routing: Routing = { given, named, classic };
     post({ type: 'start', format: stream.format, source: info.name });
 
-    let batch: StoredRecord[] = [];
+    const noRejects = (): Rejects => ({ rejected: 0, errors: [], omitted: 0, bySource: {} });
+    /** Records waiting to be sent, per source (a file of the `logs` table may mix them), in input order. */
+    const pending = new Map<SourceName, StoredRecord[]>();
+    let batchRecords = 0;
     let batchBytes = 0;
     let batchStarted = performance.now();
     let listed = 0;
-    let rejects: Rejects = { rejected: 0, errors: [], omitted: 0 };
-    const reject = (where: RawItem, reason: string) => {
+    let rejects = noRejects();
+    /** `source`: where the rejection counts; the import's source when the record names none it knows. */
+    const reject = (where: RawItem, reason: string, source: SourceInfo = info) => {
       rejects.rejected++;
+      rejects.bySource![source.name] = (rejects.bySource![source.name] ?? 0) + 1;
       // A note about the whole file (a damaged archive) is listed even past the cap.
       if (listed < MAX_LISTED_ERRORS || where.whole) {
         listed++;
         rejects.errors.push({ ...(where.line !== undefined ? { line: where.line } : {}), ...(where.index !== undefined ? { index: where.index } : {}), reason });
       } else rejects.omitted++;
     };
-    const send = (done?: { recoded?: RecordStream['recoded'] }) => {
-      const packed = batch.length ? packBatch(batch) : undefined;
-      post(
-        { type: 'batch', ...(packed ? { batch: packed.batch } : {}), rejects, bytes: progress.bytes, records: progress.records, ...(done ? { done } : {}) },
-        packed?.transfer,
-      );
-      batch = [];
+    /** Posts what is pending, one message per source (the first carries the rejections, the last `done`); returns how many. */
+    const send = (done?: { recoded?: RecordStream['recoded'] }): number => {
+      const parts: Array<[SourceName, StoredRecord[]]> = [...pending];
+      if (parts.length === 0) parts.push([info.name, []]);
+      parts.forEach(([source, records], i) => {
+        const packed = records.length ? packBatch(records) : undefined;
+        const last = i === parts.length - 1;
+        post(
+          {
+            type: 'batch',
+            ...(packed ? { batch: packed.batch } : {}),
+            ...(source !== info.name ? { source } : {}),
+            rejects: i === 0 ? rejects : noRejects(),
+            bytes: progress.bytes,
+            records: progress.records,
+            ...(done && last ? { done } : {}),
+          },
+          packed?.transfer,
+        );
+      });
+      pending.clear();
+      batchRecords = 0;
       batchBytes = 0;
-      rejects = { rejected: 0, errors: [], omitted: 0 };
+      rejects = noRejects();
+      return parts.length;
     };
     const flush = async () => {
-      send();
-      unacked++;
+      unacked += send();
       // Lets acks and input in (and, inline, the host's inserts and requests).
       await yieldNow();
       while (unacked >= MAX_UNACKED && !stopped) await waitForHost();
@@ -170,15 +191,23 @@ export async function runParseJob(job: ParseJob, port: MessagePort): Promise<voi
           reject(item, item.error);
           continue;
         }
-        const n = normalizeRecord(item.value, info, job.project, item.fromCsv, item.raw);
+        const routed = routeRecord(item.value, item.fromCsv === true, item.raw, routing);
+        if ('error' in routed) {
+          reject(item, routed.error, routed.source);
+          continue;
+        }
+        const n = normalizeRecord(routed.value, routed.source, job.project, routed.fromCsv, routed.raw);
         if ('error' in n) {
-          reject(item, n.error);
+          reject(item, n.error, routed.source);
           continue;
         }
         progress.records++;
+        let batch = pending.get(routed.source.name);
+        if (!batch) pending.set(routed.source.name, (batch = []));
         batch.push(n.record);
+        batchRecords++;
         batchBytes += n.record.raw.length;
-        if (batch.length >= BATCH_RECORDS || batchBytes >= BATCH_BYTES || performance.now() - batchStarted > BATCH_MS) await flush();
+        if (batchRecords >= BATCH_RECORDS || batchBytes >= BATCH_BYTES || performance.now() - batchStarted > BATCH_MS) await flush();
       }
     };
     try {

@@ -16,8 +16,14 @@ import type { ImportErrorEntry } from './import.ts';
 export interface ParseJob {
   /** A file the parser opens and reads itself; without it, the input arrives as `chunk` messages. */
   file?: string;
-  /** Known from the options or the file name; else the parser tells it from the first records. */
+  /** The import's `source` option: every record goes there (a row of the `logs` table naming another is refused). */
   source?: SourceName;
+  /**
+   * The source the file name names: that of BigQuery-era records when no `source` is given, and
+   * of `logs` rows that name none (rows that name one go there). Without either, the parser
+   * tells the source from the first records.
+   */
+  named?: SourceName;
   project?: string;
   /** gzip input: the most bytes it may decompress to (ContentTooLarge past it). */
   maxContentBytes?: number;
@@ -39,11 +45,18 @@ export interface Rejects {
   errors: ImportErrorEntry[];
   /** Rejections beyond the cap. */
   omitted: number;
+  /**
+   * The rejections split by the source each counts under (route-record.ts: the source its record
+   * names, else the import's); absent: all under the import's source.
+   */
+  bySource?: Partial<Record<SourceName, number>>;
 }
 
 export interface BatchMessage {
   type: 'batch';
   batch?: PackedBatch;
+  /** The source of the batch's records, when not the import's (`start`) source: a file of the `logs` table may mix sources. */
+  source?: SourceName;
   /** Rejections since the previous message, in input order. */
   rejects: Rejects;
   /** Input bytes read and records normalized so far. */
@@ -56,6 +69,7 @@ export interface BatchMessage {
 export interface StartMessage {
   type: 'start';
   format: ExportFormat;
+  /** The import's source: given, named by the file, or told from the first records (route-record.ts, importSources). */
   source: SourceName;
 }
 
