@@ -235,8 +235,12 @@ export function storeProblems(store: LogStore): string[] {
     }
   }
   const actual = filesUnder(path.join(store.dataDir, 'parts')).map((f) => `parts/${f}`);
-  // A committed version's columns file may be there (written with it) or not (rebuilt on use).
-  const columnsOf = new Set(expected.filter((f) => f.endsWith('.sqlite')).map((f) => f.replace(/\.sqlite$/, '.cols')));
+  // A committed version's columns file and a record file's block index may be there (derived,
+  // built in the background) or not (rebuilt on use).
+  const columnsOf = new Set([
+    ...expected.filter((f) => f.endsWith('.sqlite')).map((f) => f.replace(/\.sqlite$/, '.cols')),
+    ...expected.filter((f) => f.endsWith('.records')).map((f) => f.replace(/\.records$/, '.grams')),
+  ]);
   const extra = actual.filter((f) => !expected.includes(f) && !columnsOf.has(f));
   const missing = expected.filter((f) => !actual.includes(f));
   if (extra.length) problems.push(`files no committed partition names: ${extra.join(', ')}`);

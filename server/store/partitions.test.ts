@@ -35,8 +35,8 @@ const ndjson = (records: unknown[]) => Buffer.from(records.map((r) => JSON.strin
 const importEdge = (store: LogStore, records: unknown[], opts: Parameters<typeof importStream>[2] = {}) => importStream(store, [ndjson(records)], { source: 'edge_logs', ...opts });
 
 /** Files under the source's parts folder. */
-/** Database and record files (each version's columns file follows it: scan-columns.test.ts). */
-const notColumns = (f: string) => !f.endsWith('.cols');
+/** Database and record files (each version's columns file follows it: scan-columns.test.ts; block indexes are derived, built in the background). */
+const notColumns = (f: string) => !f.endsWith('.cols') && !f.endsWith('.grams');
 const partFiles = (dir: string, alias = 'edge_logs') => filesUnder(path.join(dir, 'parts', alias)).filter(notColumns);
 /** Every file under parts/ with its size. */
 const partSizes = (dir: string) => filesUnder(path.join(dir, 'parts')).filter(notColumns).map((f) => `${f} ${fs.statSync(path.join(dir, 'parts', f)).size}`);
@@ -631,15 +631,19 @@ describe('converting a single-file store (formats 1-3)', () => {
     expect(filesUnder(dir).filter((f) => f !== 'LOCK' && f !== 'catalog.sqlite' && f !== 'urls.log' && f !== 'paths.log')).toEqual([
       'parts/auth_logs/20261120-v1.cols',
       'parts/auth_logs/20261120-v1.sqlite',
+      'parts/auth_logs/20261120.grams',
       'parts/auth_logs/20261120.records',
       'parts/edge_logs/20261121-v1.cols',
       'parts/edge_logs/20261121-v1.sqlite',
+      'parts/edge_logs/20261121.grams',
       'parts/edge_logs/20261121.records',
       'parts/edge_logs/20261122-v1.cols',
       'parts/edge_logs/20261122-v1.sqlite',
+      'parts/edge_logs/20261122.grams',
       'parts/edge_logs/20261122.records',
       'parts/function_edge_logs/20261122-v1.cols',
       'parts/function_edge_logs/20261122-v1.sqlite',
+      'parts/function_edge_logs/20261122.grams',
       'parts/function_edge_logs/20261122.records',
     ]);
 

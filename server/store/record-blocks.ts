@@ -135,7 +135,7 @@ export class RecordBlocks {
       // Bytes past the committed end come from an import that never committed.
       if (actual > this.size) {
         fs.ftruncateSync(this.fd, this.size);
-        fs.rmSync(this.gramsFile, { force: true });
+        this.dropGramsPast(this.size);
       }
     }
     open.add(this);
@@ -219,6 +219,26 @@ export class RecordBlocks {
     return this.file.replace(/\.records$/, '.grams');
   }
 
+  /**
+   * Deletes the block index if it covers bytes past `size` (the file is being cut back there):
+   * blocks written again at those offsets would not be the ones it describes.
+   */
+  private dropGramsPast(size: number): void {
+    let covered = Infinity;
+    try {
+      const fd = fs.openSync(this.gramsFile, 'r');
+      try {
+        const head = Buffer.alloc(24);
+        if (fs.readSync(fd, head, 0, 24, 0) === 24) covered = head.readDoubleLE(16);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      return;
+    }
+    if (!(covered <= size)) fs.rmSync(this.gramsFile, { force: true });
+  }
+
   /** The offset of the block after the one at `blk` (its header read from the file). */
   nextBlock(blk: number): number {
     return blk + blockLength(this.handle(), blk);
@@ -266,8 +286,7 @@ export class RecordBlocks {
     this.pendingBytes = 0;
     cacheDrop(this);
     this.size = size;
-    // Blocks written again at the same offsets would not be the ones the index describes.
-    fs.rmSync(this.gramsFile, { force: true });
+    this.dropGramsPast(size);
     if (this.fd !== null) fs.ftruncateSync(this.fd, size);
     else if (fs.existsSync(this.file)) fs.truncateSync(this.file, size);
   }
