@@ -17,6 +17,7 @@ import {
   ipcMain,
   Menu,
   nativeTheme,
+  safeStorage,
   screen,
   session,
   shell,
@@ -41,6 +42,7 @@ import { SERVER_SERVICE_NAME } from './protocol.ts';
 import { importThroughServer } from './remote-import.ts';
 import { runtimePaths } from './runtime-paths.ts';
 import { adoptShellState, initialBounds, MIN_SIZE, readShellState, STATE_FILE, writeShellState, type ShellState } from './shell-state.ts';
+import { loadTokenKey, type KeyProtector } from './token-key.ts';
 import { forEachLine, ServerStartError, ServerSupervisor, type ServerProcess, type ServerReady, type SpawnServer } from './supervisor.ts';
 
 /** Set by electron/build.ts from package.json (a dev run has no package.json next to main.cjs). */
@@ -118,6 +120,8 @@ function run(): void {
     }
   };
 
+  /** The token key, read (or made) once; see token-key.ts. */
+  let tokenKey: { key: string | undefined } | undefined;
   const spawnServer = utilitySpawner(paths.serverProcess, paths.serverCwd, () => preferredPortEnv(state.port));
   /** Our latest server process: its lock on the data folder is no other process's. */
   let ownProcess: ServerProcess | undefined;
@@ -131,6 +135,9 @@ function run(): void {
       },
       rendererDir: paths.rendererDir,
       demo: process.env.LOG_EXPLORER_DEMO !== '0',
+      get tokenKey() {
+        return (tokenKey ??= { key: loadTokenKey(app.getPath('userData'), keychain()) }).key;
+      },
     },
     onLog: (line, level) => (level === 'error' || level === 'warn' ? console.error : console.log)(`[server] ${line}`),
   });
@@ -539,4 +546,18 @@ function run(): void {
       dialog.showErrorBox(APP_NAME, `Cannot start: ${err.message}`);
       app.exit(1);
     });
+}
+
+/**
+ * Electron's safeStorage, if this build and platform have it and it protects something: on
+ * Linux without a secret service it falls back to a fixed password (`basic_text`), which would
+ * only look like protection, so tokens then stay in the owner-only connections file.
+ */
+function keychain(): KeyProtector | undefined {
+  try {
+    if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text') return undefined;
+    return safeStorage;
+  } catch {
+    return undefined;
+  }
 }

@@ -18,6 +18,8 @@ export interface StartConfig {
   rendererDir?: string;
   /** Offer the embedded demo data (`POST /api/demo`) when the server has a loader. */
   demo: boolean;
+  /** The token key (base64, 32 bytes; token-key.ts): connection tokens are stored sealed with it. */
+  tokenKey?: string;
 }
 
 export type ToServer =
@@ -70,7 +72,11 @@ export function parseToServer(m: unknown): ToServer | undefined {
       const c = m.config;
       if (!isObj(c) || !isStr(c.dataDir) || !isStr(c.apiKey) || c.apiKey === '' || typeof c.demo !== 'boolean') return undefined;
       if (c.rendererDir !== undefined && !isStr(c.rendererDir)) return undefined;
-      return { type: 'start', config: { dataDir: c.dataDir, apiKey: c.apiKey, demo: c.demo, ...(c.rendererDir !== undefined ? { rendererDir: c.rendererDir } : {}) } };
+      if (c.tokenKey !== undefined && !isStr(c.tokenKey)) return undefined;
+      return {
+        type: 'start',
+        config: { dataDir: c.dataDir, apiKey: c.apiKey, demo: c.demo, ...(c.rendererDir !== undefined ? { rendererDir: c.rendererDir } : {}), ...(c.tokenKey !== undefined ? { tokenKey: c.tokenKey } : {}) },
+      };
     }
     case 'import':
       if (!isNum(m.id) || !Array.isArray(m.files) || !m.files.every(isStr)) return undefined;

@@ -71,6 +71,8 @@ async function start(config: StartConfig): Promise<RunningServer | undefined> {
         ...(config.rendererDir ? { rendererDir: config.rendererDir } : {}),
         // The embedded demo data (POST /api/demo; the shell asks for it on a first start).
         ...(config.demo ? { loadDemo: loadDemoData } : {}),
+        // Connection tokens are stored sealed with the key main keeps in the system keychain.
+        ...(config.tokenKey ? { tokenKey: Buffer.from(config.tokenKey, 'base64') } : {}),
       }),
     );
   } catch (err) {

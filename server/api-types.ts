@@ -100,3 +100,76 @@ export interface ApiCountsRow {
   total_auth_requests: number;
   total_realtime_requests: number;
 }
+
+// ---- connections and sync (server/sync/, server/routes/connections.ts) ----
+
+export type SyncStateName = 'backfilling' | 'following' | 'waiting' | 'paused' | 'failed';
+/** Why a source is not calling now: a 429 (rate_limited), a 5xx or network failure (backoff), the app's own call budget (budget). */
+export type WaitReason = 'rate_limited' | 'backoff' | 'budget';
+
+/** Where one source of a connection stands. Instants are integer µs UTC, with ISO twins. */
+export interface SourceSyncView {
+  /** Records this connection stored in this source (not counting duplicates). */
+  records: number;
+  /** Rows the remote gave that could not be stored (no timestamp, say): skipped, counted. */
+  rejected: number;
+  /** Everything before this instant is synced; null before the first commit. */
+  through: number | null;
+  throughIso: string | null;
+  state: SyncStateName;
+  /** The remote's message as it gave it (or why the app cannot go on), else null. */
+  error: string | null;
+  /** While waiting, or held by the app's call budget: when the next call may go. */
+  waitUntil: number | null;
+  waitUntilIso: string | null;
+  waitReason: WaitReason | null;
+  /** When a page was last committed. */
+  syncedAt: number | null;
+  syncedAtIso: string | null;
+  /** Things the sync skipped and says so (a logs.all instant holding more than a page, refused rows). */
+  warnings: string[];
+}
+
+export interface ConnectionView {
+  id: string;
+  kind: 'supabase' | 'logflare';
+  ref: string;
+  url: string;
+  /** The token's last four characters only: `…abcd`. */
+  token: string;
+  /** The SQL dialect of a supabase connection; null for a logflare one (it sends no SQL). */
+  dialect: 'bigquery' | 'clickhouse' | 'detect' | null;
+  /** What `detect` settled on (null until a remote answered). */
+  detectedDialect: 'bigquery' | 'clickhouse' | null;
+  follow: boolean;
+  paused: boolean;
+  /** Where history starts. */
+  start: number;
+  startIso: string;
+  /** Per source name. */
+  sources: Record<string, SourceSyncView>;
+  /** Remote calls this connection made in the last minute (the app's budget is shared by all). */
+  callsLastMinute: number;
+  /** What protects the stored token: 'owner-only file' (browser mode) or 'os keychain key' (desktop app). */
+  tokenProtection: string;
+}
+
+/** POST /api/connections/test: what one call to the remote answered. */
+export interface ConnectionTestResult {
+  ok: boolean;
+  /** The remote's HTTP status; null when it could not be reached. */
+  status: number | null;
+  /** The remote's message when it refused, else null. */
+  message: string | null;
+  /** The dialect that answered (supabase connections). */
+  dialect: 'bigquery' | 'clickhouse' | null;
+  /** Rows the call returned. */
+  rows: number;
+}
+
+/** DELETE /api/connections/:id. */
+export interface ConnectionRemoval {
+  id: string;
+  /** `data=delete`: the sources deleted, with how many records each held. */
+  deleted: Array<{ source: string; records: number }>;
+}

@@ -18,6 +18,8 @@ import { registerViewRoutes } from './routes/views.ts';
 import { ImportCancelled, ImportFailure, importStream, ImportTooLarge, type ImportReport } from './ingest/import.ts';
 import { registerFunctionRoutes } from './routes/functions.ts';
 import { registerLogRoutes } from './routes/logs.ts';
+import { registerConnectionRoutes } from './routes/connections.ts';
+import type { SyncManager } from './sync/manager.ts';
 import { findSource, findSourceExact, SOURCE_NAMES } from './sources.ts';
 import { EngineTrapped } from './store/db.ts';
 import { StoreFileDamaged } from './store/damage.ts';
@@ -43,6 +45,8 @@ export interface AppDeps {
   loadDemo?: () => Promise<ImportReport[]>;
   /** The body window, ms (DEFAULT_BODY_TIMEOUT_MS): 408 for a body that is too slow. */
   bodyTimeoutMs?: number;
+  /** Connections and their syncs (`/api/connections`); the caller starts and stops it. */
+  sync?: SyncManager;
 }
 
 /** Imports stream to disk and never sit in memory: the limit only stops runaway uploads. */
@@ -470,6 +474,8 @@ export function createApp(deps: AppDeps) {
 
   registerLogRoutes(app, deps);
 
+  if (deps.sync) registerConnectionRoutes(app, deps.sync, bodyWindowMs);
+
   // A known route asked with another method is a 405 naming the ones it takes (HEAD comes with GET).
   const routeMethods: Array<[string, readonly string[]]> = [
     ['/api/endpoints', ['GET', 'HEAD']],
@@ -481,6 +487,9 @@ export function createApp(deps: AppDeps) {
     ['/api/views', ['GET', 'HEAD', 'POST']],
     ['/api/views/:id', ['PATCH', 'DELETE']],
     ['/api/searches', ['GET', 'HEAD', 'POST', 'DELETE']],
+    ['/api/connections', ['GET', 'HEAD', 'POST']],
+    ['/api/connections/test', ['POST']],
+    ['/api/connections/:id', ['GET', 'HEAD', 'PATCH', 'DELETE']],
   ];
   for (const [route, allowed] of routeMethods) {
     app.all(route, (c) => {

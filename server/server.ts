@@ -13,6 +13,9 @@ import { AppError, errorBody, type ErrorKind } from './errors.ts';
 import type { ImportReport } from './ingest/import.ts';
 import type { DataLockKind } from './store/data-lock.ts';
 import { LogStore } from './store/log-store.ts';
+import { SyncManager } from './sync/manager.ts';
+import { keyedVault, plainVault } from './sync/vault.ts';
+import { systemClock } from './time.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -38,6 +41,13 @@ export interface ServerOptions {
    * upload must bring 16 KiB in each window the server waits for it (408 otherwise).
    */
   bodyTimeoutMs?: number;
+  /** Connections' syncs: the app's call budget a minute and the seconds between polls (server/sync/manager.ts). */
+  sync?: { callsPerMinute?: number; pollSeconds?: number };
+  /**
+   * The desktop app's token key (32 bytes, kept by Electron's safeStorage): connection tokens
+   * are stored encrypted with it. Without it they are stored in the owner-only connections file.
+   */
+  tokenKey?: Buffer;
 }
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -65,6 +75,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   if (opts.now !== undefined) clock.set('fixed', opts.now);
   const apiKey = opts.apiKey ?? generateApiKey();
+  // The sync's now: the system clock, or the fixed instant (--now, tests); never the newest record.
+  const syncClock = { now: () => (clock.state().mode === 'fixed' ? clock.now() : systemClock.now()) };
+  const sync = SyncManager.open({ store, clock: syncClock, vault: opts.tokenKey ? keyedVault(opts.tokenKey) : plainVault, ...opts.sync });
   let port: number | undefined;
   const { app, cache } = createApp({
     store,
@@ -76,6 +89,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     queryTimeoutMs: opts.queryTimeoutMs,
     maxUploadBytes: opts.maxUploadBytes,
     bodyTimeoutMs: opts.bodyTimeoutMs,
+    sync,
   });
   const headersTimeout = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const listening = new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -115,6 +129,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Each tick refreshes a bounded batch (endpoints/cache.ts), so it runs often.
   const warm = setInterval(() => void cache.tick(), CACHE_TICK_MS);
   warm.unref();
+  sync.start();
   return {
     url,
     port,
@@ -123,6 +138,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     clock,
     async close() {
       clearInterval(warm);
+      await sync.stop();
       // Stops a running tick's batch before the store closes under it.
       cache.clear();
       await new Promise<void>((resolve) => server.close(() => resolve()));
