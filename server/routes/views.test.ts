@@ -120,7 +120,8 @@ describe('saved views', () => {
     const cases: Array<[unknown, string, RegExp]> = [
       [{ page: 'logs', state: '' }, 'name', /^name is required$/],
       [{ name: 7, page: 'logs', state: '' }, 'name', /^name must be a string$/],
-      [{ name: '   ', page: 'logs', state: '' }, 'name', /^name must not be empty$/],
+      [{ name: '', page: 'logs', state: '' }, 'name', /^name must not be empty$/],
+      [{ name: '   ', page: 'logs', state: '' }, 'name', /^name must have a visible character/],
       [{ name: 'x'.repeat(101), page: 'logs', state: '' }, 'name', /^name is longer than 100 characters$/],
       [{ name: 'a\nb', page: 'logs', state: '' }, 'name', /control characters/],
       [{ name: 'x', page: 'nope', state: '' }, 'page', /^page must be one of functions, logs, usage, data, settings$/],
@@ -149,6 +150,61 @@ describe('saved views', () => {
     // Inherited keys never count as sent: an empty object misses every parameter.
     expect((await errorOf(await send(t, 'PATCH', `/api/views/${(await list(t))[0]!.id}`, '{}'), 400)).errors[0]).toMatchObject({ reason: 'required', location: 'name' });
     expect(await list(t)).toHaveLength(1);
+  });
+
+  it('`required` only for a parameter not sent (or an empty name); anything sent and refused is `invalid`', async () => {
+    t = await open();
+    const reasons = async (method: string, p: string, body: unknown) => (await errorOf(await send(t!, method, p, body), 400)).errors.map((d) => [d.location, d.reason]);
+    expect(await reasons('POST', '/api/views', {})).toEqual([
+      ['name', 'required'],
+      ['page', 'required'],
+      ['state', 'required'],
+    ]);
+    expect(await reasons('POST', '/api/views', { name: '', page: 'logs', state: '' })).toEqual([['name', 'required']]);
+    for (const name of [7, null, true, ['x'], '   ', 'x'.repeat(101), 'a\nb', 'tab\there', '\u200b']) {
+      expect(await reasons('POST', '/api/views', { name, page: 'logs', state: '' }), JSON.stringify(name)).toEqual([['name', 'invalid']]);
+    }
+    expect(await reasons('POST', '/api/views', { name: 'x', page: 'nope', state: 'a=1#k' })).toEqual([
+      ['page', 'invalid'],
+      ['state', 'invalid'],
+    ]);
+    expect(await reasons('POST', '/api/searches', { page: 'logs', state: '', label: 'x'.repeat(257) })).toEqual([['label', 'invalid']]);
+    expect(await reasons('POST', '/api/searches', { page: 'logs', label: 'x' })).toEqual([['state', 'required']]);
+    const v = await save(t, 'Kept');
+    expect(await reasons('PATCH', `/api/views/${v.id}`, { name: '' })).toEqual([['name', 'required']]);
+    expect(await reasons('PATCH', `/api/views/${v.id}`, { name: 'x'.repeat(101) })).toEqual([['name', 'invalid']]);
+  });
+
+  it('a name with nothing visible (blanks, zero-width and bidi characters, lone combining marks) is a 400 `invalid` naming `name`', async () => {
+    t = await open();
+    const kept = await save(t, 'Kept');
+    const message = 'name must have a visible character; it holds only blanks, zero-width or formatting characters, or combining marks';
+    const invisible = [
+      '\u200b', // zero width space
+      '\u200b\u200c\u200d\u2060', // zero width non-joiner, joiner, word joiner
+      '\u202e', // right-to-left override
+      '\u202a\u202c\u2066\u2069', // bidi embedding, pop, isolates
+      '\u200e\u200f', // left-to-right and right-to-left marks
+      '\ufeff', // byte order mark
+      '\u00ad', // soft hyphen
+      '\u0301', // a combining acute accent alone
+      '\u0301\u0308\u20dd', // combining marks and an enclosing circle
+      '\u00a0\u3000\u2003', // no-break, ideographic and em spaces
+      '\u2028\u2029', // line and paragraph separators
+      '\u3164', // Hangul filler
+      ' \u200b \u202e ', // a mixture with spaces around
+    ];
+    for (const name of invisible) {
+      const label = [...name].map((ch) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+      for (const res of [await send(t, 'POST', '/api/views', { name, page: 'logs', state: '' }), await send(t, 'PATCH', `/api/views/${kept.id}`, { name })]) {
+        const e = await errorOf(res, 400);
+        expect(e.errors, label).toEqual([{ reason: 'invalid', location: 'name', message }]);
+      }
+    }
+    // Visible text with such characters in it is a name: e + combining acute, a name with an inner zero-width joiner.
+    expect((await save(t, 'Cafe\u0301')).name).toBe('Cafe\u0301');
+    expect((await save(t, '\u{1F469}\u200d\u{1F4BB} team')).name).toBe('\u{1F469}\u200d\u{1F4BB} team');
+    expect((await list(t)).map((v) => v.name)).toEqual(['\u{1F469}\u200d\u{1F4BB} team', 'Cafe\u0301', 'Kept']);
   });
 
   it('unknown ids are 404 naming `id`; wrong methods are 405 with Allow', async () => {
@@ -231,6 +287,39 @@ describe('on disk', () => {
     t = await reopen(t);
     expect(await list(t)).toEqual([v]);
     expect((await searches(t)).map((s) => s.label)).toEqual(['status:500']);
+  });
+
+  it('a views.json that starts with a UTF-8 byte order mark is read, not moved aside; the next write leaves the mark out', async () => {
+    const dir = newDir();
+    const view = { id: 'v1', name: 'From Notepad', page: 'logs', state: 'q=1', createdAt: '2026-11-01T00:00:00.000Z' };
+    const search = { id: 's1', page: 'usage', state: 'interval=daily', label: 'daily', at: '2026-11-02T00:00:00.000Z' };
+    const file = path.join(dir, VIEWS_FILE);
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ version: 1, views: [view], searches: [search] }))]));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    t = await open(dir);
+    expect(warn).not.toHaveBeenCalled();
+    expect(fs.readdirSync(dir).filter((f) => f.includes('corrupt'))).toEqual([]);
+    expect(await list(t)).toEqual([view]);
+    expect(await searches(t)).toEqual([search]);
+    await save(t, 'Second');
+    expect(fs.readFileSync(file)[0]).toBe('{'.charCodeAt(0));
+    t = await reopen(t);
+    expect((await list(t)).map((v) => v.name)).toEqual(['Second', 'From Notepad']);
+  });
+
+  it('a view an earlier version saved with a name now refused (nothing visible) still loads with the rest', async () => {
+    const dir = newDir();
+    const views = [
+      { id: 'v1', name: '\u200b', page: 'logs', state: '', createdAt: '2026-11-01T00:00:00.000Z' },
+      { id: 'v2', name: 'Kept', page: 'usage', state: 'interval=daily', createdAt: '2026-11-01T00:00:00.000Z' },
+    ];
+    fs.writeFileSync(path.join(dir, VIEWS_FILE), JSON.stringify({ version: 1, views, searches: [] }));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    t = await open(dir);
+    expect(warn).not.toHaveBeenCalled();
+    expect(await list(t)).toEqual(views);
+    // It can be renamed to a visible name.
+    expect((await result<View>(await send(t, 'PATCH', '/api/views/v1', { name: 'Renamed' }))).name).toBe('Renamed');
   });
 
   it('a leftover temp file from a crash is ignored and removed', async () => {

@@ -65,8 +65,11 @@ function validate<T>(schema: z.ZodType<T>, body: Record<string, unknown>, takes:
       for (const key of issue.keys) details.push({ reason: 'unknown', location: key, message: `${key} is not a parameter here; the body takes ${takes}` });
     } else {
       const location = String(issue.path[0] ?? 'body');
+      // Required means not sent (or a rule says so: an empty name); anything sent and refused is invalid.
+      const said = (issue as { params?: { reason?: unknown } }).params?.reason;
+      const reason = !Object.hasOwn(body, location) ? 'required' : typeof said === 'string' ? said : 'invalid';
       // One message per parameter: the first problem found.
-      if (!details.some((d) => d.location === location)) details.push({ reason: issue.input === undefined ? 'required' : 'invalid', location, message: issue.message });
+      if (!details.some((d) => d.location === location)) details.push({ reason, location, message: issue.message });
     }
   }
   throw new AppError('bad_request', details.map((d) => d.message).join('; '), details);

@@ -49,15 +49,33 @@ export interface ViewsData {
 
 // C0, DEL and C1 controls: a name or label is one line of text.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * Text with nothing a reader can see: separators and other blanks, zero-width and formatting
+ * characters (U+200B, bidi controls such as U+202E, U+FEFF), combining marks with nothing to
+ * combine with, and the other default-ignorable code points (U+3164 HANGUL FILLER).
+ */
+const INVISIBLE = /^[\p{Z}\p{Cc}\p{Cf}\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}\s]*$/u;
 const chars = (s: string) => [...s].length;
 const required = (name: string, kind: string) => (iss: { input?: unknown }) => (iss.input === undefined ? `${name} is required` : `${name} must be ${kind}`);
 
-export const viewNameSchema = z
-  .string({ error: required('name', 'a string') })
-  .trim()
-  .refine((s) => s.length > 0, { message: 'name must not be empty', abort: true })
-  .refine((s) => chars(s) <= MAX_VIEW_NAME_CHARS, { message: `name is longer than ${MAX_VIEW_NAME_CHARS} characters`, abort: true })
-  .refine((s) => !CONTROL.test(s), { message: 'name must not contain control characters (one line of text)' });
+/** A name as views.json may hold it: what earlier versions saved, so their files still load. */
+const storedName = (s: z.ZodString) =>
+  s
+    .trim()
+    .refine((t) => t.length > 0, { message: 'name must not be empty', abort: true })
+    .refine((t) => chars(t) <= MAX_VIEW_NAME_CHARS, { message: `name is longer than ${MAX_VIEW_NAME_CHARS} characters`, abort: true })
+    .refine((t) => !CONTROL.test(t), { message: 'name must not contain control characters (one line of text)' });
+
+/**
+ * A new name (the API's): an empty one is `required` (the routes read `params.reason`); one
+ * with nothing visible in it is refused too, since it could not be told apart in a list.
+ */
+export const viewNameSchema = storedName(
+  z
+    .string({ error: required('name', 'a string') })
+    .refine((t) => t.length > 0, { message: 'name must not be empty', abort: true, params: { reason: 'required' } })
+    .refine((t) => !INVISIBLE.test(t), { message: 'name must have a visible character; it holds only blanks, zero-width or formatting characters, or combining marks', abort: true }),
+);
 
 export const viewPageSchema = z.enum(VIEW_PAGES, { error: required('page', `one of ${VIEW_PAGES.join(', ')}`) });
 
@@ -77,7 +95,7 @@ export const searchLabelSchema = z
 
 const fileSchema = z.object({
   version: z.literal(1),
-  views: z.array(z.object({ id: z.string().min(1), name: viewNameSchema, page: viewPageSchema, state: viewStateSchema, createdAt: z.string() })),
+  views: z.array(z.object({ id: z.string().min(1), name: storedName(z.string()), page: viewPageSchema, state: viewStateSchema, createdAt: z.string() })),
   searches: z.array(z.object({ id: z.string().min(1), page: viewPageSchema, state: viewStateSchema, label: searchLabelSchema, at: z.string() })),
 });
 
@@ -124,6 +142,8 @@ export class ViewStore {
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
+      // Editors on Windows save UTF-8 with a byte order mark; JSON.parse refuses it. The next change writes the file without.
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new ViewStore(dataDir, EMPTY);
       return new ViewStore(dataDir, moveAside(file, (err as Error).message));

@@ -10,6 +10,7 @@ import type { ErrorBody } from '../../../server/api-types.ts';
 import type { FilterField } from '../lib/logs.ts';
 import { ApiError, getApiKey } from './client.ts';
 import { downloadBlob } from '../lib/download.ts';
+import { formatBytes } from '../lib/format.ts';
 
 /** Columns a source's table can show (`columns` of `/api/logs/fields`). */
 export type ExplorerColumn = 'timestamp' | 'status' | 'method' | 'path' | 'level' | 'function_id' | 'event_message';
@@ -210,9 +211,15 @@ function dispositionName(header: string | null): string | null {
   return plain ? plain[1]!.trim() : null;
 }
 
+/** Bytes of an export held as chunks before they are folded into its Blob (kept by the browser, out of the page's heap). */
+const EXPORT_FOLD_BYTES = 8 * 1024 * 1024;
+
 /**
  * Downloads every matching record. The key travels in a header, so a plain link cannot do
- * it: the answer is read here (reporting bytes as they come) and saved from a Blob.
+ * it: the answer is read here (reporting bytes as they come) and saved from a Blob, built as
+ * it arrives so the page holds at most EXPORT_FOLD_BYTES of it. An answer the server cuts off
+ * (it stops an export that cannot finish without its final chunk) is an ApiError and nothing
+ * is saved: a short file must never look like the whole export.
  */
 export async function downloadExport(
   params: Record<string, string>,
@@ -222,24 +229,40 @@ export async function downloadExport(
   signal?: AbortSignal,
 ): Promise<{ fileName: string; bytes: number }> {
   const res = await request(logsUrl('/export', { ...params, format }), signal);
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  const reader = res.body?.getReader();
-  if (reader) {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      bytes += value.byteLength;
-      onProgress(bytes);
-    }
-  } else {
-    const buf = new Uint8Array(await res.arrayBuffer());
-    chunks.push(buf);
-    bytes = buf.byteLength;
-  }
-  const fileName = dispositionName(res.headers.get('content-disposition')) ?? `${fallbackName}.${format}`;
   const type = format === 'csv' ? 'text/csv;charset=utf-8' : 'application/x-ndjson';
-  downloadBlob(fileName, new Blob(chunks as BlobPart[], { type }));
+  let saved = new Blob([], { type });
+  let chunks: Uint8Array[] = [];
+  let held = 0;
+  let bytes = 0;
+  const fold = () => {
+    saved = new Blob([saved, ...(chunks as BlobPart[])], { type });
+    chunks = [];
+    held = 0;
+  };
+  try {
+    const reader = res.body?.getReader();
+    if (reader) {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        bytes += value.byteLength;
+        held += value.byteLength;
+        if (held >= EXPORT_FOLD_BYTES) fold();
+        onProgress(bytes);
+      }
+    } else {
+      const buf = new Uint8Array(await res.arrayBuffer());
+      chunks.push(buf);
+      bytes = buf.byteLength;
+    }
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    const message = `The export was cut off after ${formatBytes(bytes)}: the server stopped before the last record (its log says why). Nothing was saved; try again.`;
+    throw new ApiError({ code: 0, status: 'INCOMPLETE', message, errors: [{ reason: 'incomplete', message }] });
+  }
+  fold();
+  const fileName = dispositionName(res.headers.get('content-disposition')) ?? `${fallbackName}.${format}`;
+  downloadBlob(fileName, saved);
   return { fileName, bytes };
 }
