@@ -9,10 +9,11 @@ import { badParam } from '../errors.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
-import { checkStop, EXPLORER_FIELDS, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
+import { checkStop, EXPLORER_FIELDS, readsRecords, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
 import type { TextDictionary } from '../store/text-dictionary.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
+import { isFieldPath, MAX_RECORD_FACETS } from './record-fields.ts';
 import { fineFits, SEARCH_WAIT_MS, searchTallies, type SearchProgress } from './search-summary.ts';
 import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
@@ -100,7 +101,7 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
   const tally = new Tally(n);
   const bucketOf = (ts: number) => Math.floor((ts - first) / width);
   let scanned: SearchProgress | undefined;
-  const shared = q.q ? await searchTallies(store, q, SEARCH_WAIT_MS, signal) : null;
+  const shared = readsRecords(q) ? await searchTallies(store, q, SEARCH_WAIT_MS, signal) : null;
   if (shared && fineFits(shared, width)) {
     // Summed from the search's shared walk: its fine bins lie each within one bucket.
     for (const [k, bins] of shared.fine.byKey) {
@@ -108,7 +109,7 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
       for (let b = 0; b < bins.length; b++) if (bins[b]) into[bucketOf(shared.fine.first + b * shared.fine.width)]! += bins[b]!;
     }
     scanned = { through: shared.through, complete: shared.complete };
-  } else if (q.q) {
+  } else if (readsRecords(q)) {
     // Buckets narrower than the shared walk's bins: a walk of its own.
     await scanRows(store, q, (row) => void (tally.key(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[bucketOf(row.ts)]! += 1), { deadline, signal });
   } else {
@@ -168,14 +169,21 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   const available = fieldsOf(q.source);
   const asked = fieldsText === undefined ? available : fieldsText.split(',').map((f) => f.trim()).filter(Boolean);
   const seen = new Set<string>();
+  // A name that is not one of the built-in fields is a field inside the records (a dotted path).
+  const recordFields: string[] = [];
   for (const f of asked) {
-    if (!(EXPLORER_FIELDS as readonly string[]).includes(f)) throw badParam('fields', `fields takes ${EXPLORER_FIELDS.join(', ')}, not ${f.slice(0, 40)}`);
-    if (!available.includes(f as ExplorerFieldName)) throw badParam('fields', `${q.source.alias} records have no ${f}`);
     // Counted once per listing, a field listed twice would show every count doubled.
     if (seen.has(f)) throw badParam('fields', `fields lists ${f} more than once`, 'duplicate');
     seen.add(f);
+    if (!(EXPLORER_FIELDS as readonly string[]).includes(f)) {
+      if (!isFieldPath(f)) throw badParam('fields', `fields takes ${EXPLORER_FIELDS.join(', ')} or a dotted path inside the records (e.g. request.headers.cf_ipcountry), not ${f.slice(0, 40)}`);
+      if (recordFields.length >= MAX_RECORD_FACETS) throw badParam('fields', `fields takes at most ${MAX_RECORD_FACETS} paths inside the records`);
+      recordFields.push(f);
+      continue;
+    }
+    if (!available.includes(f as ExplorerFieldName)) throw badParam('fields', `${q.source.alias} records have no ${f}`);
   }
-  const fields = asked as ExplorerFieldName[];
+  const fields = asked.filter((f) => !recordFields.includes(f)) as ExplorerFieldName[];
   const counts = new Map<ExplorerFieldName, Map<string | number, number>>(fields.map((f) => [f, new Map()]));
   const pathCounts = new IdCounts();
   const fnText = functionTexts(store);
@@ -186,13 +194,16 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   };
   const valueOf = (f: Exclude<ExplorerFieldName, 'path'>, row: ScanRow): string | number | null => (f === 'function_id' ? fnText(row.function) : row[f]);
   let scanned: SearchProgress | undefined;
-  if (q.q) {
-    // From the search's shared walk, which counts every field of the source.
-    const shared = await searchTallies(store, q, SEARCH_WAIT_MS, signal);
+  let recordCounts: Map<string, Map<string | number, number>> | null = null;
+  if (readsRecords(q) || recordFields.length) {
+    // From the shared walk of the query's records, which counts every field of the source (and
+    // the fields inside the records asked for).
+    const shared = await searchTallies(store, q, SEARCH_WAIT_MS, signal, recordFields);
     for (const f of fields) {
       if (f === 'path') for (const [id, n] of shared.paths) pathCounts.add(id, n);
       else for (const [v, n] of shared.values.get(f) ?? []) bump(f, v, n);
     }
+    recordCounts = shared.values;
     scanned = { through: shared.through, complete: shared.complete };
   } else {
     /** Adds the counts of one array of values (rows, or hour counts with their `weights`). */
@@ -271,7 +282,19 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     result[f] = topValues(all, FACET_TOP);
     others[f] = Math.max(0, all.size - FACET_TOP);
   }
-  return { result, others, ...(scanned ? { scanned } : {}) };
+  // In the order asked, with the built-in ones.
+  for (const f of recordFields) {
+    const all = recordCounts?.get(`record:${f}`) ?? new Map<string | number, number>();
+    result[f] = topValues(all, FACET_TOP);
+    others[f] = Math.max(0, all.size - FACET_TOP);
+  }
+  const ordered: Record<string, FacetValue[]> = {};
+  const orderedOthers: Record<string, number> = {};
+  for (const f of asked) {
+    ordered[f] = result[f]!;
+    orderedOthers[f] = others[f]!;
+  }
+  return { result: ordered, others: orderedOthers, ...(scanned ? { scanned } : {}) };
 }
 
 /** Counts per path id, growing with the ids met. */
@@ -384,7 +407,7 @@ export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: 
   let count = 0;
   let bytes = 0;
   let scanned: SearchProgress | undefined;
-  if (q.q) {
+  if (readsRecords(q)) {
     const shared = await searchTallies(store, q, SEARCH_WAIT_MS, signal);
     count = shared.count;
     bytes = shared.bytes;

@@ -18,6 +18,7 @@ import { functionSlugs } from '../functions/slugs.ts';
 import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
+import { conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
 import { trigramBits } from '../store/block-grams.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { rowFilter, windowRange } from './row-filter.ts';
@@ -59,7 +60,12 @@ export interface ExplorerQuery {
   function: Filter<number>;
   limit: number;
   cursor: Cursor | null;
+  /** Conditions on fields inside the records (`field=path:value`): decided by the record itself. */
+  fields: FieldCondition[];
 }
+
+/** Whether a query is decided by reading records (a text search or field conditions), not by the columns alone. */
+export const readsRecords = (q: ExplorerQuery): boolean => q.q !== null || q.fields.length > 0;
 
 /** Where a page stopped: the last row's instant and, among rows of that instant, its row number. */
 export interface Cursor {
@@ -79,7 +85,13 @@ type Params = (name: string) => string | undefined;
  * filters and the text search. A route accepts these and its own (a page's `limit`, a
  * histogram's `buckets`...), nothing else.
  */
-export const QUERY_PARAMS: readonly string[] = ['source', 'project', 'start', 'end', 'q', 'regex', ...EXPLORER_FIELDS];
+export const QUERY_PARAMS: readonly string[] = ['source', 'project', 'start', 'end', 'q', 'regex', 'field', ...EXPLORER_FIELDS];
+
+/** Parameters that may be given several times: each `field` is one condition (record-fields.ts). */
+const REPEATABLE: ReadonlySet<string> = new Set(['field']);
+
+/** A route's parameters: one value each, and every value of a repeatable one. */
+export type RouteParams = Params & { all(name: string): string[] };
 
 /** Reads one parameter given at most once (a repeat is a 400, as on the endpoints). */
 export function singleParams(all: (name: string) => string[] | undefined): Params {
@@ -100,19 +112,29 @@ export function singleParams(all: (name: string) => string[] | undefined): Param
  * name given more than once a 400 `duplicate` (never "the first one wins"), all named at once.
  * Reading a name outside `accepted` is the route's own bug, thrown as such.
  */
-export function routeParams(given: Record<string, string[]>, accepted: readonly string[], route: string): Params {
+export function routeParams(given: Record<string, string[]>, accepted: readonly string[], route: string): RouteParams {
   const details: ErrorDetail[] = [];
   const takes = accepted.length ? `it takes ${accepted.join(', ')}` : 'it takes none';
   for (const [name, values] of Object.entries(given)) {
     if (!accepted.includes(name)) details.push({ reason: 'unknown', location: name, message: `${name.slice(0, 64)} is not a parameter of ${route}; ${takes}` });
-    else if (values.length > 1) details.push({ reason: 'duplicate', location: name, message: `${name} is given more than once` });
+    else if (values.length > 1 && !REPEATABLE.has(name)) details.push({ reason: 'duplicate', location: name, message: `${name} is given more than once` });
   }
   if (details.length) throw new AppError('bad_request', details.map((d) => d.message).join('; '), details);
   const get = singleParams((name) => (Object.hasOwn(given, name) ? given[name] : undefined));
-  return (name) => {
+  const listed = (name: string) => {
     if (!accepted.includes(name)) throw new Error(`${route} reads ${name}, which it does not list among its parameters`);
+  };
+  const one = (name: string) => {
+    listed(name);
+    if (REPEATABLE.has(name)) throw new Error(`${route} reads the repeatable ${name} as one value`);
     return get(name);
   };
+  return Object.assign(one, {
+    all: (name: string) => {
+      listed(name);
+      return (Object.hasOwn(given, name) ? given[name]! : []).filter((v) => v !== '');
+    },
+  });
 }
 
 /** What a route reads beyond QUERY_PARAMS into the query itself. */
@@ -157,7 +179,7 @@ function statusSpec(v: string): StatusSpec {
  * Reads and checks the explorer's parameters; every rejection names its parameter. `limit` and
  * `cursor` are read only where `reads` says the route uses them (elsewhere they are not parameters).
  */
-export function readExplorerQuery(store: LogStore, get: Params, now: number, reads: QueryReads = { limit: true, cursor: true }): ExplorerQuery {
+export function readExplorerQuery(store: LogStore, get: Params & { all?: (name: string) => string[] }, now: number, reads: QueryReads = { limit: true, cursor: true }): ExplorerQuery {
   const sourceText = get('source');
   if (!sourceText) throw badParam('source', `source is required: one of ${SOURCE_NAMES.join(', ')} or their aliases`);
   const source = findSource(sourceText);
@@ -218,6 +240,7 @@ export function readExplorerQuery(store: LogStore, get: Params, now: number, rea
     function: { include: functionIds(fn.include), exclude: functionIds(fn.exclude) },
     limit,
     cursor: reads.cursor ? readCursor(get('cursor')) : null,
+    fields: readFieldConditions(get.all?.('field') ?? []),
   };
 }
 
@@ -312,7 +335,7 @@ const CHECK_EVERY = 8192;
  */
 export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, record: () => Buffer) => void, limits: ScanLimits = {}): Promise<ScanProgress> {
   const started = performance.now();
-  const matcher = textMatcher(store, q);
+  const matcher = recordMatcher(store, q);
   let matches = 0;
   // Where the walk is: the last row looked at (matched or not), so a page cut short by its
   // budget always moves on.
@@ -422,6 +445,40 @@ interface TextMatcher {
 export function searchLiterals(search: NonNullable<ExplorerQuery['q']>): string[] {
   if (search.re) return requiredLiterals(search.text).filter(isRawSafe);
   return search.rawSafe ? [search.lower] : [];
+}
+
+/**
+ * What decides a row by its record: the text search and the field conditions, both of which
+ * must hold. Their literal texts feed the block index and the whole-block test, so blocks that
+ * cannot hold a match are not read.
+ */
+function recordMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
+  const text = textMatcher(store, q);
+  const fields = fieldMatcher(q.fields);
+  if (!fields) return text;
+  const literals = conditionLiterals(q.fields);
+  const blockTests = literals.map((l) => blockSearch(l.toLowerCase()));
+  const grams = literals.map((l) => trigramBits(Buffer.from(l, 'latin1'))).filter((b): b is Int32Array => b !== null);
+  const textBlock = text?.block ?? null;
+  return {
+    grams: [...(text?.grams ?? []), ...grams],
+    block:
+      textBlock || blockTests.length
+        ? (raw) => raw === null || ((!textBlock || textBlock(raw)) && blockTests.every((t) => t(raw)))
+        : null,
+    row: (row, record) => {
+      const raw = record();
+      if (blockTests.length && !blockTests.every((t) => t(raw))) return false;
+      if (text && !text.row(row, record)) return false;
+      let rec: { metadata?: unknown };
+      try {
+        rec = JSON.parse(raw.toString('utf8')) as { metadata?: unknown };
+      } catch {
+        return false;
+      }
+      return fields(rec.metadata);
+    },
+  };
 }
 
 function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {

@@ -13,6 +13,7 @@ import { NONE } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
 import { fieldsOf, functionTexts, scanRows, splitOf, type ExplorerQuery } from './query.ts';
 import { statusClass } from './status-class.ts';
+import { fieldText, valueAt } from './record-fields.ts';
 
 /** How long a request waits for the walk before it answers with the part counted so far (ms). */
 export const SEARCH_WAIT_MS = 1_500;
@@ -39,7 +40,7 @@ export interface SearchTallies extends SearchProgress {
   bytes: number;
   /** Fine histogram: bins of `width` from `first` (aligned to the epoch), per class or level. */
   fine: { first: number; width: number; bins: number; byKey: Map<string, Float64Array> };
-  /** Per facet field, value -> count; paths by the store's path id. */
+  /** Per facet field, value -> count (`record:<path>` for a field inside the records, as text); paths by the store's path id. */
   values: Map<string, Map<string | number, number>>;
   paths: Map<number, number>;
 }
@@ -65,7 +66,7 @@ const walksOf = (store: LogStore) => {
 };
 
 /** What makes two searches the same walk. */
-function keyOf(store: LogStore, q: ExplorerQuery): string {
+function keyOf(store: LogStore, q: ExplorerQuery, recordFields: readonly string[]): string {
   return JSON.stringify([
     store.dataVersion,
     store.urlEpoch,
@@ -75,6 +76,8 @@ function keyOf(store: LogStore, q: ExplorerQuery): string {
     q.end,
     q.q?.text,
     q.q?.re !== null && q.q?.re !== undefined,
+    q.fields.map((f) => f.path + ':' + JSON.stringify(f.test)),
+    recordFields,
     q.status,
     q.method,
     q.path,
@@ -93,7 +96,7 @@ export function fineFits(t: SearchTallies, width: number): boolean {
   return width >= t.fine.width && width % t.fine.width === 0;
 }
 
-function startWalk(store: LogStore, q: ExplorerQuery, now: number): Walk {
+function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields: readonly string[]): Walk {
   const width = fineWidth(q.start, q.end);
   const first = Math.floor((q.start + 1) / width) * width;
   const bins = Math.floor((q.end - first) / width) + 1;
@@ -104,10 +107,11 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number): Walk {
     count: 0,
     bytes: 0,
     fine: { first, width, bins, byKey: new Map() },
-    values: new Map(fields.map((f) => [f, new Map()])),
+    values: new Map([...fields, ...recordFields.map((f) => `record:${f}`)].map((f) => [f, new Map()])),
     paths: new Map(),
   };
   const split = splitOf(q.source);
+  const recordKeys = recordFields.map((f) => [`record:${f}`, f.split('.')] as const);
   const fnText = functionTexts(store);
   const stop = new AbortController();
   const bin = (key: string) => {
@@ -122,11 +126,21 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number): Walk {
   walk.done = scanRows(
     store,
     q,
-    (row) => {
+    (row, record) => {
       tallies.count++;
       tallies.bytes += row.len;
       bin(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[Math.floor((row.ts - first) / width)]! += 1;
-      for (const [f, m] of tallies.values) bump(m, f === 'function_id' ? fnText(row.function) : (row[f as 'status' | 'method' | 'level'] ?? null));
+      for (const f of fields) bump(tallies.values.get(f)!, f === 'function_id' ? fnText(row.function) : (row[f as 'status' | 'method' | 'level'] ?? null));
+      if (recordFields.length) {
+        // Fields inside the record: its metadata read once for all of them.
+        let metadata: unknown;
+        try {
+          metadata = (JSON.parse(record().toString('utf8')) as { metadata?: unknown }).metadata;
+        } catch {
+          metadata = undefined;
+        }
+        for (const [f, keys] of recordKeys) bump(tallies.values.get(f)!, fieldText(valueAt(metadata, keys)));
+      }
       if (row.path !== NONE) tallies.paths.set(row.path, (tallies.paths.get(row.path) ?? 0) + 1);
     },
     {
@@ -172,9 +186,10 @@ function prune(walks: Map<string, Walk>, now: number, keep: string, version: num
  * The tallies of a text search: from its walk (started if none runs for the same search), after
  * waiting up to `waitMs` for it to finish. A snapshot: counted up to `through`.
  */
-export async function searchTallies(store: LogStore, q: ExplorerQuery, waitMs = SEARCH_WAIT_MS, signal?: AbortSignal): Promise<SearchTallies> {
+export async function searchTallies(store: LogStore, q: ExplorerQuery, waitMs = SEARCH_WAIT_MS, signal?: AbortSignal, recordFields: readonly string[] = []): Promise<SearchTallies> {
   const now = performance.now();
-  const key = keyOf(store, q);
+  const fieldsAsked = [...recordFields].sort();
+  const key = keyOf(store, q, fieldsAsked);
   const walks = walksOf(store);
   let walk = walks.get(key);
   // A walk that failed is not kept: the next request tries again (the error may have been a deletion).
@@ -183,7 +198,7 @@ export async function searchTallies(store: LogStore, q: ExplorerQuery, waitMs = 
     walk = undefined;
   }
   if (!walk) {
-    walk = startWalk(store, q, now);
+    walk = startWalk(store, q, now, fieldsAsked);
     walks.set(key, walk);
   }
   walk.lastAsked = now;

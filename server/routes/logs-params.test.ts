@@ -11,7 +11,7 @@ const P = 'projaaaaaaaaaaaaaaaa';
 const RANGE = `start=${formatIsoMicros(NOW - 60 * MIN)}&end=${formatIsoMicros(NOW)}`;
 
 /** What readExplorerQuery reads for every route, in the order the messages list them. */
-const QUERY = 'source, project, start, end, q, regex, status, method, path, level, function_id';
+const QUERY = 'source, project, start, end, q, regex, field, status, method, path, level, function_id';
 /** Each route's accepted names, written out by hand from the routes (logs.ts) and readExplorerQuery. */
 const TAKES: Record<string, string> = {
   '/api/logs': `${QUERY}, limit, cursor`,
@@ -19,6 +19,7 @@ const TAKES: Record<string, string> = {
   '/api/logs/facets': `${QUERY}, fields`,
   '/api/logs/count': QUERY,
   '/api/logs/export': `${QUERY}, cursor, format`,
+  '/api/logs/field-paths': QUERY,
 };
 
 let t: TestApp;
@@ -170,5 +171,16 @@ describe('the parameters each route takes', () => {
     // The count with every filter: the POST 500s with "rest" in their URL, a and c.
     const count = (await (await t.request(`/api/logs/count?${filters}`)).json()) as { result: { count: number } };
     expect(count.result.count).toBe(2);
+  });
+});
+
+describe('a repeatable parameter', () => {
+  it('field may be given several times (each one condition); any other repeat is still a 400', async () => {
+    const ok = await t.request(`/api/logs/count?source=edge_logs&field=${encodeURIComponent('response.status_code:500')}&field=${encodeURIComponent('request.method:POST')}`);
+    expect(ok.status).toBe(200);
+    // Of the fixture's five, the two POSTs that answered 500.
+    expect(((await ok.json()) as { result: { count: number } }).result.count).toBe(2);
+    const twice = await t.request('/api/logs/count?source=edge_logs&q=a&q=b');
+    expect(twice.status).toBe(400);
   });
 });

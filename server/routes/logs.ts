@@ -8,6 +8,7 @@ import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app.ts';
 import { countMatches, DEFAULT_BUCKETS, facets, histogram } from '../explorer/aggregate.ts';
 import type { SearchProgress } from '../explorer/search-summary.ts';
+import { discoverFields } from '../explorer/record-fields.ts';
 import {
   fieldsOf,
   functionTexts,
@@ -31,6 +32,9 @@ import { formatIsoMicros } from '../time.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../endpoints/run.ts';
 import { csvCell, json } from '../http.ts';
 
+/** Records the field list is discovered from: the newest of the query. */
+const FIELD_SAMPLE = 2000;
+
 /** How long one page of a text search may scan before it answers with what it found so far. */
 export const SEARCH_BUDGET_MS = 250;
 
@@ -53,6 +57,7 @@ const ROUTE_PARAMS = {
   histogram: ['buckets'],
   facets: ['fields'],
   count: [],
+  fieldPaths: [],
   export: ['cursor', 'format'],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -120,6 +125,25 @@ export function registerLogRoutes(app: Hono, deps: AppDeps): void {
     const next = more ? lastReturned : !progress.complete ? progress.last : null;
     const through = progress.complete && !more ? q.start : (progress.last?.ts ?? q.end);
     return json(c, { result: rows, next: next ? writeCursor(next) : null, scanned: { through, throughIso: formatIsoMicros(through), complete: progress.complete || more } });
+  });
+
+  // The fields a source's records carry (from the newest records of the query), for the field picker.
+  app.get('/api/logs/field-paths', async (c) => {
+    const { q } = read(c, ROUTE_PARAMS.fieldPaths);
+    const sample: unknown[] = [];
+    await scanRows(
+      deps.store,
+      q,
+      (_row, record) => {
+        try {
+          sample.push((JSON.parse(record().toString('utf8')) as { metadata?: unknown }).metadata);
+        } catch {
+          // A record that does not parse tells nothing about fields.
+        }
+      },
+      { matches: FIELD_SAMPLE, budgetMs: SEARCH_BUDGET_MS * 4, deadline: performance.now() + timeoutMs, signal: c.req.raw.signal },
+    );
+    return json(c, { result: discoverFields(sample), sampled: sample.length });
   });
 
   app.get('/api/logs/histogram', async (c) => {
