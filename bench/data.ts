@@ -113,6 +113,14 @@ export interface ExplorerCase {
   end: number;
   project?: string;
   q?: string;
+  /** `q` is an RE2 pattern (`regex=1`). */
+  regex?: boolean;
+  /** A condition on a field inside the records: `field=<path>:<value>` (equality). */
+  field?: { path: string; value: string };
+  /** Facets of a field inside the records (`fields=<path>`), instead of EXPLORER_FACETS. */
+  fieldFacet?: string;
+  /** A goal for the first (cold) answer, ms: the search aggregates' walk. */
+  coldGoalMs?: number;
   /** `status=5xx`: rows with a status from 500 to 599. */
   status5xx?: boolean;
   /** Continue from a cursor found by paging `deepRows` rows into the window. */
@@ -135,7 +143,28 @@ export function explorerCases(edgeProject: string): ExplorerCase[] {
     { label: 'explorer page 24h, deep', kind: 'page', ...day, deep: true, goalMs: 10 },
     { label: 'explorer page 24h status=5xx, first', kind: 'page', ...day, status5xx: true, goalMs: 10 },
     { label: 'explorer page 24h status=5xx, deep', kind: 'page', ...day, status5xx: true, deep: true, goalMs: 10 },
+    ...searchCases(day, week),
   ];
+}
+
+/** A common text (in most edge messages: the browsers' user agent) and a pattern with a literal part. */
+export const EXPLORER_COMMON = 'Mozilla';
+export const EXPLORER_PATTERN = 'wp-(login|admin)';
+
+/**
+ * Text searches and field conditions answered by the shared walk (count, histogram and facets
+ * of one search from one walk): cold is the first answer, complete; warm the later ones.
+ */
+function searchCases(day: { start: number; end: number }, week: { start: number; end: number }): ExplorerCase[] {
+  const out: ExplorerCase[] = [];
+  for (const [span, w] of [['24h', day], ['7d', week]] as const) {
+    for (const [what, q, regex] of [[`rare "${EXPLORER_SEARCH}"`, EXPLORER_SEARCH, false], [`common "${EXPLORER_COMMON}"`, EXPLORER_COMMON, false], [`regex /${EXPLORER_PATTERN}/`, EXPLORER_PATTERN, true]] as const) {
+      for (const kind of ['histogram', 'facets'] as const) out.push({ label: `explorer search ${what} ${span}, ${kind}`, kind, ...w, q, regex, goalMs: 300, coldGoalMs: 2000 });
+    }
+  }
+  out.push({ label: 'explorer field request.method=POST 7d, histogram', kind: 'histogram', ...week, field: { path: 'request.method', value: 'POST' }, goalMs: 300, coldGoalMs: 2000 });
+  out.push({ label: 'explorer field facet request.cf.country 7d', kind: 'facets', ...week, fieldFacet: 'request.cf.country', goalMs: 300, coldGoalMs: 2000 });
+  return out;
 }
 
 export const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

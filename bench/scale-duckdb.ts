@@ -163,9 +163,17 @@ function explorerWhere(c: ExplorerCase, args: DuckArgs): { sql: string; values: 
     values.project = c.project;
   }
   if (c.status5xx) parts.push(`${STATUS} BETWEEN 500 AND 599`);
-  if (c.q !== undefined) {
+  if (c.q !== undefined && c.regex) {
+    // RE2 in both: case-insensitive, anywhere in the message (which holds the request URL).
+    parts.push(`regexp_matches(event_message, $pattern, 'i')`);
+    values.pattern = c.q;
+  } else if (c.q !== undefined) {
     parts.push(`event_message ILIKE $pattern ESCAPE '\\'`);
     values.pattern = `%${c.q.replace(/[\\%_]/g, '\\$&')}%`;
+  }
+  if (c.field) {
+    parts.push(`CAST(metadata.${c.field.path} AS VARCHAR) = $fieldValue`);
+    values.fieldValue = c.field.value;
   }
   if (c.deep) {
     const k = args.explorer.deep[c.label]!;
@@ -197,6 +205,11 @@ async function prepareExplorer(conn: DuckDBConnection, c: ExplorerCase, args: Du
       ),
     ];
   }
+  if (c.kind === 'facets' && c.fieldFacet) {
+    // A field inside the records: its value as text, as ours counts it.
+    const e = `CAST(metadata.${c.fieldFacet} AS VARCHAR)`;
+    return [await prep(`SELECT ${e} AS v, count(*) AS n FROM edge_logs WHERE ${w.sql} AND ${e} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT 10`)];
+  }
   if (c.kind === 'facets') {
     const expr: Record<(typeof EXPLORER_FACETS)[number], string> = { status: STATUS, method: 'upper(metadata.request.method)', path: 'metadata.request.path' };
     return Promise.all(
@@ -222,6 +235,9 @@ async function runExplorer(c: ExplorerCase, stmts: DuckDBPreparedStatement[]): P
       byBucket.set(ts, b);
     }
     return { kind: 'histogram', buckets: [...byBucket.values()].sort((a, b) => a.timestamp - b.timestamp) };
+  }
+  if (c.kind === 'facets' && c.fieldFacet) {
+    return { kind: 'facets', facets: { [c.fieldFacet]: results[0]!.map((r) => ({ value: String(r.v), count: Number(r.n) })) } };
   }
   if (c.kind === 'facets') {
     const facets = Object.fromEntries(EXPLORER_FACETS.map((f, i) => [f, results[i]!.map((r) => ({ value: typeof r.v === 'bigint' ? Number(r.v) : (r.v as string | number), count: Number(r.n) }))]));

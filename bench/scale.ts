@@ -338,8 +338,10 @@ function explorerPath(c: ExplorerCase, extra: Record<string, string> = {}): stri
   if (c.project !== undefined) p.project = c.project;
   if (c.status5xx) p.status = '5xx';
   if (c.q !== undefined) p.q = c.q;
+  if (c.regex) p.regex = '1';
+  if (c.field) p.field = `${c.field.path}:${c.field.value}`;
   if (c.kind === 'histogram') p.buckets = String(EXPLORER_BUCKETS);
-  if (c.kind === 'facets') p.fields = EXPLORER_FACETS.join(',');
+  if (c.kind === 'facets') p.fields = c.fieldFacet ?? EXPLORER_FACETS.join(',');
   const route = c.kind === 'histogram' ? '/histogram' : c.kind === 'facets' ? '/facets' : '';
   return `/api/logs${route}?${new URLSearchParams({ ...p, ...extra })}`;
 }
@@ -348,6 +350,7 @@ function explorerPath(c: ExplorerCase, extra: Record<string, string> = {}): stri
 function explorerAnswer(c: ExplorerCase, body: string): ExplorerAnswer {
   if (c.kind === 'histogram') return { kind: 'histogram', buckets: (JSON.parse(body) as { result: Array<{ timestamp: number; count: number; by: Record<string, number> }> }).result };
   if (c.kind === 'facets') return { kind: 'facets', facets: (JSON.parse(body) as { result: Record<string, Array<{ value: string | number; count: number }>> }).result };
+  // (Search aggregates carry `scanned` beside `result`: checked on `result` alone.)
   return { kind: 'page', rows: (JSON.parse(body) as LogsPage).result.map((r) => ({ id: r.id, timestamp: r.timestamp, event_message: r.event_message })) };
 }
 
@@ -412,7 +415,9 @@ async function runExplorer(client: Client, pid: number, edgeProject: string): Pr
     const failed: number[] = [];
     const timed = async () => {
       const t = performance.now();
-      const a = await client.request('GET', p);
+      let a = await client.request('GET', p);
+      // An aggregate of a search answers with its progress until its shared walk is done: asked again.
+      while (a.status === 200 && c.kind !== 'page' && (JSON.parse(a.body) as { scanned?: { complete: boolean } }).scanned?.complete === false) a = await client.request('GET', p);
       const ms = performance.now() - t;
       if (a.status !== 200) failed.push(a.status);
       return { ms, a };
@@ -717,8 +722,9 @@ function lines(files: { fn: BenchFile; edge: BenchFile }, o: OursRun, d: Duck): 
   add('cached answer over loopback p50, slowest case (ms)', cachedP50, null);
   for (const c of explorerCases(o.edgeProject)) {
     const [oc, dc] = [o.explorer.cases[c.label]!, d.explorer[c.label]!];
-    add(`${c.label}, uncached p50 (ms)`, oc.uncached.p50, dc.uncached.p50, atMost(c.goalMs, oc.uncached.p50));
-    add(`${c.label}, uncached p99 (ms)`, oc.uncached.p99, dc.uncached.p99, atMost(c.goalMs, oc.uncached.p99));
+    if (c.coldGoalMs !== undefined) add(`${c.label}, cold: first complete answer (ms)`, oc.first, dc.first, atMost(c.coldGoalMs, oc.first));
+    add(`${c.label}, ${c.coldGoalMs !== undefined ? 'warm' : 'uncached'} p50 (ms)`, oc.uncached.p50, dc.uncached.p50, atMost(c.goalMs, oc.uncached.p50));
+    add(`${c.label}, ${c.coldGoalMs !== undefined ? 'warm' : 'uncached'} p99 (ms)`, oc.uncached.p99, dc.uncached.p99, atMost(c.goalMs, oc.uncached.p99));
   }
   const se = o.explorer.search;
   if (se) {
