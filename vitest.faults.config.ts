@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The slow hardening suite (issue 7): a 2 GB import, kill -9 loops and 30 s load runs.
+ * The slow hardening suite: a 2 GB import, kill -9 loops and 30 s load runs.
  * `npm run test:faults`; the fast cases live in server/hardening/*.test.ts (`npm test`).
  */
 export default defineConfig({

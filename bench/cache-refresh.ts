@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/cache-refresh.ts [-- --records 100000 --patterns 1500]`: what the results
+ * `npx tsx bench/cache-refresh.ts [--records 100000 --patterns 1500]`: what the results
  * cache's background refresh costs the requests it competes with. The shape of the case that
  * once blocked the server for two minutes: N edge records, P distinct usage.api-counts patterns
  * each asked twice (so each is due for a refresh), then the cache's clock jumps past the warm

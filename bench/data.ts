@@ -80,7 +80,7 @@ export function benchCases(fnProject: string, edgeProject: string): BenchCase[] 
   ];
 }
 
-// ---- the explorer's cases (issue 12), edge_logs only ----
+// ---- the explorer's cases, edge_logs only ----
 
 /** The text searched for on the first page: a bot probe's path, in ~0.4% of edge records. */
 export const EXPLORER_SEARCH = 'wp-login.php';

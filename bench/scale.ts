@@ -3,7 +3,7 @@
  * new user meets it, beside DuckDB on the same files in the same run. Per size N (records per
  * source): `npm run serve` on a fresh folder, both files imported over HTTP, logs.all probed
  * during the edge import and during a small import's save, every endpoint timed uncached and
- * cached over loopback, the explorer's histogram, facets, pages and searches (issue 12), the
+ * cached over loopback, the explorer's histogram, facets, pages and searches, the
  * folder's size after a SIGTERM, a restart on it; then DuckDB in its own process
  * (bench/scale-duckdb.ts) on the same files and queries, its answers checked against ours. Prints one table per size and writes bench/data/results-<N>.json.
  *
@@ -307,7 +307,7 @@ interface OursRun {
   explorer: ExplorerRun;
 }
 
-// ---- the explorer (issue 12): /api/logs, /histogram, /facets over the edge source ----
+// ---- the explorer: /api/logs, /histogram, /facets over the edge source ----
 
 /** An explorer case whose first answer takes longer than this (ms) is timed 5 times instead of RUNS. */
 const EXPLORER_SLOW_MS = 1000;

@@ -106,6 +106,14 @@ export interface ApiCountsRow {
 export type SyncStateName = 'backfilling' | 'following' | 'waiting' | 'paused' | 'failed';
 /** Why a source is not calling now: a 429 (rate_limited), a 5xx or network failure (backoff), the app's own call budget (budget). */
 export type WaitReason = 'rate_limited' | 'backoff' | 'budget';
+/**
+ * What kind of problem a source's `error` is, so a client can say what to do about it: the remote
+ * refused the token (auth: 401/403), the stored token cannot be opened here (token), the remote
+ * refused this source's request (refused: a 4xx, a redirect, neither dialect, a page that does
+ * not advance), a 429 (rate_limited), a 5xx, a timeout or no answer (remote), or the store could
+ * not keep a page (store).
+ */
+export type SyncErrorKind = 'auth' | 'token' | 'refused' | 'rate_limited' | 'remote' | 'store';
 
 /** Where one source of a connection stands. Instants are integer µs UTC, with ISO twins. */
 export interface SourceSyncView {
@@ -119,6 +127,10 @@ export interface SourceSyncView {
   state: SyncStateName;
   /** The remote's message as it gave it (or why the app cannot go on), else null. */
   error: string | null;
+  /** What kind of problem `error` is; null when there is none. */
+  errorKind: SyncErrorKind | null;
+  /** The remote's HTTP status behind `error`; null without an answer (no connection, a timeout) or without an error. */
+  errorStatus: number | null;
   /** While waiting, or held by the app's call budget: when the next call may go. */
   waitUntil: number | null;
   waitUntilIso: string | null;
@@ -150,6 +162,9 @@ export interface ConnectionView {
   sources: Record<string, SourceSyncView>;
   /** Remote calls this connection made in the last minute (the app's budget is shared by all). */
   callsLastMinute: number;
+  /** When this view was taken, on the sync's clock (µs): ages ("synced 40 s ago") and waits are measured from it. */
+  asOf: number;
+  asOfIso: string;
   /** What protects the stored token: 'owner-only file' (browser mode) or 'os keychain key' (desktop app). */
   tokenProtection: string;
 }

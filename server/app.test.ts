@@ -147,7 +147,7 @@ describe('routes', () => {
   });
 });
 
-describe('deleting a source takes its exact name or alias (issue 11)', () => {
+describe('deleting a source takes its exact name or alias', () => {
   it('a padded, re-cased or otherwise near name is a 404 and deletes nothing', async () => {
     t = await makeTestApp({ edge: [edgeRecord(NOW - 10, { id: 'a' }), edgeRecord(NOW - 20, { id: 'b' })] });
     const count = () => t!.store.summary().find((s) => s.source === 'cloudflare.logs.prod')!.count;
@@ -167,7 +167,7 @@ describe('deleting a source takes its exact name or alias (issue 11)', () => {
   });
 });
 
-describe('the renderer (issue 11)', () => {
+describe('the renderer', () => {
   it('serves its files; a missing file is a 404 (not index.html); client-side routes get the app shell', async () => {
     const dir = tempDir();
     const ui = path.join(dir, 'ui');

@@ -62,6 +62,11 @@ export function badParam(location: string, message: string, reason = 'invalid'):
   return new AppError('bad_request', message, [{ reason, location, message }]);
 }
 
+/** One 400 naming every parameter at fault. */
+export function badParams(details: ErrorDetail[]): AppError {
+  return new AppError('bad_request', details.map((d) => d.message).join('; '), details);
+}
+
 /** A 405 naming the methods the route takes, in its Allow header as RFC 9110 requires. */
 export function methodNotAllowed(method: string, allowed: readonly string[], message = `${method} is not allowed here; use ${allowed.join(', ')}`): AppError {
   return new AppError('method_not_allowed', message, [], { Allow: allowed.join(', ') });

@@ -3,7 +3,7 @@
  * Each project gets a pool of clients built once per generation; records pick a client
  * (skewed, so a few clients make most requests) and share its frozen `cf` object.
  */
-import type { JsonObject } from '../ingest/shape.ts';
+import type { JsonObject } from '../store/shape.ts';
 import type { DemoProject } from './projects.ts';
 import { deepFreeze, Weighted, type Rng } from './random.ts';
 

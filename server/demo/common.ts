@@ -1,5 +1,5 @@
 /** Pieces shared by the per-source record builders. */
-import type { JsonObject } from '../ingest/shape.ts';
+import type { JsonObject } from '../store/shape.ts';
 import { DEMO_PROJECTS, type DemoProject } from './projects.ts';
 import { Weighted, type Rng } from './random.ts';
 

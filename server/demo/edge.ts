@@ -8,7 +8,7 @@
  * once and shared, and the metadata's JSON text is assembled alongside the objects from
  * pre-serialized pieces (see PreSerializedRecord), so exporting never re-stringifies 1.7 KB a record.
  */
-import type { JsonObject } from '../ingest/shape.ts';
+import type { JsonObject } from '../store/shape.ts';
 import { makeClients, type Client } from './clients.ts';
 import { anonKey, httpDateFormatter, PreSerializedRecord, projectPicker, STATUS_CLASS, type RecordMaker } from './common.ts';
 import type { DemoFunction, DemoProject } from './projects.ts';

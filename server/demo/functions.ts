@@ -3,7 +3,7 @@
  * what invocation stats aggregate) and `deno-subhosting-events` (function_logs: boot,
  * shutdown, console output and uncaught exceptions from inside the functions).
  */
-import type { JsonObject } from '../ingest/shape.ts';
+import type { JsonObject } from '../store/shape.ts';
 import { makeClients, type Client } from './clients.ts';
 import {
   httpDateFormatter,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Json, JsonObject } from '../ingest/shape.ts';
+import type { Json, JsonObject } from '../store/shape.ts';
 import { SOURCE_NAMES, SOURCES, type SourceName } from '../sources.ts';
 import { PreSerializedRecord } from './common.ts';
 import { ageAtQuantile, DEMO_PROJECTS, generateRecords, HISTORY_DAYS, type DemoRecord } from './generate.ts';

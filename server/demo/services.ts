@@ -3,7 +3,7 @@
  * pgbouncer. Field names follow the real ingest samples; the project sits where sources.ts says
  * (top-level `project`, or `metadata.project` for realtime and storage).
  */
-import type { JsonObject } from '../ingest/shape.ts';
+import type { JsonObject } from '../store/shape.ts';
 import { makeClients, randomIp, type Client } from './clients.ts';
 import { isoSeconds, pgDuration, pgSeconds, pgTimestamp, projectPicker, type RecordMaker } from './common.ts';
 import type { DemoProject } from './projects.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toQueryShape, type Json } from '../ingest/shape.ts';
+import { toQueryShape, type Json } from '../store/shape.ts';
 import { SOURCE_NAMES, type SourceName } from '../sources.ts';
 import { generateRecords, type DemoRecord } from './generate.ts';
 import {

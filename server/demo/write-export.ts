@@ -11,7 +11,7 @@
  * millisecond. `iso-nanos` appends three made-up nanosecond digits that a reader must drop.
  */
 import { open } from 'node:fs/promises';
-import { toQueryShape } from '../ingest/shape.ts';
+import { toQueryShape } from '../store/shape.ts';
 import { sourceInfo, type SourceName } from '../sources.ts';
 import { formatIsoMicros } from '../time.ts';
 import { PreSerializedRecord, type DemoRecord } from './common.ts';

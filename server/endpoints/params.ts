@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { EndpointDefinition, ParamSpec } from '../../queries/registry.ts';
-import { AppError, badParam } from '../errors.ts';
+import { badParam, badParams, type ErrorDetail } from '../errors.ts';
 import { INSTANT_RANGE, readIsoMicros } from '../time.ts';
 import { compileRe2 } from './re2.ts';
 
@@ -25,8 +25,9 @@ export const MAX_TEXT_LENGTH = 256;
 export const MAX_PATTERN_LENGTH = 2048;
 
 /**
- * Raw input: query string or JSON body values; arrays mean the parameter was repeated. Only
- * own properties count: build it with `rawParams()`, whose objects have no prototype.
+ * Raw input: one value per parameter, from the query string or a JSON body (the HTTP edge,
+ * server/request.ts, finds the repeated ones). Only own properties count: build it with
+ * `rawParams()`, whose objects have no prototype.
  */
 export type RawParams = Record<string, unknown>;
 
@@ -41,10 +42,6 @@ function fieldSchema(spec: ParamSpec) {
       ctx.addIssue({ code: 'custom', message, params: { reason } });
       return z.NEVER;
     };
-    if (Array.isArray(raw)) {
-      if (raw.length > 1) return fail(`${spec.name} is given more than once`, 'duplicate');
-      raw = raw[0];
-    }
     if (raw !== undefined && raw !== null && typeof raw !== 'string' && typeof raw !== 'number') {
       return fail(`${spec.name} must be a string`);
     }
@@ -145,19 +142,27 @@ function schemaOf(def: EndpointDefinition) {
   return s;
 }
 
-/** Validates the declared parameters (undeclared ones are ignored); throws a 400 naming each bad one. */
-export function validateParams(def: EndpointDefinition, raw: RawParams): ValidParams {
+/**
+ * Validates the declared parameters (undeclared ones are ignored); throws a 400 naming each bad
+ * one, with the `problems` the edge found (a parameter given twice), in the declared order.
+ */
+export function validateParams(def: EndpointDefinition, raw: RawParams, problems: readonly ErrorDetail[] = []): ValidParams {
   // Own properties only: a value inherited from a prototype was never sent.
   const declared = rawParams();
   for (const p of def.params) declared[p.name] = Object.hasOwn(raw, p.name) ? raw[p.name] : undefined;
   const result = schemaOf(def).safeParse(declared);
-  if (!result.success) {
-    const details = result.error.issues.map((i) => ({
-      reason: String((i as { params?: { reason?: string } }).params?.reason ?? 'invalid'),
-      location: String(i.path[0] ?? ''),
-      message: i.message,
-    }));
-    throw new AppError('bad_request', details.map((d) => d.message).join('; '), details);
+  const found: ErrorDetail[] = result.success
+    ? []
+    : result.error.issues.map((i) => ({
+        reason: String((i as { params?: { reason?: string } }).params?.reason ?? 'invalid'),
+        location: String(i.path[0] ?? ''),
+        message: i.message,
+      }));
+  // A parameter the edge found at fault is named once, for that.
+  const details = [...problems, ...found.filter((d) => !problems.some((p) => p.location === d.location))];
+  if (details.length || !result.success) {
+    const order = (d: ErrorDetail) => def.params.findIndex((p) => p.name === d.location);
+    throw badParams(details.sort((a, b) => order(a) - order(b)));
   }
   checkTimeRanges(def, result.data);
   const bind: Record<string, BindValue> = {};

@@ -5,7 +5,7 @@
  * never go back, except when the dictionary starts again under a new epoch.
  */
 import type { LogStore } from '../store/log-store.ts';
-import type { ExplorerQuery } from './query.ts';
+import type { ExplorerQuery } from './query-types.ts';
 
 interface Memo {
   epoch: string;

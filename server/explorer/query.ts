@@ -5,7 +5,8 @@
  * Pages, histograms, facets, counts and exports all walk rows through `scanRows`.
  */
 import type { RE2JS } from 're2js';
-import { AppError, badParam, type ErrorDetail } from '../errors.ts';
+import { AppError, badParam } from '../errors.ts';
+import { readParams, type ParamValues } from '../request.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
 import { NONE, ROW_COLUMNS, type ScanColumns } from '../store/scan-columns.ts';
@@ -18,10 +19,13 @@ import { functionSlugs } from '../functions/slugs.ts';
 import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
-import { conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
+import { conditionLiterals, fieldMatcher, readFieldConditions } from './record-fields.ts';
 import { trigramBits } from '../store/block-grams.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { rowFilter, windowRange } from './row-filter.ts';
+import type { Cursor, ExplorerQuery, StatusSpec } from './query-types.ts';
+
+export type { Cursor, ExplorerQuery };
 
 export type ExplorerFieldName = 'status' | 'method' | 'path' | 'level' | 'function_id';
 export const EXPLORER_FIELDS: readonly ExplorerFieldName[] = ['status', 'method', 'path', 'level', 'function_id'];
@@ -37,41 +41,8 @@ export function splitOf(source: SourceInfo): 'status' | 'level' {
   return SOURCE_FIELDS[source.name].status ? 'status' : 'level';
 }
 
-/** A `status` filter value: one code, or a class (`5xx`). */
-type StatusSpec = { code: number } | { cls: number };
-
-interface Filter<T> {
-  include: T[];
-  exclude: T[];
-}
-
-export interface ExplorerQuery {
-  source: SourceInfo;
-  /** Project id in the catalog; null = every project; -1 = a project the store does not know (no rows). */
-  project: number | null;
-  projectRef: string | null;
-  start: number;
-  end: number;
-  q: { text: string; lower: string; re: RE2JS | null; rawSafe: boolean } | null;
-  status: Filter<StatusSpec>;
-  method: Filter<string>;
-  path: Filter<string>;
-  level: Filter<string>;
-  function: Filter<number>;
-  limit: number;
-  cursor: Cursor | null;
-  /** Conditions on fields inside the records (`field=path:value`): decided by the record itself. */
-  fields: FieldCondition[];
-}
-
 /** Whether a query is decided by reading records (a text search or field conditions), not by the columns alone. */
 export const readsRecords = (q: ExplorerQuery): boolean => q.q !== null || q.fields.length > 0;
-
-/** Where a page stopped: the last row's instant and, among rows of that instant, its row number. */
-export interface Cursor {
-  ts: number;
-  rid: number;
-}
 
 export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 100;
@@ -88,53 +59,38 @@ type Params = (name: string) => string | undefined;
 export const QUERY_PARAMS: readonly string[] = ['source', 'project', 'start', 'end', 'q', 'regex', 'field', ...EXPLORER_FIELDS];
 
 /** Parameters that may be given several times: each `field` is one condition (record-fields.ts). */
-const REPEATABLE: ReadonlySet<string> = new Set(['field']);
+const REPEATABLE: readonly string[] = ['field'];
 
 /** A route's parameters: one value each, and every value of a repeatable one. */
 export type RouteParams = Params & { all(name: string): string[] };
 
+/** The explorer's limit on a value's length: a text search's, a cursor's, any other text's. */
+function withinLimit(name: string, v: string | undefined): string | undefined {
+  if (v !== undefined && v.length > (name === 'q' ? MAX_PATTERN_LENGTH : name === 'cursor' ? 200 : MAX_TEXT_LENGTH)) {
+    throw badParam(name, `${name} is longer than the limit`);
+  }
+  return v;
+}
+
 /** Reads one parameter given at most once (a repeat is a 400, as on the endpoints). */
 export function singleParams(all: (name: string) => string[] | undefined): Params {
   return (name) => {
-    const values = all(name) ?? [];
-    if (values.length > 1) throw new AppError('bad_request', `${name} is given more than once`, [{ reason: 'duplicate', location: name, message: `${name} is given more than once` }]);
-    const v = values[0];
-    if (v !== undefined && v.length > (name === 'q' ? MAX_PATTERN_LENGTH : name === 'cursor' ? 200 : MAX_TEXT_LENGTH)) {
-      throw badParam(name, `${name} is longer than the limit`);
-    }
-    return v === '' ? undefined : v;
+    const given = Object.create(null) as ParamValues;
+    given[name] = all(name) ?? [];
+    return withinLimit(name, readParams(given, 'the explorer', { takes: [name] })(name));
   };
 }
 
 /**
- * A route's parameters, checked whole before any is read: each name it does not take is a 400
- * `unknown` (a misspelt filter such as `stauts=500` must not widen the answer silently) and each
- * name given more than once a 400 `duplicate` (never "the first one wins"), all named at once.
- * Reading a name outside `accepted` is the route's own bug, thrown as such.
+ * A route's parameters, checked whole before any is read (the HTTP edge's reader,
+ * server/request.ts): each name it does not take is a 400 `unknown` (a misspelt filter such as
+ * `stauts=500` must not widen the answer silently) and each name given more than once a 400
+ * `duplicate` (never "the first one wins"), all named at once. Reading a name outside
+ * `accepted` is the route's own bug, thrown as such.
  */
-export function routeParams(given: Record<string, string[]>, accepted: readonly string[], route: string): RouteParams {
-  const details: ErrorDetail[] = [];
-  const takes = accepted.length ? `it takes ${accepted.join(', ')}` : 'it takes none';
-  for (const [name, values] of Object.entries(given)) {
-    if (!accepted.includes(name)) details.push({ reason: 'unknown', location: name, message: `${name.slice(0, 64)} is not a parameter of ${route}; ${takes}` });
-    else if (values.length > 1 && !REPEATABLE.has(name)) details.push({ reason: 'duplicate', location: name, message: `${name} is given more than once` });
-  }
-  if (details.length) throw new AppError('bad_request', details.map((d) => d.message).join('; '), details);
-  const get = singleParams((name) => (Object.hasOwn(given, name) ? given[name] : undefined));
-  const listed = (name: string) => {
-    if (!accepted.includes(name)) throw new Error(`${route} reads ${name}, which it does not list among its parameters`);
-  };
-  const one = (name: string) => {
-    listed(name);
-    if (REPEATABLE.has(name)) throw new Error(`${route} reads the repeatable ${name} as one value`);
-    return get(name);
-  };
-  return Object.assign(one, {
-    all: (name: string) => {
-      listed(name);
-      return (Object.hasOwn(given, name) ? given[name]! : []).filter((v) => v !== '');
-    },
-  });
+export function routeParams(given: ParamValues, accepted: readonly string[], route: string): RouteParams {
+  const read = readParams(given, route, { takes: accepted, others: 'refused', repeatable: REPEATABLE });
+  return Object.assign((name: string) => withinLimit(name, read(name)), { all: read.all });
 }
 
 /** What a route reads beyond QUERY_PARAMS into the query itself. */
@@ -172,7 +128,8 @@ const isRawSafe = (text: string) => /^[\x20-\x7e]*$/.test(text) && !/["\\]/.test
 function statusSpec(v: string): StatusSpec {
   if (/^[1-5]xx$/i.test(v)) return { cls: Number(v[0]) };
   if (/^\d{3}$/.test(v)) return { code: Number(v) };
-  throw badParam('status', `status takes codes like 503 or classes like 5xx, not ${v.slice(0, 20)}`);
+  if (v.toLowerCase() === 'none') return { none: true };
+  throw badParam('status', `status takes codes like 503, classes like 5xx or none, not ${v.slice(0, 20)}`);
 }
 
 /**

@@ -9,7 +9,7 @@
  * and classes, `method` is compared upper-case, `level` case-insensitively, `path` by prefix.
  */
 import { NONE, type ColumnName, type ScanColumns, type ScanDictionaries } from '../store/scan-columns.ts';
-import type { Cursor, ExplorerQuery } from './query.ts';
+import type { Cursor, ExplorerQuery } from './query-types.ts';
 
 /** What a filter reads: a partition's row arrays, or its hour counts (which have no paths). */
 export interface FilterTarget {
@@ -99,12 +99,14 @@ export function rowFilter(q: ExplorerQuery, c: FilterTarget, paths: PathTable = 
   }
 
   if (q.status.include.length || q.status.exclude.length) {
-    const matches = (specs: typeof q.status.include, v: number) => specs.some((s) => ('code' in s ? v === s.code : v >= s.cls * 100 && v <= s.cls * 100 + 99));
+    const matches = (specs: typeof q.status.include, v: number) => specs.some((s) => ('code' in s ? v === s.code : 'cls' in s ? v >= s.cls * 100 && v <= s.cls * 100 + 99 : false));
     const pass = (v: number) => (!q.status.include.length || matches(q.status.include, v)) && !matches(q.status.exclude, v);
     // Codes 0-999 looked up; others (rare) decided when met.
     const table = new Uint8Array(1000);
     for (let v = 0; v < 1000; v++) table[v] = pass(v) ? 1 : 0;
-    const none = !q.status.include.length;
+    // A record without a status: kept by `none`, dropped by `!none`, else kept only when no value is included.
+    const isNone = (s: (typeof q.status.include)[number]) => 'none' in s;
+    const none = !q.status.exclude.some(isNone) && (!q.status.include.length || q.status.include.some(isNone));
     const col = c.status;
     add((i) => {
       const v = col[i]!;

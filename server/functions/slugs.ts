@@ -4,7 +4,7 @@
  * lazily from the newest records of each function and cached per store data version, so the
  * store's schema and import path stay as they are.
  */
-import { isObject, pick, type Json } from '../ingest/shape.ts';
+import { isObject, pick, type Json } from '../store/shape.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { sourceInfo, type SourceName } from '../sources.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 7, auth: every request to /api needs the key, in X-API-KEY only; a wrong key runs
+ * Auth: every request to /api needs the key, in X-API-KEY only; a wrong key runs
  * nothing; the comparison is constant-time over equal-length digests; the key never reaches
  * the server's output.
  */

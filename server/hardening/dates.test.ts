@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 5: dates at their edges. Years 0001–9999 are read exactly (never as 19xx);
+ * Dates at their edges. Years 0001–9999 are read exactly (never as 19xx);
  * the clock and time parameters take 1700–2199, where µs in a number are exact; imports keep
  * records dated 2000–2099 and report the rest per line; a backwards range is a 400.
  * Epoch values are written as literals computed outside this code (Python's datetime).

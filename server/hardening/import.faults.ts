@@ -1,5 +1,5 @@
 /**
- * Issue 7 (slow): a 2 GB NDJSON export, generated on the fly (never written as a file), imports
+ * Slow: a 2 GB NDJSON export, generated on the fly (never written as a file), imports
  * with bounded memory: RSS is sampled throughout and its growth stays under 600 MB.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Issue 7, hostile import input: broken, blank, BOM/CRLF and truncated lines; Latin-1 CSV;
+ * Hostile import input: broken, blank, BOM/CRLF and truncated lines; Latin-1 CSV;
  * invalid UTF-8 and NUL bytes; a 50 MB line; uploads over the limit; the same file twice; and
  * a server killed in the middle of an import.
  */
@@ -270,7 +270,7 @@ describe('an import whose client leaves (a gzip bomb)', () => {
   }, 60_000);
 });
 
-describe('the import parameters (issue 11)', () => {
+describe('the import parameters', () => {
   const runs = async (app: TestApp) => ((await (await app.request('/api/imports')).json()) as { result: ImportRun[] }).result;
   const edgeCount = (app: TestApp) => app.store.summary().find((x) => x.source === 'cloudflare.logs.prod')!.count;
 

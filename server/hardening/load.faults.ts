@@ -1,5 +1,5 @@
 /**
- * Issue 7 (slow): autocannon against the real CLI server (its own process) holding the demo
+ * Slow: autocannon against the real CLI server (its own process) holding the demo
  * data set (100k edge and 100k function edge records): 10 and 100 connections for 30 s each,
  * on cached and on uncached requests. Every request must succeed; p99 latency, request rate
  * and the server's memory are printed.

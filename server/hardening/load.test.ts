@@ -1,5 +1,5 @@
 /**
- * Issue 7, concurrency and time: requests keep succeeding during an import and a save, the
+ * Concurrency and time: requests keep succeeding during an import and a save, the
  * event loop stays responsive while an import runs, and a slow query is cut at a time limit.
  */
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * Issue 7, over real sockets to the real server: foreign Host (DNS rebinding) and Origin are
+ * Over real sockets to the real server: foreign Host (DNS rebinding) and Origin are
  * refused before routing; only loopback listens; oversized and slow header blocks are cut off
- * with the JSON envelope; what the server writes to disk is owner-only. Issue 11: slow and
+ * with the JSON envelope; what the server writes to disk is owner-only. Slow and
  * silent bodies are cut off (408) without touching busy servers or idle keep-alive connections.
  */
 import fs from 'node:fs';
@@ -193,19 +193,21 @@ describe('files on disk', () => {
     const parts = path.join(data, 'parts');
     expect(mode(parts)).toBe(0o700);
     // Only edge records were imported (3, within one partition): one folder, one database
-    // version, its columns file and one record file, exactly the ones the committed catalog names.
+    // version, its columns file, one record file and its block index, exactly the ones the
+    // committed catalog names (the derived ones once the background builder is done).
+    await s.store.columnsSettled();
     expect(fs.readdirSync(parts)).toEqual(['edge_logs']);
     expect(mode(path.join(parts, 'edge_logs'))).toBe(0o700);
     const [p, ...more] = s.store.partitions('cloudflare.logs.prod');
     expect(more).toEqual([]);
     const files = fs.readdirSync(path.join(parts, 'edge_logs')).sort();
     const db = path.basename(p!.dbFile(p!.row.version));
-    expect(files).toEqual([db, db.replace(/\.sqlite$/, '.cols'), path.basename(p!.blocks.file)].sort());
+    expect(files).toEqual([db, db.replace(/\.sqlite$/, '.cols'), path.basename(p!.blocks.file), path.basename(p!.blocks.gramsFile)].sort());
     for (const f of files) expect(mode(path.join(parts, 'edge_logs', f)), f).toBe(0o600);
   });
 });
 
-describe('request bodies (issue 11): a window of 300 ms on this server', () => {
+describe('request bodies: a window of 300 ms on this server', () => {
   let b: RealServer;
   let head: (method: string, target: string, extra?: string) => string;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 7, parameters: unknown endpoints, dotted names, bad enum values, dates and repeats,
+ * Parameters: unknown endpoints, dotted names, bad enum values, dates and repeats,
  * oversized values and bodies, wrong methods, and an internal SQL error that must not leak.
  */
 import fs from 'node:fs';
@@ -147,7 +147,7 @@ describe('parameter values', () => {
   });
 });
 
-describe('parameters are own properties only (issue 11)', () => {
+describe('parameters are own properties only', () => {
   it('a "__proto__" key in a POST body is a parameter name like any other: nothing is read through it', async () => {
     t = await makeTestApp({ fn: [fnRecord(NOW - 1000)] });
     const queries = spyOnQueries(t.store);
@@ -223,7 +223,7 @@ describe('methods and bodies', () => {
     expect(queries()).toBe(0);
   });
 
-  it('HEAD on every endpoint route is answered as GET, without a body (issue 11)', async () => {
+  it('HEAD on every endpoint route is answered as GET, without a body', async () => {
     t = await makeTestApp({ fn: [fnRecord(NOW - 1000)], edge: [edgeRecord(NOW - 1000)] });
     for (const def of ENDPOINTS) {
       const q = def.name === 'logs.all' ? `project=${P}&project_tier=FREE` : `project=${P}&interval=${def.name === 'usage.api-counts' ? 'daily' : '1hr'}`;

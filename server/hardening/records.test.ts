@@ -1,5 +1,5 @@
 /**
- * Issue 11, one record must never break the engine: records far larger than sql.js's 5 MiB
+ * One record must never break the engine: records far larger than sql.js's 5 MiB
  * stack, nesting past any call stack, and keys like `__proto__` are stored and read back (or
  * refused at import with their line), and every other record of the window still answers.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7, regular expressions: usage.api-counts runs RE2 (linear time, containment) over the
+ * Regular expressions: usage.api-counts runs RE2 (linear time, containment) over the
  * URL dictionary without holding the event loop; patterns RE2 cannot run are a 400 with the
  * engine's reason; the SQL functions survive a save.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7 (slow): `kill -9` at random points of imports and saves, 20 times over one data
+ * Slow: `kill -9` at random points of imports and saves, 20 times over one data
  * folder (records over several hours, so imports write several partitions; every other worker
  * runs with a 128 KiB memory budget, so partitions are staged mid-import). After every kill the
  * store must open; its integrity check must pass; every record whose import was acknowledged

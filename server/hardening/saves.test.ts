@@ -1,5 +1,5 @@
 /**
- * Issue 7, saving: saves never overlap; a full disk is a clear error that loses nothing
+ * Saving: saves never overlap; a full disk is a clear error that loses nothing
  * acknowledged and leaves the server working (a later save succeeds once space is back); a
  * failed import's rollback never leaves a store that cannot be opened.
  */
@@ -226,7 +226,7 @@ describe('saves', () => {
   });
 });
 
-describe('a full disk means nothing changed (issue 11)', () => {
+describe('a full disk means nothing changed', () => {
   const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC' });
   /** Every open of the catalog's temp file fails, as on a full disk, until restored. */
   const catalogCannotBeWritten = () => {

@@ -1,5 +1,5 @@
 /**
- * The ClickHouse-era export shape (issue 23, section 1) through real imports: one record set
+ * The ClickHouse-era export shape through real imports: one record set
  * written as BigQuery-era per-source NDJSON files and as rows of ClickHouse's `logs` table (NDJSON,
  * JSON array, `{"result": [...]}`, CSV with the map as JSON text, CSV with one column per dotted
  * key; sources mixed in one file), imported into separate stores: every endpoint and explorer

@@ -29,7 +29,7 @@
 import { SOURCE_FIELDS } from '../store/hot-columns.ts';
 import { findSource, type SourceInfo, type SourceName } from '../sources.ts';
 import { formatIsoMicros, inRange, parseIsoInstant, RECORD_RANGE } from '../time.ts';
-import { isObject, pick, setOwn, toIngestShape, type Json, type JsonObject } from './shape.ts';
+import { isObject, pick, setOwn, toIngestShape, type Json, type JsonObject } from '../store/shape.ts';
 
 /** The `source` values of ClickHouse's `logs` table, with the app source each one is stored as. */
 export const CLICKHOUSE_SOURCES: Readonly<Record<string, SourceName>> = {

@@ -14,10 +14,11 @@ import { ImportWriter, type LogStore } from '../store/log-store.ts';
 import { findSource, sourceFromFileName, sourceInfo, SOURCE_NAMES, type SourceInfo, type SourceName } from '../sources.ts';
 import { ContentTooLarge, FormatError, type ExportFormat, type Recoded } from './formats.ts';
 import { ImportCancelled, openParser, ParserFailure, type ImportInput, type ParserMode } from './parse-host.ts';
-import { unpackBatch } from './parse-protocol.ts';
+import { unpackBatch, type ImportErrorEntry } from './parse-protocol.ts';
 
 export { MAX_LISTED_ERRORS } from './parse-job.ts';
 export { ImportCancelled };
+export type { ImportErrorEntry };
 
 export interface ImportOptions {
   /**
@@ -49,18 +50,6 @@ export interface ImportOptions {
 export interface ImportProgress {
   bytes: number;
   records: number;
-}
-
-export interface ImportErrorEntry {
-  /** 1-based line of NDJSON/CSV input (of the decompressed content, for a gzip file). */
-  line?: number;
-  /** 0-based element of a JSON array or a `result` array. */
-  index?: number;
-  /**
-   * Without a line or an index, it is about the file as a whole. A damaged gzip archive is
-   * reported at the line where its good content ends (NDJSON, CSV), else as a whole.
-   */
-  reason: string;
 }
 
 /** One source's share of an import's counts. */

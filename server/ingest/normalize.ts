@@ -3,11 +3,11 @@
  * project resolved per the source's rule, id kept or derived from content, hot fields picked.
  */
 import { createHash } from 'node:crypto';
-import { FAMILY, HOT_COLUMNS, SOURCE_FIELDS } from '../store/hot-columns.ts';
-import type { StoredRecord } from '../store/log-store.ts';
+import { FAMILY, HOT_COLUMNS } from '../store/hot-columns.ts';
+import { numberOrNull, pathOfUrl, readSourceField, stringOrNull, type ExplorerField, type StoredRecord } from '../store/record.ts';
 import { findSource, type SourceInfo } from '../sources.ts';
 import { inRange, parseRecordTimestamp, RECORD_RANGE } from '../time.ts';
-import { isObject, nestsDeeperThan, pick, setOwn, toQueryShape, type Json, type JsonObject } from './shape.ts';
+import { isObject, nestsDeeperThan, pick, setOwn, toQueryShape, type Json, type JsonObject } from '../store/shape.ts';
 
 export type Normalized = { record: StoredRecord } | { error: string };
 
@@ -56,27 +56,6 @@ export function familiesOf(path: string): number {
   if (path.includes('/auth')) f |= FAMILY.auth;
   if (path.includes('/realtime')) f |= FAMILY.realtime;
   return f;
-}
-
-function numberOrNull(v: Json | undefined): number | null {
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-  return null;
-}
-
-function stringOrNull(v: Json | undefined): string | null {
-  if (typeof v === 'string' && v !== '') return v;
-  if (typeof v === 'number') return String(v);
-  return null;
-}
-
-/** A URL's path (the text before `?` or `#` when it does not parse as a URL). */
-export function pathOfUrl(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url.replace(/[?#].*$/, '');
-  }
 }
 
 /** Supabase's hosts for a project: `<ref>.supabase.co` and `<ref>.functions.supabase.co` (refs are 20 lowercase letters or digits). */
@@ -239,42 +218,6 @@ export function normalizeRecord(
     if (typeof v === 'string' && v.includes('\u0000')) return { error: `${field} contains a NUL character` };
   }
   return { record };
-}
-
-export type ExplorerField = 'status' | 'method' | 'path' | 'level';
-
-/**
- * One explorer field of a record, read where its source keeps it (SOURCE_FIELDS): status as a
- * number, method upper-case, a path from a URL's path, level as written; null when absent.
- */
-export function readSourceField(metadata: Json | undefined, source: SourceInfo, field: ExplorerField): number | string | null {
-  const rule = SOURCE_FIELDS[source.name][field];
-  if (!rule) return null;
-  const v = 'at' in rule ? pick(metadata, rule.at) : pick(metadata, rule.urlAt);
-  if (field === 'status') return numberOrNull(v);
-  const text = stringOrNull(v ?? null);
-  if (text === null) return null;
-  if (field === 'method') return text.toUpperCase();
-  return 'urlAt' in rule ? pathOfUrl(text) : text;
-}
-
-/** The explorer fields of a stored record's text (records stored before they were kept, converted ones). */
-export function sourceFieldsOfStored(storedText: string, source: SourceInfo): Record<ExplorerField, number | string | null> {
-  const rec = JSON.parse(storedText) as JsonObject;
-  let metadata = rec.metadata;
-  if (typeof metadata === 'string') {
-    try {
-      metadata = JSON.parse(metadata) as Json;
-    } catch {
-      metadata = undefined;
-    }
-  }
-  return {
-    status: readSourceField(metadata, source, 'status'),
-    method: readSourceField(metadata, source, 'method'),
-    path: readSourceField(metadata, source, 'path'),
-    level: readSourceField(metadata, source, 'level'),
-  };
 }
 
 /**

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
 import { sourceInfo, type SourceInfo, type SourceName } from '../sources.ts';
-import type { StoredRecord } from '../store/log-store.ts';
+import type { StoredRecord } from '../store/record.ts';
 import { ContentTooLarge, FormatError, openRecordStream, type RawItem, type RecordStream } from './formats.ts';
 import { normalizeRecord } from './normalize.ts';
 import { packBatch, type FromParser, type ParseJob, type Rejects, type ToParser } from './parse-protocol.ts';

@@ -1,6 +1,6 @@
 /**
- * Which project an imported record belongs to when the export does not say (issue 13, defect
- * 5): Supabase Studio's CSV download has no `project` column, but every edge record's host is
+ * Which project an imported record belongs to when the export does not say: Supabase Studio's
+ * CSV download has no `project` column, but every edge record's host is
  * `<ref>.supabase.co`. The ref is taken from the host; a project option fills only records
  * whose host names no project, and is never given to a record whose host names another one.
  * Expected counts and refs are written out by hand.
@@ -54,7 +54,7 @@ function studioCsv(hosts: readonly string[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** 36 rows of project A, then 14 of project B: the export of issue 13. */
+/** 36 rows of project A, then 14 of project B: a Studio CSV download of two projects. */
 const MIXED = [...Array.from({ length: 36 }, () => `${A}.supabase.co`), ...Array.from({ length: 14 }, () => `${B}.supabase.co`)];
 
 const projectsOf = (store: LogStore) => {

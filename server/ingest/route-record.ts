@@ -8,7 +8,7 @@
 import type { SourceInfo } from '../sources.ts';
 import { fromClickHouseRow, isClickHouseRow, sourceOfClickHouse } from './clickhouse-shape.ts';
 import { sourceFromShape } from './normalize.ts';
-import { isObject, setOwn, type JsonObject } from './shape.ts';
+import { isObject, setOwn, type JsonObject } from '../store/shape.ts';
 
 /** The columns of a `logs` row; in a CSV without a `log_attributes` column, every other column is one attribute. */
 const ROW_COLUMNS = new Set(['id', 'timestamp', 'event_message', 'severity_text', 'source', 'log_attributes']);

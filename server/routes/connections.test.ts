@@ -130,8 +130,11 @@ describe('/api/connections', () => {
       follow: true,
       paused: false,
       startIso: '2026-06-22T10:00:00.000000Z',
+      // When the view was taken, on the sync's clock: what a client measures ages and waits from.
+      asOf: NOW,
+      asOfIso: '2026-06-22T12:00:30.000000Z',
       tokenProtection: 'owner-only file',
-      sources: { 'cloudflare.logs.prod': { records: 0, through: null, state: 'backfilling', error: null } },
+      sources: { 'cloudflare.logs.prod': { records: 0, through: null, state: 'backfilling', error: null, errorKind: null, errorStatus: null } },
     });
     await runUntil(t.sync, t.clock, t.timers, () => allIn(t.sync, 'following'));
     const list = await t.request('/api/connections');

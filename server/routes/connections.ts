@@ -1,5 +1,5 @@
 /**
- * Connections to remote projects and their syncs (issue 23; server/sync/):
+ * Connections to remote projects and their syncs (server/sync/):
  *
  * - `GET /api/connections` every connection with each source's sync state; `GET /api/connections/:id` one.
  * - `POST /api/connections {"kind", "ref", "url", "token", "dialect", "sources", "start", "follow"}` adds
@@ -12,21 +12,14 @@
  * Every rejection names its parameter, in the app's error envelope. No answer carries a token:
  * only its last four characters.
  */
-import type { Context, Hono } from 'hono';
-import { readSmallBody } from '../app.ts';
+import { Hono, type Context } from 'hono';
 import { AppError, badParam } from '../errors.ts';
 import { json } from '../http.ts';
+import { queryParams, readJsonBody, readParams } from '../request.ts';
 import { InputProblems, readConnectionInput, readConnectionPatch } from '../sync/connections.ts';
 import type { SyncManager } from '../sync/manager.ts';
 
-async function readJson(c: Context, windowMs: number, example: string): Promise<unknown> {
-  const text = await readSmallBody(c, windowMs);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw badParam('body', `the request body must be a JSON object like ${example}`);
-  }
-}
+const readJson = (c: Context, windowMs: number, example: string) => readJsonBody(c, windowMs, `a JSON object like ${example}`);
 
 /** Runs a body check; its problems become one 400 naming each parameter. */
 function checked<T>(fn: () => T): T {
@@ -40,7 +33,8 @@ function checked<T>(fn: () => T): T {
 
 const CREATE_EXAMPLE = '{"kind": "supabase", "ref": "abcdefghijklmnopqrst", "token": "sbp_...", "sources": ["edge_logs"]}';
 
-export function registerConnectionRoutes(app: Hono, sync: SyncManager, windowMs: number): void {
+export function connectionRoutes(sync: SyncManager, windowMs: number): Hono {
+  const app = new Hono();
   const clock = sync.clock;
   app.get('/api/connections', (c) => json(c, { result: sync.list() }));
 
@@ -76,12 +70,12 @@ export function registerConnectionRoutes(app: Hono, sync: SyncManager, windowMs:
   app.delete('/api/connections/:id', async (c) => {
     const id = c.req.param('id');
     sync.view(id);
-    const all = c.req.queries('data') ?? [];
-    if (all.length > 1) throw badParam('data', 'data is given more than once', 'duplicate');
-    const data = all[0];
+    const data = readParams(queryParams(c), c.req.path, { takes: ['data'] })('data');
     if (data !== 'keep' && data !== 'delete') {
       throw badParam('data', data === undefined || data === '' ? 'data is required: keep (the synced records stay) or delete (they are deleted)' : 'data must be keep or delete', data ? 'invalid' : 'required');
     }
     return json(c, { result: await sync.remove(id, data) });
   });
+
+  return app;
 }

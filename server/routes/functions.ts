@@ -4,28 +4,29 @@
  * the interval (server/functions/stats.ts); `GET /api/functions/total` gives the same figures
  * for all of the project's functions together (the Functions page's headline).
  */
-import type { Context, Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { findEndpoint } from '../../queries/registry.ts';
-import type { AppDeps } from '../app.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../endpoints/run.ts';
-import { AppError, methodNotAllowed, type ErrorDetail } from '../errors.ts';
+import { AppError, badParams, type ErrorDetail } from '../errors.ts';
 import { functionStats, windowOf, type FunctionStats } from '../functions/stats.ts';
 import type { FunctionListAnswer, FunctionTotal } from '../functions/types.ts';
 import { QueryTimeout, withDeadline } from '../store/db.ts';
 import { json } from '../http.ts';
+import { queryParams, readParams } from '../request.ts';
+import type { AppDeps } from './context.ts';
 
 /** The intervals functions.invocation-stats declares; here an unknown one is a 400, not 1day. */
 const INTERVALS: readonly string[] = findEndpoint('functions.invocation-stats')?.params.find((p) => p.name === 'interval')?.allowed ?? [];
 
 /** project and interval, each given once; every problem is named in one 400. */
-function readParams(c: Context): { project: string; interval: string } {
+function functionParams(c: Context): { project: string; interval: string } {
   const problems: ErrorDetail[] = [];
+  const get = readParams(queryParams(c), c.req.path, { takes: ['project', 'interval'] }, problems);
   const one = (name: string): string => {
-    const all = c.req.queries(name) ?? [];
-    if (all.length > 1) problems.push({ reason: 'duplicate', location: name, message: `${name} is given more than once` });
-    else if (!all[0]) problems.push({ reason: 'required', location: name, message: `${name} is required` });
-    return all[0] ?? '';
+    const v = get(name) ?? '';
+    if (!v && !problems.some((p) => p.location === name)) problems.push({ reason: 'required', location: name, message: `${name} is required` });
+    return v;
   };
   const project = one('project');
   const interval = one('interval');
@@ -33,13 +34,14 @@ function readParams(c: Context): { project: string; interval: string } {
   if (interval && !problems.some((p) => p.location === 'interval') && !INTERVALS.includes(interval)) {
     problems.push({ reason: 'invalid', location: 'interval', message: `interval must be one of ${INTERVALS.join(', ')}` });
   }
-  if (problems.length) throw new AppError('bad_request', problems.map((p) => p.message).join('; '), problems);
+  if (problems.length) throw badParams(problems);
   return { project, interval };
 }
 
-export function registerFunctionRoutes(app: Hono, deps: AppDeps): void {
+export function functionRoutes(deps: AppDeps): Hono {
+  const app = new Hono();
   const compute = (c: Context): { stats: FunctionStats; interval: string; now: number } => {
-    const { project, interval } = readParams(c);
+    const { project, interval } = functionParams(c);
     const now = deps.clock.now();
     const timeoutMs = deps.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     try {
@@ -65,10 +67,5 @@ export function registerFunctionRoutes(app: Hono, deps: AppDeps): void {
     return json(c, { result });
   });
 
-  // Other methods: a 405 naming the ones these routes take (HEAD comes with GET).
-  for (const route of ['/api/functions', '/api/functions/total']) {
-    app.all(route, (c) => {
-      throw methodNotAllowed(c.req.method, ['GET', 'HEAD']);
-    });
-  }
+  return app;
 }

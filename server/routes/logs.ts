@@ -4,8 +4,7 @@
  * matches; and each source's fields, so the renderer never keeps its own copy.
  */
 import path from 'node:path';
-import type { Context, Hono } from 'hono';
-import type { AppDeps } from '../app.ts';
+import { Hono, type Context } from 'hono';
 import { countMatches, DEFAULT_BUCKETS, facets, histogram } from '../explorer/aggregate.ts';
 import type { SearchProgress } from '../explorer/search-summary.ts';
 import { discoverFields } from '../explorer/record-fields.ts';
@@ -31,6 +30,7 @@ import { SOURCES } from '../sources.ts';
 import { formatIsoMicros } from '../time.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../endpoints/run.ts';
 import { csvCell, json } from '../http.ts';
+import type { AppDeps } from './context.ts';
 
 /** Records the field list is discovered from: the newest of the query. */
 const FIELD_SAMPLE = 2000;
@@ -81,7 +81,8 @@ function scannedOf(p: SearchProgress | undefined): { scanned?: { through: number
   return p ? { scanned: { through: p.through, throughIso: formatIsoMicros(p.through), complete: p.complete } } : {};
 }
 
-export function registerLogRoutes(app: Hono, deps: AppDeps): void {
+export function logRoutes(deps: AppDeps): Hono {
+  const app = new Hono();
   const timeoutMs = deps.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   /** The route's parameters, checked whole (unknown or repeated ones are a 400), and its query. */
   const read = (c: Context, own: readonly string[]): { q: ExplorerQuery; get: (name: string) => string | undefined } => {
@@ -258,6 +259,8 @@ export function registerLogRoutes(app: Hono, deps: AppDeps): void {
       'Transfer-Encoding': 'chunked',
     });
   });
+
+  return app;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Saved views and recent searches (issue 12), kept by the server in the data folder
+ * Saved views and recent searches, kept by the server in the data folder
  * (server/store/view-store.ts) so they survive a restart and a new port:
  *
  * - `GET /api/views` newest first; `POST /api/views {"name", "page", "state"}` saves one (201);
@@ -13,10 +13,9 @@
  * parameter. A change the disk refuses is a 507 and changes nothing.
  */
 import { randomUUID } from 'node:crypto';
-import type { Context, Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { DEFAULT_BODY_TIMEOUT_MS, readSmallBody, type AppDeps } from '../app.ts';
-import { AppError, badParam, type ErrorDetail } from '../errors.ts';
+import { AppError, type ErrorDetail } from '../errors.ts';
 import { isDiskFull } from '../store/log-store.ts';
 import {
   MAX_RECENT_SEARCHES,
@@ -32,28 +31,14 @@ import {
   type ViewsData,
 } from '../store/view-store.ts';
 import { json } from '../http.ts';
+import { readJsonBody } from '../request.ts';
+import type { AppDeps, AppShared } from './context.ts';
 
 const DISK_FULL_MESSAGE = 'the disk is full: the saved views and searches were not changed; free some space and try again';
 
 const newViewBody = z.strictObject({ name: viewNameSchema, page: viewPageSchema, state: viewStateSchema });
 const renameBody = z.strictObject({ name: viewNameSchema });
 const searchBody = z.strictObject({ page: viewPageSchema, state: viewStateSchema, label: searchLabelSchema.optional() });
-
-/** The body as a JSON object with its own keys only (no prototype: `__proto__` is just a key, and refused as unknown). */
-async function readBody(c: Context, windowMs: number, example: string): Promise<Record<string, unknown>> {
-  const help = `the request body must be a JSON object like ${example}`;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readSmallBody(c, windowMs));
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw badParam('body', help);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badParam('body', help);
-  const own = Object.create(null) as Record<string, unknown>;
-  for (const [k, v] of Object.entries(parsed)) own[k] = v;
-  return own;
-}
 
 /** Validates with `schema`; a 400 naming each parameter at fault (an unknown key names itself). */
 function validate<T>(schema: z.ZodType<T>, body: Record<string, unknown>, takes: string): T {
@@ -85,9 +70,13 @@ function nameTaken(name: string): AppError {
   return new AppError('conflict', message, [{ reason: 'duplicate', location: 'name', message }]);
 }
 
-export function registerViewRoutes(app: Hono, deps: AppDeps): void {
+/** The body as a JSON object of its own keys (`__proto__` is just a key, and refused as unknown). */
+const readBody = (c: Context, windowMs: number, example: string) => readJsonBody(c, windowMs, `a JSON object like ${example}`);
+
+export function viewRoutes(deps: AppDeps, shared: AppShared): Hono {
+  const app = new Hono();
   const store = ViewStore.open(deps.store.dataDir);
-  const windowMs = deps.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const windowMs = shared.bodyWindowMs;
 
   /** A change to the file; a full disk is a 507 here (with this store's own message). */
   const change = async <T>(fn: (current: ViewsData) => { next: ViewsData; result: T }): Promise<T> => {
@@ -158,4 +147,6 @@ export function registerViewRoutes(app: Hono, deps: AppDeps): void {
     const cleared = await change((cur) => ({ next: { ...cur, searches: [] }, result: cur.searches.length }));
     return json(c, { result: { cleared } });
   });
+
+  return app;
 }

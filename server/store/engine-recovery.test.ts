@@ -1,5 +1,5 @@
 /**
- * Issue 11: one failed query must never leave the engine broken. A trapped WebAssembly
+ * One failed query must never leave the engine broken. A trapped WebAssembly
  * instance (here: a function result overflowing sql.js's 5 MiB stack, with the guard against
  * it lifted) is detected, and the store reopens from its last commit on a fresh instance.
  */

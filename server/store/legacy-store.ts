@@ -7,11 +7,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SOURCES } from '../sources.ts';
-import { openDbSync } from './db.ts';
-import { sourceFieldsOfStored } from '../ingest/normalize.ts';
+import { SOURCES, type SourceInfo } from '../sources.ts';
+import { openDbSync, type Db } from './db.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
-import type { LogStore, StoredRecord } from './log-store.ts';
+import { sourceFieldsOfStored, type StoredRecord } from './record.ts';
 
 export const LEGACY_STORE_FILE = 'store.sqlite';
 /** Set in the catalog by the conversion's commit: the old files may go. */
@@ -19,7 +18,13 @@ export const CONVERTED_KEY = 'converted_from_single_file_store';
 const LEGACY_RECORDS_DIR = 'records';
 const CHUNK = 5000;
 
-export async function convertLegacyStore(store: LogStore, dataDir: string): Promise<void> {
+/** What the conversion needs of the store that opens the folder (log-store.ts's LogStore, which calls it). */
+export interface ConversionTarget {
+  readonly catalog: Db;
+  bulkLoad(work: (insert: (info: SourceInfo, records: StoredRecord[]) => unknown) => Promise<void>): Promise<void>;
+}
+
+export async function convertLegacyStore(store: ConversionTarget, dataDir: string): Promise<void> {
   const file = path.join(dataDir, LEGACY_STORE_FILE);
   const old = openDbSync(new Uint8Array(fs.readFileSync(file)));
   const version = old.query<{ user_version: number }>('PRAGMA user_version')[0]?.user_version ?? 0;

@@ -1,9 +1,10 @@
 /**
- * The log store: a small catalog that is always loaded, and per source one partition per hour
- * (a sql.js database file plus a file of compressed record blocks), loaded on demand under a
- * memory budget. Imports append to the partitions their records fall in; a save writes only
- * the partitions that changed, then the catalog, whose atomic rename commits. The layout and
- * the commit protocol are described in docs/ARCHITECTURE.md.
+ * The log store: a small catalog that is always loaded, and per source one partition per UTC
+ * day, or per hour once the day holds more than SPLIT_ROWS records (a sql.js database file plus
+ * a file of compressed record blocks), loaded on demand under a memory budget. Imports append
+ * to the partitions their records fall in; a save writes only the partitions that changed, then
+ * the catalog, whose atomic rename commits. The layout and the commit protocol are described in
+ * docs/ARCHITECTURE.md.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,25 +26,9 @@ import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.t
 import { makeOwnerOnly } from './data-dir.ts';
 import { writeSynced, syncDir, syncFile } from './durable.ts';
 import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileUsable, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
-import { pathOfUrl } from '../ingest/normalize.ts';
+import { pathOfUrl, type StoredRecord } from './record.ts';
 
-/** One record ready to store: hot fields extracted, the full record serialized. */
-export interface StoredRecord {
-  id: string;
-  ts: number;
-  project: string;
-  /** The full record as one JSON text (no newline), as it came: NDJSON bytes or serialized. */
-  raw: Buffer | string;
-  url?: string;
-  families?: number;
-  status?: number | null;
-  functionId?: string | null;
-  exec?: number | null;
-  /** The explorer's fields, where the source has them (SOURCE_FIELDS). */
-  method?: string | null;
-  path?: string | null;
-  level?: string | null;
-}
+export type { StoredRecord };
 
 /** One stored row as `dump` returns it. */
 export interface StoredRow {

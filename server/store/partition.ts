@@ -12,7 +12,7 @@ import type { SourceInfo } from '../sources.ts';
 import { MICROS } from '../time.ts';
 import { EngineTrapped, openDbSync, type Db } from './db.ts';
 import { partFileName, StoreFileDamaged } from './damage.ts';
-import { sourceFieldsOfStored, type ExplorerField } from '../ingest/normalize.ts';
+import { sourceFieldsOfStored, type ExplorerField } from './record.ts';
 import { HOT_COLUMNS, HOT_LAYOUT } from './hot-columns.ts';
 import type { PartitionRow } from './catalog.ts';
 import { RecordBlocks } from './record-blocks.ts';

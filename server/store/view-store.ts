@@ -1,5 +1,5 @@
 /**
- * Saved views and recent searches (issue 12): one small JSON file in the data folder,
+ * Saved views and recent searches: one small JSON file in the data folder,
  * `views.json`, read at start and rewritten whole at each change, atomically (temp file, fsync,
  * rename, folder fsync), as the catalog is (docs/ARCHITECTURE.md, "Commit protocol").
  */

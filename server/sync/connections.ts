@@ -1,5 +1,5 @@
 /**
- * Connections (README, "Syncing a project"): what each remote project is, checked once at the
+ * Connections (README, "Sync a live project"): what each remote project is, checked once at the
  * edge, and kept in the data folder's `connections.json` (owner-only, written whole and
  * atomically: temp file, fsync, rename, folder fsync). Tokens are kept sealed by a TokenVault
  * (vault.ts). Where each source's sync stands is not here: its cursor is committed with the

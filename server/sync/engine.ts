@@ -1,5 +1,5 @@
 /**
- * The sync of one source of one connection (README, "Syncing a project"): a loop that plans a
+ * The sync of one source of one connection (README, "Sync a live project"): a loop that plans a
  * page (pages.ts), takes a call from the app's budget, asks the remote (remote.ts), and commits
  * the page's records together with the cursor that covers them, in one commit of the store
  * (`withWriter`: the same path as a file import, so dedupe, partitions and rollups are the
@@ -16,7 +16,7 @@
  */
 import { fromClickHouseRow, clickHouseSourceOf } from '../ingest/clickhouse-shape.ts';
 import { normalizeRecord } from '../ingest/normalize.ts';
-import { isObject, setOwn, type JsonObject } from '../ingest/shape.ts';
+import { isObject, setOwn, type JsonObject } from '../store/shape.ts';
 import type { SourceSyncView } from '../api-types.ts';
 import type { SourceInfo } from '../sources.ts';
 import { metaValue } from '../store/catalog.ts';
@@ -44,8 +44,8 @@ import type { RateBudget } from './rate-budget.ts';
 import { logflareQuery, managementQuery, RemoteError, type Dialect } from './remote.ts';
 import type { Timers } from './timers.ts';
 
-export type { SyncStateName, WaitReason } from '../api-types.ts';
-import type { SyncStateName, WaitReason } from '../api-types.ts';
+export type { SyncErrorKind, SyncStateName, WaitReason } from '../api-types.ts';
+import type { SyncErrorKind, SyncStateName, WaitReason } from '../api-types.ts';
 
 /** First back-off after a 5xx or a network failure, doubled each time up to MAX_BACKOFF_MS. */
 export const FIRST_BACKOFF_MS = 5_000;
@@ -101,6 +101,8 @@ export class ConnectionRuntime {
   tokenProblem: string | null;
   /** A 401/403: the remote's message; every source of the connection waits for a resume or a new token. */
   authFailure: string | null = null;
+  /** The status of that refusal (401 or 403). */
+  authStatus: number | null = null;
   /** A 429: no call until then (µs). */
   blockedUntil = 0;
   blockedMessage: string | null = null;
@@ -133,6 +135,9 @@ type Pass = { pos: Cursor; window: LogflareWindow | null };
 interface Hold {
   state: SyncStateName;
   error: string | null;
+  /** What kind of problem `error` is, and the remote's status behind it. */
+  kind?: SyncErrorKind | null;
+  status?: number | null;
   /** Sleep until then (µs); none: until poked. */
   until?: number;
   reason?: WaitReason;
@@ -181,6 +186,8 @@ export function convertRows(rows: readonly unknown[], source: SourceInfo, projec
 export class SourceWorker {
   state: SyncStateName = 'backfilling';
   error: string | null = null;
+  errorKind: SyncErrorKind | null = null;
+  errorStatus: number | null = null;
   waitUntil: number | null = null;
   waitReason: WaitReason | null = null;
   /** When the last page was committed (µs): "synced 40 s ago". */
@@ -190,11 +197,14 @@ export class SourceWorker {
   private phase: 'backfilling' | 'following' = 'backfilling';
   private pass: Pass | null = null;
   private nextPollAt = 0;
-  /** The remote refused this source's requests. */
+  /** The remote refused this source's requests (with its status, when it answered). */
   private failure: string | null = null;
+  private failureStatus: number | null = null;
   private backoffs = 0;
   private backoffUntil = 0;
   private transient: string | null = null;
+  private transientKind: 'remote' | 'store' = 'remote';
+  private transientStatus: number | null = null;
   /** `detect`: dialects that were refused, with the remote's message. */
   private refusedDialects = new Map<Dialect, string>();
   private span = LOGFLARE_FIRST_WINDOW_US;
@@ -255,6 +265,7 @@ export class SourceWorker {
   /** Forgets failures and back-offs: the next step tries again at once. */
   retry(): void {
     this.failure = null;
+    this.failureStatus = null;
     this.backoffs = 0;
     this.backoffUntil = 0;
     this.transient = null;
@@ -285,12 +296,14 @@ export class SourceWorker {
   private hold(now: number): Hold | null {
     const rt = this.rt;
     if (rt.conn.paused) return { state: 'paused', error: null };
-    if (rt.tokenProblem) return { state: 'failed', error: rt.tokenProblem };
-    if (rt.authFailure) return { state: 'failed', error: rt.authFailure };
-    if (this.failure) return { state: 'failed', error: this.failure };
-    if (rt.blockedUntil > now) return { state: 'waiting', error: rt.blockedMessage, until: rt.blockedUntil, reason: 'rate_limited' };
-    if (this.backoffUntil > now) return { state: 'waiting', error: this.transient, until: this.backoffUntil, reason: 'backoff' };
-    if (rt.conn.kind === 'supabase' && rt.conn.dialect === 'detect' && !rt.conn.detected && rt.detector && rt.detector !== this) return { state: this.state, error: this.error };
+    if (rt.tokenProblem) return { state: 'failed', error: rt.tokenProblem, kind: 'token', status: null };
+    if (rt.authFailure) return { state: 'failed', error: rt.authFailure, kind: 'auth', status: rt.authStatus };
+    if (this.failure) return { state: 'failed', error: this.failure, kind: 'refused', status: this.failureStatus };
+    if (rt.blockedUntil > now) return { state: 'waiting', error: rt.blockedMessage, kind: 'rate_limited', status: 429, until: rt.blockedUntil, reason: 'rate_limited' };
+    if (this.backoffUntil > now) return { state: 'waiting', error: this.transient, kind: this.transientKind, status: this.transientStatus, until: this.backoffUntil, reason: 'backoff' };
+    if (rt.conn.kind === 'supabase' && rt.conn.dialect === 'detect' && !rt.conn.detected && rt.detector && rt.detector !== this) {
+      return { state: this.state, error: this.error, kind: this.errorKind, status: this.errorStatus };
+    }
     if (!this.pass && this.phase === 'following') {
       // Caught up: following polls; with following off the source rests until it is turned on.
       if (!rt.conn.follow) return { state: 'paused', error: null };
@@ -306,6 +319,8 @@ export class SourceWorker {
       if (hold) {
         this.state = hold.state;
         this.error = hold.error;
+        this.errorKind = hold.error === null ? null : (hold.kind ?? null);
+        this.errorStatus = hold.error === null ? null : (hold.status ?? null);
         this.waitReason = hold.reason ?? null;
         this.waitUntil = hold.reason ? (hold.until ?? null) : null;
         await this.sleep(hold.until === undefined ? null : Math.ceil((hold.until - now) / 1000));
@@ -331,6 +346,8 @@ export class SourceWorker {
         this.waitReason = null;
         this.waitUntil = null;
         this.error = null;
+        this.errorKind = null;
+        this.errorStatus = null;
         this.state = this.phase;
       } catch (err) {
         if (this.stopped) break;
@@ -441,6 +458,7 @@ export class SourceWorker {
       const f = err.failure;
       if (f.kind === 'auth') {
         rt.authFailure = f.message;
+        rt.authStatus = f.status;
         rt.poke();
         return;
       }
@@ -452,29 +470,33 @@ export class SourceWorker {
       }
       if (f.kind === 'refused') {
         this.failure = f.message;
+        this.failureStatus = f.status;
         this.releaseDetection();
         return;
       }
-      this.backoff(now, f.message);
+      this.backoff(now, f.message, 'remote', f.status);
       return;
     }
     if (err instanceof SourceRefused) {
       this.failure = err.message;
+      this.failureStatus = null;
       this.releaseDetection();
       return;
     }
     // The store refused the commit (a full disk, say): nothing was kept; try again later.
     const message = `could not store the page: ${(err as Error)?.message ?? String(err)}`;
     console.error(`sync ${rt.conn.id} ${this.source.alias}: ${message}`);
-    this.backoff(now, message);
+    this.backoff(now, message, 'store', null);
   }
 
-  private backoff(now: number, message: string): void {
+  private backoff(now: number, message: string, kind: 'remote' | 'store', status: number | null): void {
     this.backoffs++;
     const ms = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.min(this.backoffs - 1, 20));
     this.backoffUntil = now + ms * 1000;
     // The message as the remote gave it; when the next try comes is in waitUntil.
     this.transient = message;
+    this.transientKind = kind;
+    this.transientStatus = status;
   }
 
   /** The answer's view of this source. */
@@ -487,6 +509,8 @@ export class SourceWorker {
       throughIso: through === null ? null : formatIsoMicros(through),
       state: this.state,
       error: this.error,
+      errorKind: this.errorKind,
+      errorStatus: this.errorStatus,
       waitUntil: this.waitUntil,
       waitUntilIso: this.waitUntil === null ? null : formatIsoMicros(this.waitUntil),
       waitReason: this.waitReason,

@@ -1,5 +1,5 @@
 /**
- * The connections of one data folder and their syncs (README, "Syncing a project"): one
+ * The connections of one data folder and their syncs (README, "Sync a live project"): one
  * SourceWorker per (connection, source), one call budget for the whole app, the connections
  * file, and the operations the `/api/connections` routes expose.
  */
@@ -136,6 +136,7 @@ export class SyncManager {
 
   private viewOf(rt: ConnectionRuntime): ConnectionView {
     const c = rt.conn;
+    const asOf = this.ctx.clock.now();
     const sources: ConnectionView['sources'] = {};
     for (const name of c.sources) {
       const w = rt.workers.get(name) ?? new SourceWorker(this.ctx, rt, sourceInfo(name));
@@ -155,6 +156,8 @@ export class SyncManager {
       startIso: formatIsoMicros(c.start),
       sources,
       callsLastMinute: this.budget.callsLastMinute(c.id),
+      asOf,
+      asOfIso: formatIsoMicros(asOf),
       tokenProtection: this.vault.protection,
     };
   }
@@ -213,6 +216,7 @@ export class SyncManager {
     // A resume or a new token tries again at once: failures, back-offs and the 429 pause are forgotten.
     if (patch.paused === false || patch.token !== undefined) {
       rt.authFailure = null;
+      rt.authStatus = null;
       rt.blockedUntil = 0;
       for (const w of rt.workers.values()) w.retry();
     }

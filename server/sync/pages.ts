@@ -1,5 +1,5 @@
 /**
- * How a sync walks a remote source, as pure functions (README, "Syncing a project"): the SQL of
+ * How a sync walks a remote source, as pure functions (README, "Sync a live project"): the SQL of
  * each page, the windows the Management API accepts, and where each page leaves the cursor.
  *
  * Management API (`supabase` connections): keyset pages in time order. A page asks for at most

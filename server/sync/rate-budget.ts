@@ -1,5 +1,5 @@
 /**
- * One budget of remote calls for the whole app (README, "Syncing a project"): the platform allows
+ * One budget of remote calls for the whole app (README, "Sync a live project"): the platform allows
  * 60 Management API calls a minute per user, across all their tokens, and refuses every call
  * for a minute past that; the app keeps under it (50 by default) with a sliding minute, so
  * syncs, tests of a connection and several connections share it.

@@ -154,13 +154,18 @@ describe('failures', () => {
     w.fake.failAt(9, { status: 429, body: { message: 'ThrottlerException: Too Many Requests' }, headers: { 'retry-after': '90' } });
     const view = await connect(w, { dialect: 'bigquery' });
     const seen: string[] = [];
+    const kinds = new Set<string>();
     await runUntil(w.sync, w.clock, w.timers, () => {
       for (const s of Object.values(w.sync.view(view.id).sources)) {
         if (s.state === 'waiting') seen.push(`${s.waitReason}: ${s.error} until +${(s.waitUntil! - w.clock.us) / SEC}s`);
+        if (s.state === 'waiting') kinds.add(`${s.errorKind} ${s.errorStatus}`);
       }
       return allIn(w.sync, 'following');
     });
     expect(seen, JSON.stringify(seen)).toContain('backoff: Internal Server Error until +5s');
+    // The kind of each problem and the status behind it, for the app to say what to do.
+    expect([...kinds].sort()).toEqual(['rate_limited 429', 'remote 500']);
+    for (const s of Object.values(w.sync.view(view.id).sources)) expect(s).toMatchObject({ error: null, errorKind: null, errorStatus: null });
     expect(seen.some((s) => s.startsWith('rate_limited: ThrottlerException: Too Many Requests until +'))).toBe(true);
     // No call went out while the connection waited for the 429's Retry-After.
     const at429 = w.fake.calls.find((c) => c.status === 429)!.at;
@@ -198,7 +203,7 @@ describe('failures', () => {
     fill(w.fake, 100);
     const view = await w.sync.create(readConnectionInput({ kind: 'supabase', ref: REF, url: w.fake.url, token: 'sbp_wrong0123456789', sources: ['edge_logs', 'auth_logs'], start: new Date(START / 1000).toISOString() }, w.clock.now()));
     await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'failed'));
-    for (const s of Object.values(w.sync.view(view.id).sources)) expect(s).toMatchObject({ state: 'failed', error: 'Unauthorized' });
+    for (const s of Object.values(w.sync.view(view.id).sources)) expect(s).toMatchObject({ state: 'failed', error: 'Unauthorized', errorKind: 'auth', errorStatus: 401 });
     const calls = w.fake.calls.length;
     expect(calls).toBeLessThanOrEqual(2);
     w.clock.us += HOUR;
@@ -207,6 +212,7 @@ describe('failures', () => {
     await w.sync.update(view.id, { token: TOKEN });
     await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
     expect(w.sync.view(view.id).token).toBe('…4567');
+    for (const s of Object.values(w.sync.view(view.id).sources)) expect(s).toMatchObject({ error: null, errorKind: null, errorStatus: null });
     expect(storedById(w.store, 'cloudflare.logs.prod').size).toBe(100);
   });
 
@@ -215,7 +221,12 @@ describe('failures', () => {
     const other = 'qqqqqqqqqqqqqqqqqqqq';
     const view = await w.sync.create(readConnectionInput({ kind: 'supabase', ref: other, url: w.fake.url, token: TOKEN, sources: ['edge_logs'] }, w.clock.now()));
     await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'failed'));
-    expect(w.sync.view(view.id).sources['cloudflare.logs.prod']).toMatchObject({ state: 'failed', error: expect.stringMatching(/^Your account does not have the necessary privileges/) });
+    expect(w.sync.view(view.id).sources['cloudflare.logs.prod']).toMatchObject({
+      state: 'failed',
+      error: expect.stringMatching(/^Your account does not have the necessary privileges/),
+      errorKind: 'auth',
+      errorStatus: 403,
+    });
   });
 
   it('an unreachable host: waiting, saying it cannot reach the host, backing off', async () => {
@@ -232,6 +243,8 @@ describe('failures', () => {
       state: 'waiting',
       waitReason: 'backoff',
       error: `cannot reach http://127.0.0.1:${closed}: ECONNREFUSED`,
+      errorKind: 'remote',
+      errorStatus: null,
       waitUntil: w.clock.us + 5 * SEC,
     });
     w.timers.fireNext();
@@ -250,7 +263,7 @@ describe('failures', () => {
       return Object.values(s).some((x) => x.state === 'failed') && Object.values(s).some((x) => x.state === 'following');
     });
     const failed = Object.values(w.sync.view(view.id).sources).find((s) => s.state === 'failed')!;
-    expect(failed.error).toBe('Not found: Table realtime_logs');
+    expect(failed).toMatchObject({ error: 'Not found: Table realtime_logs', errorKind: 'refused', errorStatus: 400 });
   });
 });
 

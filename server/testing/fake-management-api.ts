@@ -25,7 +25,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CLICKHOUSE_SOURCES, toClickHouseRow } from '../ingest/clickhouse-shape.ts';
-import { toQueryShape, type JsonObject } from '../ingest/shape.ts';
+import { toQueryShape, type JsonObject } from '../store/shape.ts';
 import { sourceInfo } from '../sources.ts';
 import { MICROS, parseIsoInstant, systemClock, truncMicros, type Clock } from '../time.ts';
 

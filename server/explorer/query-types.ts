@@ -1,0 +1,41 @@
+/**
+ * The explorer's query as readExplorerQuery (query.ts) hands it to the walk and its filters
+ * (row-filter.ts, path-filter.ts): types only, so the filters need not import the walk.
+ */
+import type { RE2JS } from 're2js';
+import type { SourceInfo } from '../sources.ts';
+import type { FieldCondition } from './record-fields.ts';
+
+/** A `status` filter value: one code, or a class (`5xx`). */
+/** A code, a class, or `none`: records without a status (auth records that answered nothing). */
+export type StatusSpec = { code: number } | { cls: number } | { none: true };
+
+export interface Filter<T> {
+  include: T[];
+  exclude: T[];
+}
+
+export interface ExplorerQuery {
+  source: SourceInfo;
+  /** Project id in the catalog; null = every project; -1 = a project the store does not know (no rows). */
+  project: number | null;
+  projectRef: string | null;
+  start: number;
+  end: number;
+  q: { text: string; lower: string; re: RE2JS | null; rawSafe: boolean } | null;
+  status: Filter<StatusSpec>;
+  method: Filter<string>;
+  path: Filter<string>;
+  level: Filter<string>;
+  function: Filter<number>;
+  limit: number;
+  cursor: Cursor | null;
+  /** Conditions on fields inside the records (`field=path:value`): decided by the record itself. */
+  fields: FieldCondition[];
+}
+
+/** Where a page stopped: the last row's instant and, among rows of that instant, its row number. */
+export interface Cursor {
+  ts: number;
+  rid: number;
+}
