@@ -134,7 +134,7 @@ test.describe('Data page', () => {
     }
   });
 
-  test('issue 13: a Studio CSV without a project column takes each record’s project from its host', async ({ page, open, freshServer }, info) => {
+  test('a Studio CSV without a project column takes each record’s project from its host', async ({ page, open, freshServer }, info) => {
     fs.mkdirSync(info.outputDir, { recursive: true });
     const file = path.join(info.outputDir, 'edge_logs-studio.csv');
     // 36 requests to project A, 14 to project B: the export of the issue.
@@ -150,7 +150,7 @@ test.describe('Data page', () => {
     await expect(row).toContainText(`${REF_B} 14`);
   });
 
-  test('issue 13: the project typed is never given to records whose host names another; their rejections read as one line', async ({ page, open, freshServer }, info) => {
+  test('the project typed is never given to records whose host names another; their rejections read as one line', async ({ page, open, freshServer }, info) => {
     fs.mkdirSync(info.outputDir, { recursive: true });
     const file = path.join(info.outputDir, 'edge_logs-studio.csv');
     writeStudioCsv(file, [...Array<string>(36).fill(`${REF_A}.supabase.co`), ...Array<string>(14).fill(`${REF_B}.supabase.co`)], 'typed');
@@ -171,7 +171,7 @@ test.describe('Data page', () => {
     await expect(row).not.toContainText(REF_B);
   });
 
-  test('issue 13: records that name no project are asked for one, and importing again with it adds them', async ({ page, open, freshServer }, info) => {
+  test('records that name no project are asked for one, and importing again with it adds them', async ({ page, open, freshServer }, info) => {
     fs.mkdirSync(info.outputDir, { recursive: true });
     const file = path.join(info.outputDir, 'edge_logs-custom-domain.csv');
     // A custom domain names no project: 50 such rows, and 2 rows that do name one.
@@ -207,7 +207,7 @@ test.describe('Data page', () => {
     await expect(row).toContainText(`${REF_B} 2`);
   });
 
-  test('issue 13: at 1024×700 the Delete column is on screen', async ({ page, open }) => {
+  test('at 1024×700 the Delete column is on screen', async ({ page, open }) => {
     await page.setViewportSize({ width: 1024, height: 700 });
     await open('/data');
     await expect(page.getByTestId('sources-table')).toBeVisible();
@@ -224,7 +224,7 @@ test.describe('Data page', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
   });
 
-  test('issue 13 screenshots: the Data page, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
+  test('screenshots: the Data page, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
     await inEachLook(page, async ({ scheme, w, h }) => {
       await open('/data');
       await expect(page.getByTestId('sources-table')).toBeVisible();
@@ -233,7 +233,7 @@ test.describe('Data page', () => {
     });
   });
 
-  test('issue 13 screenshots: the project prompt, 1440×900 and 1024×700, light and dark', async ({ page, open, freshServer }, info) => {
+  test('screenshots: the project prompt, 1440×900 and 1024×700, light and dark', async ({ page, open, freshServer }, info) => {
     fs.mkdirSync(info.outputDir, { recursive: true });
     const file = path.join(info.outputDir, 'edge_logs-mixed.csv');
     writeStudioCsv(file, [...Array<string>(20).fill('api.example.com'), ...Array<string>(5).fill(`${REF_B}.supabase.co`)], 'shot');

@@ -1,5 +1,5 @@
 /**
- * The Logs explorer (issue 12) against the real server and the demo data. Expected figures are
+ * The Logs explorer against the real server and the demo data. Expected figures are
  * computed here from the demo export files themselves (regenerated with the fixture's seed and
  * clock), not by the renderer's code and not by the explorer API under test.
  */
@@ -133,17 +133,31 @@ test.describe('Logs explorer', () => {
     expect(viaRegex.length).toBeGreaterThan(plain.length);
     await expect(page.getByTestId('log-row').first()).toHaveAttribute('data-id', viaRegex[0]!.id);
 
-    // A pattern RE2 refuses is the server's 400, naming q.
+    // A pattern RE2 refuses is caught before anything is sent (issue 21: it went out three times, three 400s).
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/api/logs')) sent.push(r.url());
+    });
     await page.getByTestId('search-input').fill('(unclosed');
     await page.getByTestId('search-input').press('Enter');
-    await expect(page.getByTestId('error-panel')).toBeVisible();
+    await expect(page.getByTestId('search-problem')).toContainText('Not a valid RE2 pattern');
+    await expect(page.getByTestId('search-problem')).toContainText('missing closing )');
+    // Nothing changed: the page still shows the last valid search.
+    expect(new URL(page.url()).searchParams.get('q')).toBe('token|/user$');
+    // A link that carries one shows the same check, named by its parameter, and sends nothing either.
+    await open(`/logs?project=${BUSY}&source=edge_logs&range=24h&regex=1&q=${encodeURIComponent('(unclosed')}`);
+    await expect(page.getByTestId('error-panel')).toContainText('nothing was sent');
     await expect(page.getByTestId('error-location').first()).toHaveText('q');
+    await page.waitForTimeout(500);
+    expect(sent.filter((u) => new URL(u).searchParams.get('q') === '(unclosed')).toEqual([]);
 
     // The search was recorded in the recent searches, with the page's URL state.
     const searches = await server.api<Array<{ page: string; state: string; label: string }>>('searches');
     const mine = searches.find((s) => s.page === 'logs' && new URLSearchParams(s.state).get('q') === 'token|/user$');
     expect(mine?.label).toContain('/token|/user$/');
     expect(new URLSearchParams(mine!.state).get('regex')).toBe('1');
+    // A pattern RE2 refuses is not a recent search (issue 21).
+    expect(searches.filter((x) => new URLSearchParams(x.state).get('q') === '(unclosed')).toEqual([]);
   });
 
   test('chips: add a status class, exclude one code from the facets, flip and remove', async ({ page, open }) => {

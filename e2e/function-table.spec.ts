@@ -75,9 +75,12 @@ test.describe('Functions page: the function table', () => {
   test('a function’s logs link opens the Logs page filtered to that function’s invocation records', async ({ page, open, server }) => {
     const rows = await table(server, '1hr');
     const fn = rows[0]!;
+    const { window } = await server.api<FunctionTotal>(`functions/total?project=${BUSY}&interval=1hr`);
     await open(`/functions?project=${BUSY}&interval=1hr`);
     const link = page.locator(`[data-function-id="${fn.functionId}"]`).getByTestId('function-logs');
-    await expect(link).toHaveAttribute('href', `/logs?project=${BUSY}&source=function_edge_logs&function_id=${fn.functionId}&range=1h`);
+    // Exactly the window the table counts (issue 21), as the explorer's (start, end].
+    const bound = (us: number) => encodeURIComponent(`${new Date(Math.floor(us / 1000)).toISOString().slice(0, -1)}${String(us).slice(-3)}Z`);
+    await expect(link).toHaveAttribute('href', `/logs?project=${BUSY}&source=function_edge_logs&function_id=${fn.functionId}&range=custom&start=${bound(window.start - 1)}&end=${bound(window.end - 1)}`);
     await link.click();
     await expect(page.getByTestId('nav-logs')).toHaveAttribute('aria-current', 'page');
     await expect(page).toHaveURL(new RegExp(`/logs\\?.*project=${BUSY}`));

@@ -85,10 +85,10 @@ test.describe('Functions page', () => {
   test('a bar’s tooltip gives exact counts and the bucket range in local time and UTC', async ({ page, open, server }) => {
     const rows = await server.endpoint<InvocationStatsRow>('functions.invocation-stats', { project: BUSY, interval: '1day' });
     await open(`/functions?project=${BUSY}&interval=1day`);
-    const chart = page.getByTestId('chart-invocations').locator('.recharts-surface');
+    const chart = page.getByTestId('chart-invocations').locator('.recharts-cartesian-grid');
     const box = (await chart.boundingBox())!;
     // The last of 25 buckets: the current hour (UTC 15:00–16:00 = Berlin 16:00–17:00).
-    await page.mouse.move(box.x + box.width - 20, box.y + box.height / 2);
+    await page.mouse.move(box.x + box.width - 8, box.y + box.height / 2);
     const tip = page.getByTestId('chart-tooltip');
     await expect(tip).toBeVisible();
     await expect(tip).toContainText('2026-03-14 16:00 – 17:00');

@@ -125,9 +125,10 @@ test.describe('Logs page: the exact logs.all view', () => {
     await expect(page.getByTestId('log-row').first()).toBeVisible();
     await page.getByTestId('range').getByRole('radio', { name: 'Custom' }).click();
     // 10 to 12 days before the clock (local Berlin times): older than FREE's 1 day and PRO's 7, within PAYG's 90.
-    await page.getByTestId('range-start').fill('2026-03-02T00:00:00');
-    await page.getByTestId('range-end').fill('2026-03-04T00:00:00');
-    const empty = waitForEndpoint(page, 'logs.all', { project_tier: 'FREE', iso_timestamp_start: '2026-03-01T23:00:00.000000Z' });
+    // From 2 March 00:00 to 4 March 00:00 (exclusive), 24-hour: the API's start is the instant before.
+    await page.getByTestId('range-start').fill('2026-03-02 00:00:00');
+    await page.getByTestId('range-end').fill('2026-03-04 00:00:00');
+    const empty = waitForEndpoint(page, 'logs.all', { project_tier: 'FREE', iso_timestamp_start: '2026-03-01T22:59:59.999999Z' });
     await page.getByTestId('range-apply').click();
     await empty;
     const notice = page.getByTestId('retention-notice');

@@ -101,22 +101,8 @@ test.describe('API usage page', () => {
     await expect(page).toHaveURL(/regex=alpha%28/);
   });
 
-  test('issue 13: an empty URL pattern names the URL pattern, not the filled project picker', async ({ page, open }) => {
-    await open(`/usage?project=${BUSY}&interval=daily`);
-    await expect(page.getByTestId('total-rest-value')).toBeVisible();
-    const req = waitForEndpoint(page, 'usage.api-counts', { project: '' });
-    await page.getByTestId('usage-regex').fill('');
-    await page.getByTestId('usage-regex').press('Enter');
-    await req;
-    const panel = page.getByTestId('error-panel');
-    await expect(panel).toContainText('The server rejected the URL pattern');
-    await expect(panel).toContainText('URL pattern is required');
-    await expect(panel.getByTestId('error-location')).toHaveText('URL pattern');
-    // The endpoint's own name for it stays in the detail, for the API view.
-    await expect(panel).toContainText('endpoint parameter project');
-    await expect(panel.locator('.error-panel__title')).not.toContainText('project');
-    await expect(page.getByTestId('project-picker')).toHaveValue(BUSY);
-  });
+  // An empty URL pattern no longer reaches the endpoint (issue 21): it follows the project again,
+  // as defects-21.spec.ts checks with the copy-as-curl command.
 
   test('clicking a bucket opens Logs at that bucket’s time range', async ({ page, open }) => {
     await open(`/usage?project=${BUSY}&interval=hourly`);
@@ -135,7 +121,7 @@ test.describe('API usage page', () => {
     await expect(page.getByTestId('log-row').first()).toBeVisible();
   });
 
-  test('issue 13: a bar opens Logs with the URL pattern kept, and shows only the requests it counted', async ({ page, open, server }) => {
+  test('a bar opens Logs with the URL pattern kept, and shows only the requests it counted', async ({ page, open, server }) => {
     const pattern = `${BUSY}.*/storage/`;
     await open(`/usage?project=${BUSY}&interval=hourly&regex=${encodeURIComponent(pattern)}`);
     // The 15:00 UTC bucket, counted here from the export: URLs the pattern matches, from 15:00 to 16:00.
@@ -166,7 +152,7 @@ test.describe('API usage page', () => {
     await page.screenshot({ path: 'artifacts/screenshots/fx-usage-jump-light.png' });
   });
 
-  test('issue 13: bars are activatable from the keyboard (arrows move, Enter and Space open)', async ({ page, open }) => {
+  test('bars are activatable from the keyboard (arrows move, Enter and Space open)', async ({ page, open }) => {
     const pattern = `${BUSY}.*/storage/`;
     await open(`/usage?project=${BUSY}&interval=hourly&regex=${encodeURIComponent(pattern)}`);
     const surface = page.getByTestId('chart-usage').locator('.recharts-surface');
@@ -198,17 +184,18 @@ test.describe('API usage page', () => {
     await expect(page).toHaveURL(/\/logs\?.*regex=1/);
   });
 
-  test('issue 13: the partial first day is labelled from the window’s start and marked partial', async ({ page, open, server }) => {
+  test('the partial first day is labelled from the window’s start and marked partial', async ({ page, open, server }) => {
     await open(`/usage?project=${BUSY}&interval=daily`);
     await expect(page.getByTestId('chart-usage').locator('.recharts-surface')).toBeVisible();
-    // now − 7 days = 2026-03-07 15:09:26 UTC, 16:09 in Berlin (UTC+1 in March); the last day ends 2026-03-15 00:00 UTC.
-    await expect(page.getByTestId('window')).toHaveText('· 2026-03-07 16:09 – 2026-03-15 01:00 · 8 buckets (the first from 16:09 only)');
+    // now − 7 days = 2026-03-07 15:09:26 UTC; the last day ends 2026-03-15 00:00 UTC. Day buckets
+    // are UTC days, so their window is written in UTC (issue 21: "(UTC days)" over local times).
+    await expect(page.getByTestId('window')).toHaveText('· 2026-03-07 15:09 – 2026-03-15 00:00 UTC · 8 buckets (the first from 15:09 only)');
     await hoverBucket(page, 0, 8);
     const tooltip = page.getByTestId('chart-tooltip');
-    await expect(tooltip.locator('.chart-tooltip__range')).toHaveText('2026-03-07 16:09 – 2026-03-08 01:00');
-    await expect(tooltip.locator('.chart-tooltip__sub')).toContainText('2026-03-07 15:09 – 2026-03-08 00:00 UTC');
+    await expect(tooltip.locator('.chart-tooltip__range')).toHaveText('2026-03-07 15:09 – 2026-03-08 00:00 UTC');
+    await expect(tooltip.locator('.chart-tooltip__sub')).toContainText('2026-03-07 16:09 – 2026-03-08 01:00 Europe/Berlin');
     await expect(tooltip.getByTestId('tooltip-note')).toHaveAttribute('data-kind', 'partial');
-    await expect(tooltip.getByTestId('tooltip-note')).toContainText('Partial day: counts only from 16:09');
+    await expect(tooltip.getByTestId('tooltip-note')).toContainText('Partial day: counts only from 15:09 UTC');
     // Its count is the records from the window's start on, as the API says, written from the export.
     const windowStart = NOW - 7 * DAY;
     const dayEnd = Date.UTC(2026, 2, 8) * 1000;
@@ -218,11 +205,11 @@ test.describe('API usage page', () => {
     await expect(tooltip).toContainText(`REST${rest.toLocaleString('en-US')} requests`);
     // A whole day has no note.
     await hoverBucket(page, 3, 8);
-    await expect(tooltip.locator('.chart-tooltip__range')).toHaveText('2026-03-10 01:00 – 2026-03-11 01:00');
+    await expect(tooltip.locator('.chart-tooltip__range')).toHaveText('2026-03-10 00:00 – 2026-03-11 00:00 UTC');
     await expect(tooltip.getByTestId('tooltip-note')).toHaveCount(0);
   });
 
-  test('issue 13: the legend toggles its series, by click and by keyboard', async ({ page, open }) => {
+  test('the legend toggles its series, by click and by keyboard', async ({ page, open }) => {
     await open(`/usage?project=${BUSY}&interval=daily`);
     const legend = page.getByTestId('legend-usage');
     const bars = page.getByTestId('chart-usage').locator('.recharts-bar');
@@ -254,7 +241,7 @@ test.describe('API usage page', () => {
     await expect(bars).toHaveCount(3);
   });
 
-  test('issue 13 screenshots: the partial first day and the legend, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
+  test('screenshots: the partial first day and the legend, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
     await inEachLook(page, async ({ scheme, w, h }) => {
       await open(`/usage?project=${BUSY}&interval=daily`);
       await expect(page.getByTestId('chart-usage').locator('.recharts-surface')).toBeVisible();
@@ -262,9 +249,11 @@ test.describe('API usage page', () => {
       await hoverBucket(page, 0, 8);
       await expect(page.getByTestId('tooltip-note')).toBeVisible();
       await page.screenshot({ path: `artifacts/screenshots/fx-usage-partial-${w}-${scheme}.png` });
+      // A cleared pattern follows the project again: no error panel (issue 21).
       await page.getByTestId('usage-regex').fill('');
       await page.getByTestId('usage-regex').press('Enter');
-      await expect(page.getByTestId('error-panel')).toBeVisible();
+      await expect(page).not.toHaveURL(/regex=/);
+      await expect(page.getByTestId('error-panel')).toHaveCount(0);
       await page.screenshot({ path: `artifacts/screenshots/fx-usage-empty-pattern-${w}-${scheme}.png` });
     });
   });

@@ -1,5 +1,5 @@
 /**
- * Saved views and recent searches (issue 12): saved on one server, reopened from the list on
+ * Saved views and recent searches: saved on one server, reopened from the list on
  * another server process over the same data folder (a restart on a new port); the menu by
  * keyboard; screenshots of the open menu at two sizes in light and dark.
  */

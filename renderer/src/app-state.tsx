@@ -1,15 +1,23 @@
 /**
- * The view (page + its parameters) lives in React state and mirrors the URL: parameter
- * changes replace the history entry, page changes push one, and back/forward restore it.
+ * The view (page + its parameters) lives in React state and mirrors the URL. Every change a
+ * person makes (a range, a filter, a zoom, a source, a search, a page) adds a history entry, so
+ * Back undoes it step by step and Forward redoes it (issue 21); a change the app makes on its
+ * own (a default filled in) replaces the entry instead, so Back never lands on a view that only
+ * existed for a moment.
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { decodeView, encodeView, type AppView, type PageId } from './lib/url-state.ts';
 import { useTheme, type Theme, type ThemePref } from './lib/theme.ts';
 
+export interface UpdateOptions {
+  /** Replace the current history entry instead of adding one: for what the app fills in itself. */
+  replace?: boolean;
+}
+
 interface ViewContextValue {
   view: AppView;
-  /** Changes parameters of the current view (replaces the history entry). */
-  update: (patch: (v: AppView) => AppView) => void;
+  /** Changes parameters of the current view: a new history entry, unless `replace`. */
+  update: (patch: (v: AppView) => AppView, opts?: UpdateOptions) => void;
   /** Opens a page, optionally changing the view first (adds a history entry). */
   navigate: (page: PageId, patch?: (v: AppView) => AppView) => void;
   theme: Theme;
@@ -26,7 +34,11 @@ export function ViewProvider({ children }: { children: ReactNode }) {
   const { theme, pref, setPref } = useTheme();
 
   useEffect(() => {
-    const onPop = () => setView((v) => decodeView(window.location.pathname, window.location.search, v));
+    const onPop = () => {
+      const next = decodeView(window.location.pathname, window.location.search, viewRef.current);
+      viewRef.current = next;
+      setView(next);
+    };
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);
@@ -37,9 +49,21 @@ export function ViewProvider({ children }: { children: ReactNode }) {
     if (url !== `${window.location.pathname}${window.location.search}`) history.replaceState(null, '', url);
   }, [view]);
 
-  const update = useCallback((patch: (v: AppView) => AppView) => setView((v) => patch(v)), []);
+  const update = useCallback((patch: (v: AppView) => AppView, opts: UpdateOptions = {}) => {
+    // From the ref, not a state updater: the entry is written once, here (an updater may run twice).
+    const next = patch(viewRef.current);
+    if (next === viewRef.current) return;
+    viewRef.current = next;
+    const url = encodeView(next);
+    if (url !== `${window.location.pathname}${window.location.search}`) {
+      if (opts.replace) history.replaceState(null, '', url);
+      else history.pushState(null, '', url);
+    }
+    setView(next);
+  }, []);
   const navigate = useCallback((page: PageId, patch?: (v: AppView) => AppView) => {
     const next = { ...(patch ? patch(viewRef.current) : viewRef.current), page };
+    viewRef.current = next;
     history.pushState(null, '', encodeView(next));
     setView(next);
   }, []);

@@ -1,6 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { useShellEvents } from './api/bridge.ts';
-import { ApiError, forgetApiKey, getApiKey, setApiKey } from './api/client.ts';
+import { ApiError, askOtherTabsForKey, forgetApiKey, getApiKey, setApiKey } from './api/client.ts';
 import { useClock, useSources } from './api/hooks.ts';
 import { useView } from './app-state.tsx';
 import { ErrorPanel } from './components/error-panel.tsx';
@@ -34,12 +34,25 @@ function Icon({ d }: { d: string }) {
 }
 
 export function App() {
-  const [hasKey, setHasKey] = useState(() => getApiKey() !== null);
+  // Without a key, another open tab of this origin may hold it (a link opened in a new tab).
+  const [key, setKey] = useState<'yes' | 'asking' | 'no'>(() => (getApiKey() !== null ? 'yes' : 'asking'));
+  useEffect(() => {
+    if (key !== 'asking') return;
+    let live = true;
+    void askOtherTabsForKey().then((k) => {
+      if (!live) return;
+      if (k) setApiKey(k);
+      setKey(k ? 'yes' : 'no');
+    });
+    return () => {
+      live = false;
+    };
+  }, [key]);
   // The desktop shell's events (no-op in a browser): refresh after outside data changes, menu export.
   useShellEvents(exportCurrentView);
   return (
     <>
-      {hasKey ? <Shell onUnauthorized={() => setHasKey(false)} /> : <KeyPrompt onKey={() => setHasKey(true)} />}
+      {key === 'yes' ? <Shell onUnauthorized={() => setKey('no')} /> : key === 'no' ? <KeyPrompt onKey={() => setKey('yes')} /> : <div className="key-prompt" data-testid="key-asking" aria-busy="true" />}
       <Notices />
     </>
   );
@@ -63,7 +76,8 @@ function Shell({ onUnauthorized }: { onUnauthorized: () => void }) {
     const pageSource = view.page === 'functions' ? FUNCTION_SOURCE : EDGE_SOURCE;
     const s = sourceOf(sources.data, pageSource);
     const pick = busiestProject(s ? [s] : []) ?? busiestProject(sources.data);
-    if (pick) update((v) => ({ ...v, project: pick }));
+    // Filled in, not chosen: it replaces the entry, so Back does not stop at the view without it.
+    if (pick) update((v) => ({ ...v, project: pick }), { replace: true });
   }, [view.project, view.page, sources.data, update]);
 
   let page: ReactNode;
@@ -185,7 +199,7 @@ function KeyPrompt({ onKey }: { onKey: () => void }) {
         </div>
         <h1>API key needed</h1>
         <p className="muted">
-          Open the link the server printed when it started (it ends in <code>#key=…</code>), or paste the key here. It is kept for this tab only.
+          Open the link the server printed when it started (it ends in <code>#key=…</code>), or paste the key here. It is kept for this tab, and handed to the links you open from it in new tabs; never in the address bar.
         </p>
         <input className="input input--mono" type="password" autoFocus placeholder="API key" value={value} onChange={(e) => setValue(e.target.value)} aria-label="API key" />
         <button type="submit" className="btn btn--primary">

@@ -1,7 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { adoptKeyFromLocation } from './api/client.ts';
+import { adoptKeyFromLocation, shareKeyWithOtherTabs } from './api/client.ts';
 import { createQueryClient } from './api/hooks.ts';
 import { App } from './app.tsx';
 import { ViewProvider } from './app-state.tsx';
@@ -10,6 +10,8 @@ import './styles.css';
 
 // First thing: take the key out of the address bar, before anything can read or log the URL.
 adoptKeyFromLocation();
+// A link this tab opens in a new tab gets the key from here, not from the URL (api/client.ts).
+shareKeyWithOtherTabs();
 applyInitialTheme();
 
 const root = document.getElementById('root');

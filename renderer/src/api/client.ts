@@ -4,7 +4,7 @@
  * (`{"error": {code, status, message, errors: [{reason, location, message}]}}`).
  */
 import type { ErrorBody, ImportReport } from '../../../server/api-types.ts';
-import { extractKeyFromHash } from '../lib/url-state.ts';
+import { extractKeyFromHash } from '../lib/key-hash.ts';
 
 export type ApiErrorInfo = ErrorBody['error'];
 
@@ -69,6 +69,55 @@ export function forgetApiKey(): void {
   }
 }
 
+/**
+ * A link opened in another tab of the same browser (a middle-click on Functions → Logs, a saved
+ * view) starts without the key: sessionStorage is per tab, and the key must stay out of the URL
+ * and out of storage that outlives the run (issue 21). The new tab asks the open tabs of this
+ * origin over a BroadcastChannel, which only pages of the same origin (scheme, host and port:
+ * this server, this run) can hear; one holding the key answers. localStorage was the other
+ * choice: it is per origin too, but it stays on disk after the run, and a later program on the
+ * same port is the same origin and could read it. A stale answer (a tab left from an earlier run
+ * on a reused port) fails with 401 and the app asks for the key, as it does for a wrong one.
+ */
+const KEY_CHANNEL = 'log-explorer.key';
+
+interface KeyMessage {
+  type: 'ask' | 'key';
+  id: string;
+  key?: string;
+}
+
+/** Answers other tabs' requests for the key while this tab holds one. Call once; returns a stop function. */
+export function shareKeyWithOtherTabs(): () => void {
+  if (typeof BroadcastChannel === 'undefined') return () => {};
+  const channel = new BroadcastChannel(KEY_CHANNEL);
+  channel.onmessage = (e: MessageEvent<KeyMessage>) => {
+    if (e.data?.type !== 'ask' || typeof e.data.id !== 'string') return;
+    const key = getApiKey();
+    if (key) channel.postMessage({ type: 'key', id: e.data.id, key } satisfies KeyMessage);
+  };
+  return () => channel.close();
+}
+
+/** Asks the other open tabs of this origin for the key; null when none answers within `timeoutMs`. */
+export function askOtherTabsForKey(timeoutMs = 400): Promise<string | null> {
+  if (typeof BroadcastChannel === 'undefined') return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const channel = new BroadcastChannel(KEY_CHANNEL);
+    const id = typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
+    const finish = (key: string | null) => {
+      clearTimeout(timer);
+      channel.close();
+      resolve(key);
+    };
+    const timer = setTimeout(() => finish(null), timeoutMs);
+    channel.onmessage = (e: MessageEvent<KeyMessage>) => {
+      if (e.data?.type === 'key' && e.data.id === id && typeof e.data.key === 'string' && e.data.key) finish(e.data.key);
+    };
+    channel.postMessage({ type: 'ask', id } satisfies KeyMessage);
+  });
+}
+
 export function serverOrigin(): string {
   return window.location.origin;
 }
@@ -86,7 +135,7 @@ function errorFromBody(status: number, body: unknown, fallback: string): ApiErro
 }
 
 interface RequestOptions {
-  method?: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  method?: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
   params?: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;

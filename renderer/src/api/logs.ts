@@ -11,9 +11,12 @@ import type { FilterField } from '../lib/logs.ts';
 import { ApiError, getApiKey } from './client.ts';
 import { downloadBlob } from '../lib/download.ts';
 import { formatBytes } from '../lib/format.ts';
+import { parseIsoMicros } from '../lib/time.ts';
+import { SEARCH_REFETCH_MS, searchProgress } from '../lib/search-progress.ts';
 
 /** Columns a source's table can show (`columns` of `/api/logs/fields`). */
-export type ExplorerColumn = 'timestamp' | 'status' | 'method' | 'path' | 'level' | 'function_id' | 'event_message';
+export type { ExplorerColumn } from '../lib/table-columns.ts';
+import type { ExplorerColumn } from '../lib/table-columns.ts';
 
 export interface ExplorerSource {
   /** Logflare's name, e.g. `cloudflare.logs.prod`. */
@@ -47,12 +50,19 @@ export interface ExplorerRow {
   fields: ExplorerFields;
 }
 
+/**
+ * How far back a search has looked (µs): every record from `through` to the range's end is
+ * counted. An aggregate answer without it was computed whole (no text search).
+ */
+export type { ScanProgress } from '../lib/search-progress.ts';
+import type { ScanProgress } from '../lib/search-progress.ts';
+
 export interface ExplorerPage {
   result: ExplorerRow[];
   /** The cursor of the next (older) page; null when the range is exhausted. */
   next: string | null;
   /** How far back this page's search looked: a search stops early to stay fast. */
-  scanned: { through: number; complete: boolean };
+  scanned: ScanProgress;
 }
 
 export interface HistogramBucket {
@@ -67,6 +77,8 @@ export interface HistogramAnswer {
   /** Bucket width, µs. */
   width: number;
   split: 'status' | 'level';
+  /** A text search still counting: the buckets cover `through` to the range's end so far. */
+  scanned?: ScanProgress;
 }
 
 export interface FacetValue {
@@ -78,12 +90,14 @@ export interface FacetsAnswer {
   result: Partial<Record<FilterField, FacetValue[]>>;
   /** How many other values each field has beyond the top ones. */
   others: Partial<Record<FilterField, number>>;
+  scanned?: ScanProgress;
 }
 
 export interface CountAnswer {
   count: number;
   /** The export's estimated size. */
   bytes: number;
+  scanned?: ScanProgress;
 }
 
 export type ExportFormat = 'csv' | 'ndjson';
@@ -93,8 +107,16 @@ export const EXPLORER_PAGE_SIZE = 200;
 /** Histogram buckets across the range. */
 export const HISTOGRAM_BUCKETS = 60;
 
-export function logsUrl(path: '' | '/histogram' | '/facets' | '/count' | '/export', params: Record<string, string>): string {
-  const qs = new URLSearchParams(params).toString();
+/**
+ * The query parameters of an `/api/logs*` request: one value each, except `field`, repeated
+ * once per condition on a field inside the records (lib/field-state.ts).
+ */
+export type LogsParams = Record<string, string | readonly string[]>;
+
+export function logsUrl(path: '' | '/histogram' | '/facets' | '/count' | '/export' | '/field-paths', params: LogsParams): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) for (const one of typeof v === 'string' ? [v] : v) q.append(k, one);
+  const qs = q.toString();
   return `/api/logs${path}${qs ? `?${qs}` : ''}`;
 }
 
@@ -127,7 +149,7 @@ async function request(url: string, signal?: AbortSignal): Promise<Response> {
 }
 
 /** The whole JSON answer (not just `result`). */
-export async function getLogsJson<T>(path: '' | '/histogram' | '/facets' | '/count' | '/fields', params: Record<string, string>, signal?: AbortSignal): Promise<T> {
+export async function getLogsJson<T>(path: '' | '/histogram' | '/facets' | '/count' | '/fields' | '/field-paths', params: LogsParams, signal?: AbortSignal): Promise<T> {
   const res = await request(path === '/fields' ? '/api/logs/fields' : logsUrl(path, params), signal);
   return (await res.json()) as T;
 }
@@ -146,13 +168,13 @@ export function useLogFields() {
 }
 
 /** Newest first, paged by the server's cursor. */
-export function useExplorerLogs(params: Record<string, string> | null) {
+export function useExplorerLogs(params: LogsParams | null) {
   const p = params ?? {};
   return useInfiniteQuery({
     queryKey: ['endpoint', 'logs.explorer', p],
     initialPageParam: null as string | null,
     queryFn: ({ pageParam, signal }) => {
-      const q: Record<string, string> = { ...p, limit: String(EXPLORER_PAGE_SIZE) };
+      const q: LogsParams = { ...p, limit: String(EXPLORER_PAGE_SIZE) };
       if (pageParam !== null) q.cursor = pageParam;
       return getLogsJson<ExplorerPage>('', q, signal);
     },
@@ -163,18 +185,30 @@ export function useExplorerLogs(params: Record<string, string> | null) {
   });
 }
 
-export function useHistogram(params: Record<string, string> | null) {
-  const p = { ...(params ?? {}), buckets: String(HISTOGRAM_BUCKETS) };
+/**
+ * A text search's aggregates answer with what the server's walk has counted so far; the page
+ * asks again about every second until the answer is complete (pages/logs/search-progress.ts).
+ */
+export function whileSearching(params: LogsParams) {
+  const start = typeof params.start === 'string' ? parseIsoMicros(params.start) : undefined;
+  return (query: { state: { data?: { scanned?: ScanProgress } } }): number | false =>
+    searchProgress(query.state.data?.scanned, { start }).complete ? false : SEARCH_REFETCH_MS;
+}
+
+/** `buckets`: at most this many (the server picks the narrowest round width that fits). */
+export function useHistogram(params: LogsParams | null, buckets: number = HISTOGRAM_BUCKETS) {
+  const p = { ...(params ?? {}), buckets: String(buckets) };
   return useQuery({
     queryKey: ['endpoint', 'logs.histogram', p],
     queryFn: ({ signal }) => getLogsJson<HistogramAnswer>('/histogram', p, signal),
     enabled: params !== null,
     staleTime: Infinity,
     placeholderData: keepPreviousData,
+    refetchInterval: whileSearching(p),
   });
 }
 
-export function useFacets(params: Record<string, string> | null, fields: readonly FilterField[]) {
+export function useFacets(params: LogsParams | null, fields: readonly FilterField[]) {
   const p = { ...(params ?? {}), fields: fields.join(',') };
   return useQuery({
     queryKey: ['endpoint', 'logs.facets', p],
@@ -182,17 +216,22 @@ export function useFacets(params: Record<string, string> | null, fields: readonl
     enabled: params !== null && fields.length > 0,
     staleTime: Infinity,
     placeholderData: keepPreviousData,
+    refetchInterval: whileSearching(p),
   });
 }
 
-/** Asked only when the export dialog opens. */
-export function useLogsCount(params: Record<string, string> | null) {
+/** Asked only when the export dialog opens; a search's count is asked again until complete. */
+export function useLogsCount(params: LogsParams | null) {
   const p = params ?? {};
   return useQuery({
     queryKey: ['endpoint', 'logs.count', p],
-    queryFn: async ({ signal }) => (await getLogsJson<{ result: CountAnswer }>('/count', p, signal)).result,
+    queryFn: async ({ signal }): Promise<CountAnswer> => {
+      const body = await getLogsJson<{ result: CountAnswer; scanned?: ScanProgress }>('/count', p, signal);
+      return body.scanned ? { ...body.result, scanned: body.scanned } : body.result;
+    },
     enabled: params !== null,
     staleTime: 0,
+    refetchInterval: whileSearching(p),
   });
 }
 
@@ -222,7 +261,7 @@ const EXPORT_FOLD_BYTES = 8 * 1024 * 1024;
  * is saved: a short file must never look like the whole export.
  */
 export async function downloadExport(
-  params: Record<string, string>,
+  params: LogsParams,
   format: ExportFormat,
   fallbackName: string,
   onProgress: (bytes: number) => void,

@@ -1,5 +1,5 @@
 /**
- * Saved views and recent searches (issue 12), kept by the server in its data folder
+ * Saved views and recent searches, kept by the server in its data folder
  * (`/api/views`, `/api/searches`), so they outlive the tab, a restart and a new port.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';

@@ -24,20 +24,34 @@ export function BucketTooltip({
   rows,
   note,
   footer,
+  utc = false,
 }: {
   start: number;
   end: number;
   precision: TimePrecision;
+  /** UTC day buckets: their range is written in UTC first (a local range would cross midnight). */
+  utc?: boolean;
   rows: TooltipRow[];
   note?: TooltipNote;
   footer?: string;
 }) {
   return (
     <div className="chart-tooltip" data-testid="chart-tooltip">
-      <div className="chart-tooltip__range">{formatRange(start, end, precision)}</div>
-      <div className="chart-tooltip__sub">
-        {localZoneName()} · {formatRange(start, end, precision, 'UTC')} UTC
-      </div>
+      {utc ? (
+        <>
+          <div className="chart-tooltip__range">{formatRange(start, end, precision, 'UTC')} UTC</div>
+          <div className="chart-tooltip__sub">
+            {formatRange(start, end, precision)} {localZoneName()}
+          </div>
+        </>
+      ) : (
+        <>
+          <div className="chart-tooltip__range">{formatRange(start, end, precision)}</div>
+          <div className="chart-tooltip__sub">
+            {localZoneName()} · {formatRange(start, end, precision, 'UTC')} UTC
+          </div>
+        </>
+      )}
       <table>
         <tbody>
           {rows.map((r) => (

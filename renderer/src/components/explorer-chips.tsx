@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { checkFilterValue, type FilterField, type LogFilter } from '../lib/logs.ts';
 import { fieldLabel } from './explorer-facets.tsx';
 
@@ -22,6 +22,9 @@ export function ExplorerChips({
   onFlip,
   onAdd,
   onClear,
+  extra,
+  extraCount = 0,
+  actions,
 }: {
   filters: readonly LogFilter[];
   fields: readonly FilterField[];
@@ -29,6 +32,11 @@ export function ExplorerChips({
   onFlip: (f: LogFilter) => void;
   onAdd: (f: LogFilter) => void;
   onClear: () => void;
+  /** More chips after these (filters on fields inside the records), and how many they are. */
+  extra?: ReactNode;
+  extraCount?: number;
+  /** Controls after "+ Filter" (the field picker). */
+  actions?: ReactNode;
 }) {
   return (
     <div className="ex-chips" data-testid="chips" role="group" aria-label="Filters">
@@ -62,8 +70,10 @@ export function ExplorerChips({
           </span>
         );
       })}
+      {extra}
       <AddFilter fields={fields} onAdd={onAdd} />
-      {filters.length > 1 && (
+      {actions}
+      {filters.length + extraCount > 1 && (
         <button type="button" className="link-btn small" onClick={onClear} data-testid="chips-clear">
           Clear filters
         </button>

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
-import { downloadExport, useLogsCount, type ExportFormat } from '../api/logs.ts';
+import { downloadExport, useLogsCount, type ExportFormat, type LogsParams } from '../api/logs.ts';
 import { formatBytes, formatInt } from '../lib/format.ts';
+import { searchProgress } from '../lib/search-progress.ts';
+import { parseIsoMicros } from '../lib/time.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { ErrorPanel } from './error-panel.tsx';
 
@@ -8,7 +10,7 @@ import { ErrorPanel } from './error-panel.tsx';
  * "Export all matching": says how many records and about how many bytes first (from
  * `/api/logs/count`), then downloads `/api/logs/export` in the chosen format.
  */
-export function ExplorerExportDialog({ open, params, fileBase, summary, onClose }: { open: boolean; params: Record<string, string> | null; fileBase: string; summary: string; onClose: () => void }) {
+export function ExplorerExportDialog({ open, params, fileBase, summary, onClose }: { open: boolean; params: LogsParams | null; fileBase: string; summary: string; onClose: () => void }) {
   const count = useLogsCount(open ? params : null);
   const [format, setFormat] = useState<ExportFormat>('csv');
   const [progress, setProgress] = useState<number | null>(null);
@@ -24,7 +26,9 @@ export function ExplorerExportDialog({ open, params, fileBase, summary, onClose 
   }, [open]);
 
   const busy = progress !== null;
-  const empty = count.data?.count === 0;
+  // A search still counting gives a lower bound (issue 21); "nothing to export" only once it is whole.
+  const counting = count.data?.scanned !== undefined && !searchProgress(count.data.scanned, { start: typeof params?.start === 'string' ? parseIsoMicros(params.start) : undefined }).complete;
+  const empty = count.data?.count === 0 && !counting;
 
   return (
     <ConfirmDialog
@@ -53,7 +57,9 @@ export function ExplorerExportDialog({ open, params, fileBase, summary, onClose 
           <ErrorPanel error={count.error} title="Cannot count the matching records" />
         ) : count.data ? (
           <p data-testid="export-count">
+            {counting && 'At least '}
             <strong>{formatInt(count.data.count)}</strong> {count.data.count === 1 ? 'record' : 'records'} · about <strong>{formatBytes(count.data.bytes)}</strong>
+            {counting ? ' so far; still counting…' : ''}
             {empty && <span className="muted"> — nothing to export</span>}
           </p>
         ) : (

@@ -1,4 +1,6 @@
+import type { ReactNode } from 'react';
 import type { FacetsAnswer, FacetValue } from '../api/logs.ts';
+import { facetChange, facetChangeText, facetChangeTitle, type FacetChange } from '../lib/compare.ts';
 import { formatInt } from '../lib/format.ts';
 import { checkFilterValue, findFilter, type FilterField, type LogFilter } from '../lib/logs.ts';
 import { Skeleton } from './skeleton.tsx';
@@ -15,9 +17,16 @@ export function fieldLabel(field: FilterField): string {
   return FIELD_LABELS[field];
 }
 
+/** The filter value a facet value stands for: records without a status are `status=none`. */
+function filterValueOf(field: FilterField, value: string | number | null): string | null {
+  if (value === null) return field === 'status' ? 'none' : null;
+  return String(value);
+}
+
 /**
  * Top values of each field over the current result, with counts. A click includes a value
- * (adds a chip, or removes it when it is already included); "−" excludes it.
+ * (adds a chip, or removes it when it is already included); "−" excludes it. With a compared
+ * period each count carries its change; `labelOf` names a value (a function's slug).
  */
 export function ExplorerFacets({
   fields,
@@ -29,6 +38,10 @@ export function ExplorerFacets({
   onInclude,
   onExclude,
   onRemove,
+  note,
+  compared,
+  labelOf,
+  children,
 }: {
   fields: readonly FilterField[];
   answer: FacetsAnswer | undefined;
@@ -39,11 +52,24 @@ export function ExplorerFacets({
   onInclude: (field: FilterField, value: string) => void;
   onExclude: (field: FilterField, value: string) => void;
   onRemove: (field: FilterField, value: string) => void;
+  /** A line under the title (a search still counting). */
+  note?: ReactNode;
+  /** The compared period's facets (issue 21), and what it is. */
+  compared?: { answer: FacetsAnswer | undefined; label: string } | null;
+  labelOf?: (field: FilterField, value: string | number) => string | null;
+  /** Facets chosen by the user (fields inside the records) and their controls, before the built-in ones. */
+  children?: ReactNode;
 }) {
   return (
     <aside className={`ex-facets${busy ? ' is-refetching' : ''}`} aria-label="Fields" data-testid="facets" aria-busy={busy}>
       <div className="ex-facets__title">Fields</div>
-      {fields.length === 0 && <p className="muted small ex-facets__none">This source has no filter fields; search its messages instead.</p>}
+      {note && (
+        <div className="ex-facets__note muted small" data-testid="facets-progress">
+          {note}
+        </div>
+      )}
+      {children}
+      {fields.length === 0 && <p className="muted small ex-facets__none">This source has no built-in filter fields: search its messages, or add a facet on a field inside its records.</p>}
       {error && <p className="text-error small ex-facets__none">{error}</p>}
       {fields.map((field) => {
         const values = answer?.result[field] ?? [];
@@ -62,9 +88,25 @@ export function ExplorerFacets({
               <div className="muted small">No values</div>
             ) : (
               <ul className="ex-facet__values">
-                {values.map((v) => (
-                  <FacetRow key={String(v.value)} field={field} v={v} max={max} chip={v.value === null ? undefined : findFilter(filters, field, normalized(field, v.value))} onInclude={onInclude} onExclude={onExclude} onRemove={onRemove} />
-                ))}
+                {values.map((v) => {
+                  const filterValue = filterValueOf(field, v.value);
+                  const prev = compared?.answer;
+                  const change = compared && prev ? facetChange(v.count, v.value, prev.result[field] ?? [], prev.others[field] ?? 0) : null;
+                  return (
+                    <FacetRow
+                      key={String(v.value)}
+                      field={field}
+                      v={v}
+                      max={max}
+                      chip={filterValue === null ? undefined : findFilter(filters, field, normalized(field, filterValue))}
+                      label={v.value === null ? null : (labelOf?.(field, v.value) ?? null)}
+                      change={change && compared ? { change, label: compared.label } : null}
+                      onInclude={onInclude}
+                      onExclude={onExclude}
+                      onRemove={onRemove}
+                    />
+                  );
+                })}
               </ul>
             )}
             {others > 0 && (
@@ -89,6 +131,8 @@ function FacetRow({
   v,
   max,
   chip,
+  label,
+  change,
   onInclude,
   onExclude,
   onRemove,
@@ -97,12 +141,16 @@ function FacetRow({
   v: FacetValue;
   max: number;
   chip: LogFilter | undefined;
+  /** A readable name for the value (a function's slug), shown before it. */
+  label: string | null;
+  change: { change: FacetChange; label: string } | null;
   onInclude: (field: FilterField, value: string) => void;
   onExclude: (field: FilterField, value: string) => void;
   onRemove: (field: FilterField, value: string) => void;
 }) {
-  const text = v.value === null ? '(none)' : String(v.value);
-  const check = v.value === null ? null : checkFilterValue(field, String(v.value));
+  const text = v.value === null ? (field === 'status' ? 'no status' : '(none)') : String(v.value);
+  const raw = filterValueOf(field, v.value);
+  const check = raw === null ? null : checkFilterValue(field, raw);
   // A missing value, or one the wire form cannot carry (a comma), is shown but not filterable.
   const usable = check?.ok === true;
   const value = check?.ok ? check.value : text;
@@ -118,7 +166,22 @@ function FacetRow({
         onClick={() => (state === 'included' ? onRemove(field, value) : onInclude(field, value))}
       >
         <span className="ex-facet__bar" style={{ width: `${max ? Math.max(2, (v.count / max) * 100) : 0}%` }} aria-hidden="true" />
-        <span className="ex-facet__text mono ellipsis">{text}</span>
+        {label ? (
+          <span className="ex-facet__text ex-facet__text--named ellipsis" title={text}>
+            {label} <span className="mono muted">{text.slice(0, 8)}</span>
+          </span>
+        ) : (
+          <span className={`ex-facet__text ellipsis${v.value === null ? ' ex-facet__text--none' : ' mono'}`}>{text}</span>
+        )}
+        {change && (
+          <span
+            className={`ex-facet__change is-${change.change.kind === 'change' ? (change.change.diff > 0 ? 'up' : change.change.diff < 0 ? 'down' : 'same') : change.change.kind}`}
+            title={facetChangeTitle(change.change, change.label)}
+            data-testid="facet-change"
+          >
+            {facetChangeText(change.change)}
+          </span>
+        )}
         <span className="ex-facet__count">{formatInt(v.count)}</span>
       </button>
       <button

@@ -1,19 +1,23 @@
 import { useMemo, useRef, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, CartesianGrid, Cell, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { HistogramAnswer, HistogramBucket } from '../api/logs.ts';
 import { formatCompact, formatInt } from '../lib/format.ts';
+import type { SearchProgress } from '../lib/search-progress.ts';
 import { chartPalette, type Theme } from '../lib/theme.ts';
-import { formatShortDate, formatTime, US, type TimePrecision } from '../lib/time.ts';
-import { selectionRange, seriesOf, toneColor, type Series } from '../pages/logs/series.ts';
-import { BucketTooltip } from './chart-tooltip.tsx';
+import { formatDateTime, formatShortDate, formatTime, US, type TimePrecision } from '../lib/time.ts';
+import { partialBucket, selectionRange, seriesOf, toneColor, type Series } from '../pages/logs/series.ts';
+import { BucketTooltip, type TooltipNote } from './chart-tooltip.tsx';
+import { useTimeMode } from './time-mode.tsx';
+import { zoneOf } from '../lib/time-display.ts';
 
 function precisionFor(width: number): TimePrecision {
   return width < US.minute ? 'second' : 'minute';
 }
 
-function tickFormatter(width: number, span: number): (us: number) => string {
-  if (span > 2 * US.day) return (us) => `${formatShortDate(us)} ${formatTime(us, 'minute')}`;
-  return (us) => formatTime(us, precisionFor(width));
+/** Axis labels in the zone times are shown in (time-mode.tsx: UTC, or the browser's zone). */
+function tickFormatter(width: number, span: number, timeZone?: string): (us: number) => string {
+  if (span > 2 * US.day) return (us) => `${formatShortDate(us, timeZone)} ${formatTime(us, 'minute', timeZone)}`;
+  return (us) => formatTime(us, precisionFor(width), timeZone);
 }
 
 /** recharts gives the hovered bucket's index as a number or a string. */
@@ -22,10 +26,29 @@ function indexOf(raw: unknown): number | null {
   return Number.isInteger(i) && i >= 0 ? i : null;
 }
 
+/** The compared period's counts, one per bucket on screen (null where it has none). */
+export interface HistogramComparison {
+  counts: ReadonlyArray<number | null>;
+  /** `1 week earlier`: what the line is. */
+  label: string;
+  /** Still loading or still counting: the line is drawn faint. */
+  partial: boolean;
+}
+
+interface Datum extends HistogramBucket {
+  prev: number | null;
+  partial: 'start' | 'end' | null;
+}
+
+/** A partial bucket is drawn this much lighter: it holds part of its width, not a drop. */
+const PARTIAL_OPACITY = 0.45;
+
 /**
  * Matching records per bucket, stacked by status class or level. Hover shows exact counts and
  * the bucket's range; dragging across buckets zooms to them; a click narrows to one bucket;
- * a legend entry filters by its class or level.
+ * a legend entry filters by its class or level. While a search is still counting, a thin bar
+ * shows how much of the range it has covered and the buckets it has not reached are shaded;
+ * buckets cut by the range's ends are drawn lighter; a compared period is a dashed line.
  */
 export function ExplorerHistogram({
   answer,
@@ -34,6 +57,8 @@ export function ExplorerHistogram({
   onRange,
   onSeries,
   busy,
+  progress,
+  compared,
 }: {
   answer: HistogramAnswer;
   /** The range on screen: a selection never reaches past it. */
@@ -44,6 +69,8 @@ export function ExplorerHistogram({
   /** Filter by a legend entry (null when that entry cannot be a filter). */
   onSeries: ((s: Series) => void) | null;
   busy: boolean;
+  progress: SearchProgress | null;
+  compared: HistogramComparison | null;
 }) {
   const palette = chartPalette(theme);
   const buckets = answer.result;
@@ -54,11 +81,22 @@ export function ExplorerHistogram({
     for (const b of buckets) for (const s of series) t.set(s.key, (t.get(s.key) ?? 0) + (b.by[s.key] ?? 0));
     return t;
   }, [buckets, series]);
+  const data: Datum[] = useMemo(
+    () => buckets.map((b, i) => ({ ...b, prev: compared?.counts[i] ?? null, partial: partialBucket(b.timestamp, width, range) })),
+    [buckets, compared, width, range],
+  );
+  const comparedTotal = useMemo(() => (compared ? compared.counts.reduce<number>((n, c) => n + (c ?? 0), 0) : 0), [compared]);
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const hover = useRef<number | null>(null);
   const span = buckets.length ? buckets[buckets.length - 1]!.timestamp + width - buckets[0]!.timestamp : 0;
-  const fmtTick = tickFormatter(width, span);
+  const timeZone = zoneOf(useTimeMode());
+  const fmtTick = tickFormatter(width, span, timeZone);
   const precision = precisionFor(width);
+  // Buckets the search has not reached yet (any part of them older than `through`).
+  const through = progress && !progress.complete ? progress.through : null;
+  let unsearched = -1;
+  if (through !== null) for (let i = 0; i < buckets.length && buckets[i]!.timestamp < through; i++) unsearched = i;
+  const prevColor = theme === 'dark' ? '#e8ecf1' : '#3b4350';
 
   const finish = () => {
     if (!drag) return;
@@ -73,8 +111,30 @@ export function ExplorerHistogram({
   const lo = drag ? Math.min(drag.from, drag.to) : -1;
   const hi = drag ? Math.max(drag.from, drag.to) : -1;
 
+  const noteOf = (d: Datum): TooltipNote | undefined => {
+    if (through !== null && d.timestamp < through) {
+      return { kind: 'unsearched', text: d.timestamp + width <= through ? 'Not searched yet: the search has not reached this bucket' : `Searched only from ${formatDateTime(through, 'second')} on so far` };
+    }
+    if (d.partial === 'end' && range.end !== undefined) return { kind: 'partial', text: `Partial bucket: counts only up to ${formatDateTime(range.end, 'second')}, the range's end` };
+    if (d.partial === 'start' && range.start !== undefined) return { kind: 'partial', text: `Partial bucket: counts only after ${formatDateTime(range.start, 'second')}, the range's start` };
+    return undefined;
+  };
+
   return (
     <section className={`card ex-hist${busy ? ' is-refetching' : ''}`} data-testid="histogram" aria-busy={busy}>
+      {progress && !progress.complete && (
+        <div
+          className="ex-hist__progress"
+          role="progressbar"
+          aria-label="Search progress"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={Math.round(progress.fraction * 100)}
+          data-testid="histogram-progress"
+        >
+          <span style={{ width: `${Math.max(2, progress.fraction * 100)}%` }} />
+        </div>
+      )}
       <div className="ex-hist__head">
         <div className="ex-legend" role="group" aria-label={answer.split === 'status' ? 'Status classes' : 'Levels'}>
           {series.map((s) => (
@@ -92,15 +152,29 @@ export function ExplorerHistogram({
               <span className="ex-legend__count">{formatInt(totals.get(s.key) ?? 0)}</span>
             </button>
           ))}
-          {series.length === 0 && <span className="muted small">No matching records in this range</span>}
+          {compared && (
+            <span className="ex-legend__item ex-legend__item--line" data-testid="legend-compared" title={`The compared period, ${compared.label.toLowerCase()}: its count per bucket`}>
+              <span className="ex-legend__line" style={{ borderColor: prevColor }} aria-hidden="true" />
+              {compared.label}
+              <span className="ex-legend__count">{compared.partial ? '…' : formatInt(comparedTotal)}</span>
+            </span>
+          )}
+          {series.length === 0 && <span className="muted small">{through !== null ? 'No matches so far' : 'No matching records in this range'}</span>}
         </div>
-        <span className="muted small ex-hist__hint">Drag to zoom · click a bar for its bucket</span>
+        {through !== null ? (
+          <span className="small ex-hist__searching" data-testid="search-progress" title={`Every record from ${formatDateTime(through, 'second')} to the range's end is counted; the search goes on`}>
+            Searching… counted back to {throughText(through, range.end)}
+          </span>
+        ) : (
+          <span className="muted small ex-hist__hint">Drag to zoom · click a bar for its bucket</span>
+        )}
       </div>
       <div className="ex-hist__chart" data-testid="histogram-chart">
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart
-            data={buckets}
-            margin={{ top: 6, right: 10, bottom: 0, left: 0 }}
+          <ComposedChart
+            data={data}
+            // Room on the right for the last time label, which is centred on the last bucket.
+            margin={{ top: 6, right: 24, bottom: 0, left: 0 }}
             barCategoryGap={buckets.length > 40 ? '10%' : '20%'}
             onMouseDown={(state) => {
               // The hover index, when the press comes before the chart has seen the pointer move.
@@ -124,32 +198,72 @@ export function ExplorerHistogram({
             <Tooltip
               cursor={{ fill: palette.cursor }}
               isAnimationActive={false}
+              // Pinned to the chart's top: it then hangs over the table, never over the count above the chart.
+              position={{ y: 0 }}
+              allowEscapeViewBox={{ x: false, y: true }}
+              wrapperStyle={{ zIndex: 20 }}
               content={({ active, payload }) => {
-                const b = payload?.[0]?.payload as HistogramBucket | undefined;
-                if (!active || !b) return null;
-                return (
-                  <BucketTooltip
-                    start={b.timestamp}
-                    end={b.timestamp + width}
-                    precision={precision}
-                    rows={[
-                      ...series.map((s) => ({ label: s.label, value: formatInt(b.by[s.key] ?? 0), color: toneColor(s.tone, theme) })),
-                      { label: 'Total', value: formatInt(b.count), strong: true },
-                    ]}
-                    footer="Click to narrow to this bucket · drag to zoom"
-                  />
-                );
+                const d = payload?.[0]?.payload as Datum | undefined;
+                if (!active || !d) return null;
+                const rows = [
+                  ...series.map((s) => ({ label: s.label, value: formatInt(d.by[s.key] ?? 0), color: toneColor(s.tone, theme) })),
+                  { label: 'Total', value: formatInt(d.count), strong: true },
+                ];
+                if (compared) rows.push({ label: compared.label, value: d.prev === null ? '—' : `${formatInt(d.prev)}${changeText(d.count, d.prev)}`, color: prevColor });
+                return <BucketTooltip start={d.timestamp} end={d.timestamp + width} precision={precision} rows={rows} note={noteOf(d)} footer="Click to narrow to this bucket · drag to zoom" />;
               }}
             />
+            {unsearched >= 0 && buckets[0] && buckets[unsearched] && (
+              <ReferenceArea
+                x1={buckets[0].timestamp}
+                x2={buckets[unsearched]!.timestamp}
+                fill={palette.axis}
+                fillOpacity={0.1}
+                ifOverflow="visible"
+                label={{ value: 'not searched yet', position: 'insideTopLeft', fontSize: 10, fill: palette.axis }}
+              />
+            )}
             {series.map((s) => (
-              <Bar key={s.key} dataKey={(b: HistogramBucket) => b.by[s.key] ?? 0} name={s.label} stackId="n" fill={toneColor(s.tone, theme)} isAnimationActive={false} />
+              <Bar key={s.key} dataKey={(b: Datum) => b.by[s.key] ?? 0} name={s.label} stackId="n" fill={toneColor(s.tone, theme)} isAnimationActive={false}>
+                {data.map((d) => (
+                  <Cell key={d.timestamp} fillOpacity={d.partial ? PARTIAL_OPACITY : 1} />
+                ))}
+              </Bar>
             ))}
+            {compared && (
+              <Line
+                dataKey="prev"
+                name={compared.label}
+                type="linear"
+                stroke={prevColor}
+                strokeOpacity={compared.partial ? 0.4 : 0.85}
+                strokeWidth={1.5}
+                strokeDasharray="4 3"
+                dot={false}
+                activeDot={false}
+                connectNulls={false}
+                isAnimationActive={false}
+              />
+            )}
             {drag && lo !== hi && buckets[lo] && buckets[hi] && (
               <ReferenceArea x1={buckets[lo]!.timestamp} x2={buckets[hi]!.timestamp} fill={palette.avg} fillOpacity={0.15} stroke={palette.avg} strokeOpacity={0.5} ifOverflow="visible" />
             )}
-          </BarChart>
+          </ComposedChart>
         </ResponsiveContainer>
       </div>
     </section>
   );
+}
+
+/** The instant a search has counted back to: its time alone when it is the range end's day, else with the date. */
+function throughText(through: number, end: number | undefined): string {
+  const t = formatDateTime(through, 'second');
+  return end !== undefined && formatDateTime(end, 'second').slice(0, 10) === t.slice(0, 10) ? t.slice(11) : t;
+}
+
+/** ` · now +25%` after a compared count; nothing where a percentage says nothing. */
+function changeText(now: number, before: number): string {
+  if (before === 0) return now === 0 ? '' : ' (new)';
+  const pct = Math.round(((now - before) / before) * 100);
+  return ` · now ${pct >= 0 ? '+' : '−'}${Math.abs(pct)}%`;
 }

@@ -1,4 +1,10 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
+
+/** A step into a JSON value: an object's key or an array's index. */
+export type JsonPath = ReadonlyArray<string | number>;
+
+/** What to show after a scalar (e.g. filter buttons), given where it sits and its value. */
+export type ScalarActions = (path: JsonPath, value: unknown) => ReactNode;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -14,7 +20,7 @@ function Primitive({ value }: { value: unknown }) {
   return <span className="json-null">{String(value)}</span>;
 }
 
-function Node({ name, value, depth, openDepth, last }: { name?: string; value: unknown; depth: number; openDepth: number; last: boolean }) {
+function Node({ name, value, depth, openDepth, last, path, actions }: { name?: string; value: unknown; depth: number; openDepth: number; last: boolean; path: JsonPath; actions?: ScalarActions }) {
   const [open, setOpen] = useState(depth < openDepth);
   const comma = last ? '' : ',';
   const keyLabel = name !== undefined ? <span className="json-key">{JSON.stringify(name)}: </span> : null;
@@ -24,6 +30,7 @@ function Node({ name, value, depth, openDepth, last }: { name?: string; value: u
         {keyLabel}
         <Primitive value={value} />
         {comma}
+        {actions?.(path, value)}
       </div>
     );
   }
@@ -59,7 +66,7 @@ function Node({ name, value, depth, openDepth, last }: { name?: string; value: u
         <>
           <div className="json-children">
             {entries.map(([k, v], i) => (
-              <Node key={k ?? i} name={k} value={v} depth={depth + 1} openDepth={openDepth} last={i === entries.length - 1} />
+              <Node key={k ?? i} name={k} value={v} depth={depth + 1} openDepth={openDepth} last={i === entries.length - 1} path={[...path, k ?? i]} actions={actions} />
             ))}
           </div>
           <div className="json-line">
@@ -72,8 +79,11 @@ function Node({ name, value, depth, openDepth, last }: { name?: string; value: u
   );
 }
 
-/** Pretty-printed JSON with collapsible objects and arrays; "expand all" and "collapse" remount it. */
-export function JsonTree({ value, openDepth = 4 }: { value: unknown; openDepth?: number }) {
+/**
+ * Pretty-printed JSON with collapsible objects and arrays; "expand all" and "collapse" remount
+ * it. `actions` adds controls after each scalar (the explorer's filter buttons).
+ */
+export function JsonTree({ value, openDepth = 4, actions }: { value: unknown; openDepth?: number; actions?: ScalarActions }) {
   const [depth, setDepth] = useState(openDepth);
   const [generation, setGeneration] = useState(0);
   return (
@@ -101,7 +111,7 @@ export function JsonTree({ value, openDepth = 4 }: { value: unknown; openDepth?:
         </button>
       </div>
       <div className="json-tree__body" key={generation}>
-        <Node value={value} depth={0} openDepth={depth} last />
+        <Node value={value} depth={0} openDepth={depth} last path={[]} actions={actions} />
       </div>
     </div>
   );

@@ -1,5 +1,5 @@
 /**
- * The "Saved views" menu in the app shell's sidebar, on every page (issue 12): save the
+ * The "Saved views" menu in the app shell's sidebar, on every page: save the
  * current page and its URL state under a name, reopen, rename or delete saved views, and
  * reopen one of the last 20 searches. The server keeps both in its data folder.
  *

@@ -53,11 +53,22 @@ describe('nextSort', () => {
 });
 
 describe('functionLogsHref', () => {
-  it('opens the Logs page on the function’s invocation records over a range covering the window', () => {
-    const MIN = 60_000_000;
-    expect(functionLogsHref('abc', 'f-1', 7 * 24 * 60 * MIN)).toBe('/logs?project=abc&source=function_edge_logs&function_id=f-1&range=7d');
-    const u = new URL(functionLogsHref('a&b', 'f 1', 5 * MIN), 'http://127.0.0.1');
-    expect(Object.fromEntries(u.searchParams)).toEqual({ project: 'a&b', source: 'function_edge_logs', function_id: 'f 1', range: '15m' });
+  // Issue 21: the table counted the calendar window, its link opened a rolling 7 days (3,849 vs 3,829).
+  it('opens the Logs page on the function’s invocation records over exactly the window the table counted', () => {
+    const DAY = 86_400_000_000;
+    const start = Date.UTC(2026, 10, 18) * 1000;
+    const href = functionLogsHref('abc', 'f-1', { start, end: start + 8 * DAY });
+    const u = new URL(href, 'http://127.0.0.1');
+    // [11-18 00:00, 11-26 00:00) is the explorer's (11-17 23:59:59.999999, 11-25 23:59:59.999999].
+    expect(Object.fromEntries(u.searchParams)).toEqual({
+      project: 'abc',
+      source: 'function_edge_logs',
+      function_id: 'f-1',
+      range: 'custom',
+      start: '2026-11-17T23:59:59.999999Z',
+      end: '2026-11-25T23:59:59.999999Z',
+    });
+    expect(new URL(functionLogsHref('a&b', 'f 1', { start, end: start + DAY }), 'http://127.0.0.1').searchParams.get('project')).toBe('a&b');
   });
 
   it('takes the narrowest preset covering the window, the widest when none does', () => {

@@ -4,6 +4,7 @@
  */
 import type { FunctionStatsRow } from '../../../server/functions/types.ts';
 import { PRESET_SPAN, RANGE_PRESETS, type RangePreset } from './logs.ts';
+import { isoMicros } from './time.ts';
 
 export const SORT_KEYS = ['name', 'invocations', 'errors', 'errorRate', 'avgMs', 'p95Ms', 'p99Ms'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -57,11 +58,13 @@ export function rangeCovering(spanUs: number): RangePreset {
 }
 
 /**
- * The Logs page filtered to one function's invocation records over a range covering the
- * interval's window (its span from the endpoint listing), in the app's URL scheme (path = page,
- * query = its state; see url-state.ts).
+ * The Logs page filtered to one function's invocation records over exactly the window the table
+ * counted, [start, end) (the API's `/api/functions` window), in the app's URL scheme (path =
+ * page, query = its state; see url-state.ts). A rolling preset counted other records: at 7 days
+ * the table counts the calendar window 11-18 00:00 to 11-26 00:00, and "1 day" is 25 hourly
+ * buckets, not 24 h (issue 21). The explorer's range is (start, end], hence the 1 µs shifts.
  */
-export function functionLogsHref(project: string, functionId: string, spanUs: number): string {
-  const q = new URLSearchParams({ project, source: 'function_edge_logs', function_id: functionId, range: rangeCovering(spanUs) });
+export function functionLogsHref(project: string, functionId: string, window: { start: number; end: number }): string {
+  const q = new URLSearchParams({ project, source: 'function_edge_logs', function_id: functionId, range: 'custom', start: isoMicros(window.start - 1), end: isoMicros(window.end - 1) });
   return `/logs?${q.toString()}`;
 }

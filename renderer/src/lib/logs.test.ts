@@ -218,6 +218,8 @@ describe('explorer filters', () => {
   it('checkFilterValue normalizes codes, classes and methods and refuses what the wire form cannot carry', () => {
     expect(checkFilterValue('status', ' 5XX ')).toEqual({ ok: true, value: '5xx' });
     expect(checkFilterValue('status', '503')).toEqual({ ok: true, value: '503' });
+    // Records without a status (issue 21): selectable as `status=none`.
+    expect(checkFilterValue('status', 'None')).toEqual({ ok: true, value: 'none' });
     expect(checkFilterValue('status', '6xx').ok).toBe(false);
     expect(checkFilterValue('status', '99').ok).toBe(false);
     expect(checkFilterValue('method', 'post')).toEqual({ ok: true, value: 'POST' });

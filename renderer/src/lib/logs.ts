@@ -4,8 +4,9 @@
  * fields of an edge log record in the query shape (`metadata[0].request[0].method`).
  */
 import type { LogRow } from '../../../server/api-types.ts';
+import type { CompareChoice } from './compare.ts';
 import { isoMicros, US } from './time.ts';
-import type { LogsView } from './url-state.ts';
+import type { FieldViewState } from './field-state.ts';
 
 /**
  * The tier names a Logs URL may carry (url-state.ts reads a URL before the listing arrives);
@@ -49,6 +50,34 @@ export const PRESET_SPAN: Record<RangePreset, number> = {
   '24h': US.day,
   '7d': 7 * US.day,
 };
+
+/** The Logs page's two views: the explorer over every source, or the exact logs.all endpoint. */
+export const LOGS_MODES = ['explore', 'exact'] as const;
+export type LogsMode = (typeof LOGS_MODES)[number];
+
+/** The Logs page's state as a URL carries it (url-state.ts reads and writes it). */
+/** The state about fields inside the records and the table's layout (field-state.ts) is part of it. */
+export interface LogsView extends FieldViewState {
+  /** logs.all's tier (the exact view only). */
+  tier: Tier;
+  range: RangeChoice;
+  /** Custom range bounds, µs (only with range 'custom'). */
+  start?: number;
+  end?: number;
+  /**
+   * Absent means 'exact': every view of this page made before the explorer (a link with a
+   * tier, another page's jump to a range) addressed logs.all, and still does. See logsMode.
+   */
+  mode?: LogsMode;
+  /** The explorer's source (name or alias); '' or absent = the first source the server lists. */
+  source?: string;
+  /** Search text (plain, or an RE2 pattern with `regex`). */
+  q?: string;
+  regex?: boolean;
+  filters?: LogFilter[];
+  /** The explorer's compared period (histogram overlay, facet changes); absent = none. */
+  compare?: CompareChoice;
+}
 
 export interface LogsRange {
   /** Exclusive lower bound, µs; undefined = none. */
@@ -259,7 +288,7 @@ export function rowMatches(row: LogRow, fields: RequestFields, filter: string): 
   );
 }
 
-// ---- the explorer (issue 12): filters over every source ----
+// ---- the explorer: filters over every source ----
 
 /** The fields the explorer filters on; a source has the ones `/api/logs/fields` lists. */
 export const FILTER_FIELDS = ['status', 'method', 'path', 'level', 'function_id'] as const;
@@ -290,8 +319,9 @@ export function checkFilterValue(field: FilterField, raw: string): FilterValueCh
   switch (field) {
     case 'status': {
       const v = value.toLowerCase();
-      if (/^[1-5]xx$/.test(v) || /^[1-5]\d\d$/.test(v)) return { ok: true, value: v };
-      return { ok: false, reason: 'A status is a code (503) or a class (5xx)' };
+      // `none`: records without a status (auth records that answered nothing).
+      if (/^[1-5]xx$/.test(v) || /^[1-5]\d\d$/.test(v) || v === 'none') return { ok: true, value: v };
+      return { ok: false, reason: 'A status is a code (503), a class (5xx) or none' };
     }
     case 'method':
       // Methods are stored upper-case.

@@ -79,3 +79,24 @@ describe('formatSpan', () => {
     expect(formatSpan(90 * US.day)).toBe('90 days');
   });
 });
+
+describe('wall-clock text for the custom range (24-hour)', () => {
+  // Issue 21: the custom range's inputs were 12-hour while every other time on the page is 24-hour.
+  it('writes 24-hour local time and reads it back, seconds and typed microseconds kept', async () => {
+    const { formatWallTime, parseWallTime } = await import('./time.ts');
+    const us = Date.UTC(2026, 2, 14, 15, 40, 0) * 1000;
+    expect(formatWallTime(us, 'UTC')).toBe('2026-03-14 15:40:00');
+    expect(formatWallTime(us + 7 * 3_600_000_000, 'UTC')).toBe('2026-03-14 22:40:00');
+    const local = parseWallTime(formatWallTime(us));
+    expect(local).toBe(us);
+    expect(parseWallTime(`${formatWallTime(us).replace(' ', 'T')}.000250`)).toBe(us + 250);
+    expect(parseWallTime(formatWallTime(us).slice(0, 16))).toBe(us);
+  });
+  it('refuses what is not a time: 12-hour forms, impossible dates and hours', async () => {
+    const { parseWallTime } = await import('./time.ts');
+    expect(parseWallTime('03/14/2026 03:40 PM')).toBeUndefined();
+    expect(parseWallTime('2026-02-30 10:00:00')).toBeUndefined();
+    expect(parseWallTime('2026-03-14 24:00:00')).toBeUndefined();
+    expect(parseWallTime('')).toBeUndefined();
+  });
+});

@@ -166,3 +166,26 @@ export function formatRange(start: number, end: number, precision: TimePrecision
   const sameDay = a.slice(0, 10) === b.slice(0, 10);
   return `${a} – ${sameDay ? b.slice(11) : b}`;
 }
+
+/**
+ * `2026-03-14 15:40:00`: an instant as local wall-clock time, 24-hour, for text inputs that read
+ * like every other time on the page (a datetime-local input follows the browser's locale, which
+ * made the custom range 12-hour under en-US: issue 21).
+ */
+export function formatWallTime(us: number, timeZone?: string): string {
+  return formatDateTime(us, 'second', timeZone);
+}
+
+/**
+ * Reads `YYYY-MM-DD HH:MM[:SS[.ffffff]]` (a `T` instead of the space too) as local wall-clock
+ * time; undefined when it is not one. Microseconds typed are kept.
+ */
+export function parseWallTime(text: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s = '0', frac = ''] = m;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  const date = new Date(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  if (Number.isNaN(date.getTime()) || date.getDate() !== Number(d) || date.getMonth() !== Number(mo) - 1) return undefined;
+  return date.getTime() * 1000 + (frac ? Number(frac.padEnd(6, '0')) : 0);
+}

@@ -91,6 +91,18 @@ describe('encodeView / decodeView', () => {
     expect(encodeView(follow)).toBe('/usage?project=abc&interval=hourly');
     expect(roundTrip(follow)).toEqual(follow);
   });
+  it('usage: an empty pattern (the field cleared) follows the project again', () => {
+    expect(decodeView('/usage', '?project=abc&interval=daily&regex=').usage.regex).toBeNull();
+  });
+  it('the compared period survives a round trip on the explorer and on Functions; an unknown one is dropped', () => {
+    const logs: AppView = { ...DEFAULT_VIEW, page: 'logs', project: 'abc', logs: { ...DEFAULT_VIEW.logs, source: 'edge_logs', compare: '7d' } };
+    expect(encodeView(logs)).toBe('/logs?project=abc&source=edge_logs&range=1h&compare=7d');
+    expect(roundTrip(logs)).toEqual(logs);
+    const fns: AppView = { ...DEFAULT_VIEW, page: 'functions', project: 'abc', functions: { fn: '', interval: '1day', compare: 'prev' } };
+    expect(encodeView(fns)).toBe('/functions?project=abc&interval=1day&compare=prev');
+    expect(roundTrip(fns)).toEqual(fns);
+    expect(decodeView('/logs', '?source=edge_logs&compare=fortnight').logs.compare).toBeUndefined();
+  });
   it('data and settings carry no parameters', () => {
     expect(encodeView({ ...DEFAULT_VIEW, page: 'data', project: 'abc' })).toBe('/data');
     expect(encodeView({ ...DEFAULT_VIEW, page: 'settings' })).toBe('/settings');

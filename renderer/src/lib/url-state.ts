@@ -3,8 +3,13 @@
  * so a reload or a copied link restores the view. The API key is never part of it.
  */
 import { FUNCTION_INTERVALS, USAGE_INTERVALS, type FunctionInterval, type UsageInterval } from './buckets.ts';
-import { filtersFromParams, filtersToParams, FILTER_FIELDS, RANGE_PRESETS, TIERS, type LogFilter, type RangeChoice, type Tier } from './logs.ts';
+import { filtersFromParams, filtersToParams, FILTER_FIELDS, LOGS_MODES, RANGE_PRESETS, TIERS, type LogsMode, type LogsView, type RangeChoice } from './logs.ts';
 import { isoMicros, parseIsoMicros } from './time.ts';
+import { COMPARE_CHOICES, type CompareChoice } from './compare.ts';
+import { copyFieldState, readFieldState, writeFieldState } from './field-state.ts';
+
+// The Logs view's state lives with the Logs rules (logs.ts), which build views too; kept importable from here.
+export { LOGS_MODES, type LogsMode, type LogsView };
 
 export const PAGES = ['functions', 'logs', 'usage', 'data', 'settings'] as const;
 export type PageId = (typeof PAGES)[number];
@@ -13,30 +18,8 @@ export interface FunctionsView {
   /** One function id, or '' for all. */
   fn: string;
   interval: FunctionInterval;
-}
-
-/** The Logs page's two views: the explorer over every source, or the exact logs.all endpoint. */
-export const LOGS_MODES = ['explore', 'exact'] as const;
-export type LogsMode = (typeof LOGS_MODES)[number];
-
-export interface LogsView {
-  /** logs.all's tier (the exact view only). */
-  tier: Tier;
-  range: RangeChoice;
-  /** Custom range bounds, µs (only with range 'custom'). */
-  start?: number;
-  end?: number;
-  /**
-   * Absent means 'exact': every view of this page made before the explorer (a link with a
-   * tier, another page's jump to a range) addressed logs.all, and still does. See logsMode.
-   */
-  mode?: LogsMode;
-  /** The explorer's source (name or alias); '' or absent = the first source the server lists. */
-  source?: string;
-  /** Search text (plain, or an RE2 pattern with `regex`). */
-  q?: string;
-  regex?: boolean;
-  filters?: LogFilter[];
+  /** The period the charts are compared with; absent = none. */
+  compare?: CompareChoice;
 }
 
 export interface UsageView {
@@ -83,6 +66,7 @@ export function encodeView(view: AppView): string {
     case 'functions':
       if (view.functions.fn) q.set('function', view.functions.fn);
       q.set('interval', view.functions.interval);
+      if (view.functions.compare) q.set('compare', view.functions.compare);
       break;
     case 'logs': {
       const l = view.logs;
@@ -106,6 +90,8 @@ export function encodeView(view: AppView): string {
           const v = byField[field];
           if (v !== undefined) q.set(field, v);
         }
+        if (l.compare) q.set('compare', l.compare);
+        writeFieldState(q, l);
       }
       const qs = readableQuery(q);
       return `/logs${qs ? `?${qs}` : ''}`;
@@ -119,6 +105,11 @@ export function encodeView(view: AppView): string {
   }
   const qs = q.toString();
   return `/${view.page}${qs ? `?${qs}` : ''}`;
+}
+
+function compareOf(q: URLSearchParams): CompareChoice | undefined {
+  const v = q.get('compare');
+  return v !== null && (COMPARE_CHOICES as readonly string[]).includes(v) ? (v as CompareChoice) : undefined;
 }
 
 /**
@@ -141,6 +132,8 @@ export function decodeView(pathname: string, search: string, base: AppView = DEF
       fn: q.get('function') ?? '',
       interval: oneOf(FUNCTION_INTERVALS, q.get('interval'), base.functions.interval),
     };
+    const compare = compareOf(q);
+    if (compare) view.functions.compare = compare;
   } else if (page === 'logs') {
     const range = oneOf<RangeChoice>([...RANGE_PRESETS, 'custom'], q.get('range'), base.logs.range);
     const start = q.get('start');
@@ -157,6 +150,10 @@ export function decodeView(pathname: string, search: string, base: AppView = DEF
       regex: mode === 'explore' ? q.get('regex') === '1' : (base.logs.regex ?? false),
       filters: mode === 'explore' ? filtersFromParams((f) => q.get(f)) : [...(base.logs.filters ?? [])],
     };
+    const compare = mode === 'explore' ? compareOf(q) : base.logs.compare;
+    if (compare) view.logs.compare = compare;
+    // Fields inside the records, the table's columns, wrap and dense.
+    Object.assign(view.logs, mode === 'explore' ? readFieldState(q) : copyFieldState(base.logs));
     if (range === 'custom') {
       const s = start ? parseIsoMicros(start) : undefined;
       const e = end ? parseIsoMicros(end) : undefined;
@@ -166,32 +163,11 @@ export function decodeView(pathname: string, search: string, base: AppView = DEF
   } else if (page === 'usage') {
     view.usage = {
       interval: oneOf(USAGE_INTERVALS, q.get('interval'), base.usage.interval),
-      regex: q.has('regex') ? (q.get('regex') ?? '') : null,
+      // An empty pattern (the field cleared) follows the project again, as no pattern does.
+      regex: q.get('regex') || null,
     };
   }
   return view;
 }
 
-/**
- * Takes the API key out of a URL fragment (`#key=...`). Returns the key, if any, and the
- * fragment with it removed (other fragment parts are kept). Parsed by hand: a `+` in a key
- * is a plus, not a space as URLSearchParams would read it.
- */
-export function extractKeyFromHash(hash: string): { key: string | null; rest: string } {
-  const raw = hash.startsWith('#') ? hash.slice(1) : hash;
-  if (!raw) return { key: null, rest: '' };
-  let key: string | null = null;
-  const kept: string[] = [];
-  for (const part of raw.split('&')) {
-    if (part.startsWith('key=')) {
-      try {
-        key = decodeURIComponent(part.slice(4));
-      } catch {
-        key = part.slice(4);
-      }
-    } else if (part) {
-      kept.push(part);
-    }
-  }
-  return { key: key || null, rest: kept.length ? `#${kept.join('&')}` : '' };
-}
+export { extractKeyFromHash } from './key-hash.ts';

@@ -25,7 +25,8 @@ export function logsRequest(view: AppView, now: number | undefined): EndpointReq
 
 /** The regex follows the project (its ref, escaped) until the user types their own. */
 export function usagePattern(view: AppView): string | null {
-  if (view.usage.regex !== null) return view.usage.regex;
+  // A cleared field is no pattern: it falls back to the project rather than asking for a 400.
+  if (view.usage.regex !== null && view.usage.regex.trim() !== '') return view.usage.regex;
   return view.project ? escapeRe2(view.project) : null;
 }
 

@@ -4,6 +4,7 @@ import type { ImportReport, SourceListing } from '../../../server/api-types.ts';
 import type { ImportErrorEntry } from '../../../server/ingest/import.ts';
 import { getBridge, refreshAll } from '../api/bridge.ts';
 import { ApiError, uploadImport } from '../api/client.ts';
+import { useConnections } from '../api/connections.ts';
 import { invalidateData, useDeleteSource, useImports, useLoadDemo, useSources } from '../api/hooks.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { ErrorPanel } from '../components/error-panel.tsx';
@@ -15,8 +16,10 @@ import { Skeleton } from '../components/skeleton.tsx';
 import { TimeText } from '../components/time-text.tsx';
 import { formatBytes, formatInt } from '../lib/format.ts';
 import { SOURCE_OPTIONS, sourceLabel } from '../lib/sources.ts';
+import { remoteLabel, syncingConnections } from '../lib/sync.ts';
 import { formatSpan, US } from '../lib/time.ts';
 import { useExportCurrentView } from '../lib/view-export.ts';
+import { ConnectionsSection } from './data-connections.tsx';
 import { chooseFiles, type ImportFilesOptions, type NativeImportJob } from './data-import.ts';
 
 type JobState = 'queued' | 'uploading' | 'done' | 'failed';
@@ -56,6 +59,8 @@ export function DataPage() {
   const demo = useLoadDemo();
   const [toDelete, setToDelete] = useState<SourceListing | null>(null);
   const del = useDeleteSource();
+  // Read only (the connections section polls): which stored records a connection syncs.
+  const connections = useConnections(false).data?.result;
 
   const bridge = getBridge();
   const [nativeBusy, setNativeBusy] = useState(false);
@@ -258,6 +263,8 @@ export function DataPage() {
         )}
       </section>
 
+      <ConnectionsSection />
+
       <section className="card" data-testid="sources-card">
         <div className="card__head">
           <h2>Stored sources</h2>
@@ -326,11 +333,19 @@ export function DataPage() {
                     </td>
                     <td>
                       <div className="chips">
-                        {s.projects.slice(0, 3).map((p) => (
-                          <span key={p.ref} className="chip mono" title={`${formatInt(p.count)} records`}>
-                            {p.ref} <span className="muted">{formatInt(p.count)}</span>
-                          </span>
-                        ))}
+                        {s.projects.slice(0, 3).map((p) => {
+                          const by = syncingConnections(connections, s.source, p.ref);
+                          return (
+                            <span key={p.ref} className="chip mono" title={`${formatInt(p.count)} records${by.length ? `; synced by the connection to ${by.map(remoteLabel).join(', ')}` : ''}`}>
+                              {p.ref} <span className="muted">{formatInt(p.count)}</span>
+                              {by.length > 0 && (
+                                <span className="chip__sync" data-testid="synced-label">
+                                  synced · {remoteLabel(by[0]!)}
+                                </span>
+                              )}
+                            </span>
+                          );
+                        })}
                         {s.projects.length > 3 && <span className="chip muted">+{s.projects.length - 3} more</span>}
                       </div>
                       {s.functionIds.length > 0 && <div className="muted small">{new Set(s.functionIds.map((f) => f.functionId)).size} function ids</div>}

@@ -3,7 +3,6 @@ import type { FunctionStatsRow } from '../../../server/functions/types.ts';
 import { ErrorPanel } from '../components/error-panel.tsx';
 import { TableSkeleton } from '../components/skeleton.tsx';
 import { unitName } from '../lib/buckets.ts';
-import { PRESET_SPAN } from '../lib/logs.ts';
 import { formatInt, formatMs, formatPercent } from '../lib/format.ts';
 import { percentileAccuracy, type PercentileKind } from '../lib/stats.ts';
 import { DEFAULT_SORT, functionLogsHref, nextSort, sortFunctionRows, type SortKey, type TableSort } from '../lib/function-table.ts';
@@ -43,7 +42,7 @@ export function FunctionTable({
   error,
   onRetry,
   project,
-  spanUs,
+  countedWindow,
   selected,
   percentiles,
   unitUs,
@@ -58,8 +57,8 @@ export function FunctionTable({
   error: unknown;
   onRetry: () => void;
   project: string;
-  /** The interval's window, µs (from the listing): the logs links cover it. */
-  spanUs: number | undefined;
+  /** The window the figures cover, [start, end) µs (from `/api/functions`): the logs links open exactly it. */
+  countedWindow: { start: number; end: number } | undefined;
   selected: string;
   percentiles: PercentileKind | undefined;
   /** The interval's bucket unit, µs (from the listing): names the sketches approximate figures merge. */
@@ -110,7 +109,7 @@ export function FunctionTable({
           <tbody>
             {sorted.map((r) => {
               const idle = r.invocations === 0;
-              const href = functionLogsHref(project, r.functionId, spanUs ?? PRESET_SPAN['24h']);
+              const href = countedWindow ? functionLogsHref(project, r.functionId, countedWindow) : undefined;
               return (
                 <tr
                   key={r.functionId}
@@ -164,13 +163,14 @@ export function FunctionTable({
                     </button>
                     <a
                       href={href}
+                      aria-disabled={href === undefined}
                       data-testid="function-logs"
-                      title="Open this function’s invocation logs"
+                      title="Open this function’s invocation logs over the window the table counts"
                       onClick={(e: MouseEvent<HTMLAnchorElement>) => {
                         // Modified clicks open a new tab as links do.
                         if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
                         e.preventDefault();
-                        onLogs(href);
+                        if (href) onLogs(href);
                       }}
                     >
                       Logs

@@ -1,5 +1,5 @@
 import { useMemo, useRef, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, CartesianGrid, Cell, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { InvocationStatsRow } from '../../../server/api-types.ts';
 import { useClock, useInvocationStats } from '../api/hooks.ts';
 import { useView } from '../app-state.tsx';
@@ -12,6 +12,7 @@ import { ErrorPanel } from '../components/error-panel.tsx';
 import { ExportButtons } from '../components/export-buttons.tsx';
 import { useExportCurrentView } from '../lib/view-export.ts';
 import { Field } from '../components/field.tsx';
+import { Freshness } from '../components/freshness.tsx';
 import { PageHeader, Toolbar } from '../components/page-header.tsx';
 import { allTimeCount, allTimeHint, ProjectPicker } from '../components/project-picker.tsx';
 import { RefreshButton } from '../components/refresh-button.tsx';
@@ -19,6 +20,10 @@ import { Segmented } from '../components/segmented.tsx';
 import { ChartSkeleton, StatsSkeleton, TableSkeleton } from '../components/skeleton.tsx';
 import { Stat } from '../components/stat.tsx';
 import { ClockHint } from '../components/clock-hint.tsx';
+import { useHistogram } from '../api/logs.ts';
+import { COMPARE_CHOICES, COMPARE_LABELS, compareOffset, type CompareChoice } from '../lib/compare.ts';
+import { explorerParams } from '../lib/logs.ts';
+import { alignPrevious } from './logs/series.ts';
 import { bucketStarts, FUNCTION_INTERVALS, isUtcDayUnit, seriesOf, spanLabel, unitName, unitPrecision, type FunctionInterval } from '../lib/buckets.ts';
 import { formatAxisMs, formatCompact, formatInt, formatMs, formatPercent } from '../lib/format.ts';
 import { chartPalette, type ChartPalette } from '../lib/theme.ts';
@@ -43,6 +48,11 @@ function tickFormat(unit: number): (us: number) => string {
   return (us) => formatTime(us, 'minute');
 }
 
+/** A window's range: in UTC for UTC day buckets (their labels are UTC days), else local (issue 21). */
+function windowRange(start: number, end: number, unit: number): string {
+  return isUtcDayUnit(unit) ? `${formatRange(start, end, unitPrecision(unit), 'UTC')} UTC` : formatRange(start, end, unitPrecision(unit));
+}
+
 /** A bucket's p95/p99 accuracy for the tooltip and the chart's note, worded by stats.ts. */
 function bucketAccuracy(unit: number): TooltipNote {
   const kind = bucketPercentileKind(unit);
@@ -52,7 +62,14 @@ function bucketAccuracy(unit: number): TooltipNote {
 
 interface Datum extends InvocationStatsRow {
   ok: number;
+  /** The compared period's invocations in this bucket (null: not compared, or not known). */
+  prev: number | null;
+  /** The bucket holds now: it is still filling. */
+  partial: boolean;
 }
+
+/** A bucket still filling is drawn this much lighter, so it does not read as a drop. */
+const PARTIAL_OPACITY = 0.45;
 
 export function FunctionsPage() {
   const { view, update, theme } = useView();
@@ -95,21 +112,62 @@ export function FunctionsPage() {
   const periodPending = view.functions.fn ? !currentRows : total.isPending;
   const percentiles = total.data?.percentiles ?? currentRows?.[0]?.percentiles;
   const selectedName = view.functions.fn ? (slugs.get(view.functions.fn) ?? view.functions.fn) : null;
-  const tableWindow = total.data && tableUnit !== undefined ? formatRange(total.data.window.start, total.data.window.end, unitPrecision(tableUnit)) : '';
+  const tableWindow = total.data && tableUnit !== undefined ? windowRange(total.data.window.start, total.data.window.end, tableUnit) : '';
   const chartRef = useRef<HTMLElement>(null);
   const pickerLabel = (functionId: string, count: number) => {
     const slug = slugs.get(functionId);
     return `${slug ? `${slug} · ` : ''}${functionId} · ${allTimeCount(count)}`;
   };
 
-  const data: Datum[] = useMemo(() => (rows ?? []).map((r) => ({ ...r, ok: r.count - r.error_count })), [rows]);
+  // The compared period (issue 21): the same project (and function) over the chart's window moved
+  // back, counted by the explorer's histogram of invocation records, one bucket per chart bucket.
+  const compare = view.functions.compare;
+  const chartWindow = rows && rows.length > 0 && spec ? { start: rows[0]!.timestamp, end: rows[rows.length - 1]!.timestamp + spec.unit } : null;
+  const compareShift = compare && chartWindow ? compareOffset(compare, chartWindow.end - chartWindow.start) : null;
+  const comparedParams = useMemo(
+    () =>
+      chartWindow && compareShift !== null && view.project
+        ? explorerParams({
+            source: FUNCTION_SOURCE,
+            project: view.project,
+            range: { start: chartWindow.start - compareShift - 1, end: chartWindow.end - compareShift - 1 },
+            q: '',
+            regex: false,
+            filters: view.functions.fn ? [{ field: 'function_id', value: view.functions.fn, exclude: false }] : [],
+          })
+        : null,
+    [chartWindow?.start, chartWindow?.end, compareShift, view.project, view.functions.fn],
+  );
+  const compared = useHistogram(comparedParams, rows?.length);
+  const prevCounts = useMemo(() => {
+    const h = compared.data;
+    if (!h || compared.isPlaceholderData || !rows || !spec || compareShift === null || h.width > spec.unit || spec.unit % h.width !== 0) return null;
+    return alignPrevious(
+      rows.map((r) => ({ timestamp: r.timestamp, count: r.count, by: {} })),
+      spec.unit,
+      h.result,
+      compareShift,
+    );
+  }, [compared.data, compared.isPlaceholderData, rows, spec, compareShift]);
+  const prevTotal = prevCounts?.reduce<number>((n, c) => n + (c ?? 0), 0) ?? null;
+  const nowUs = clock.data?.now;
+  const data: Datum[] = useMemo(
+    () =>
+      (rows ?? []).map((r, i) => ({
+        ...r,
+        ok: r.count - r.error_count,
+        prev: prevCounts?.[i] ?? null,
+        partial: nowUs !== undefined && spec !== undefined && r.timestamp <= nowUs && nowUs < r.timestamp + spec.unit,
+      })),
+    [rows, prevCounts, nowUs, spec],
+  );
   const summary = useMemo(() => summarizeInvocations(rows ?? []), [rows]);
   const windowText = useMemo(() => {
     if (!spec) return '';
     if (rows && rows.length > 0) {
       const first = rows[0]!.timestamp;
       const last = rows[rows.length - 1]!.timestamp;
-      return `${formatRange(first, last + spec.unit, unitPrecision(spec.unit))} · ${rows.length} buckets`;
+      return `${windowRange(first, last + spec.unit, spec.unit)} · ${rows.length} buckets`;
     }
     if (clock.data) return `${bucketStarts(clock.data.now, spec).length} buckets`;
     return '';
@@ -172,6 +230,29 @@ export function FunctionsPage() {
             onChange={(i) => update((v) => ({ ...v, functions: { ...v.functions, interval: i } }))}
           />
         </Field>
+        <Field label="Compare" htmlFor="fn-compare">
+          <select
+            id="fn-compare"
+            className="select"
+            value={compare ?? ''}
+            data-testid="compare-picker"
+            onChange={(e) => {
+              const c = e.target.value as CompareChoice | '';
+              update((v) => {
+                const { compare: _c, ...rest } = v.functions;
+                return { ...v, functions: c ? { ...rest, compare: c } : rest };
+              });
+            }}
+          >
+            <option value="">Off</option>
+            {COMPARE_CHOICES.map((c) => (
+              <option key={c} value={c}>
+                {COMPARE_LABELS[c]}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Freshness source={FUNCTION_SOURCE} project={view.project} />
       </Toolbar>
 
       {noSources ? (
@@ -236,7 +317,7 @@ export function FunctionsPage() {
             error={table.isError ? table.error : null}
             onRetry={() => void table.refetch()}
             project={view.project}
-            spanUs={tableSeries?.span}
+            countedWindow={total.data && total.data.window.interval === view.functions.interval ? total.data.window : undefined}
             selected={view.functions.fn}
             percentiles={percentiles}
             unitUs={tableUnit}
@@ -266,49 +347,87 @@ export function FunctionsPage() {
                   · {windowText}
                 </span>
               </h2>
-              <ChartLegend items={barItems} toggle={bars} label="Invocation series" testId="legend-invocations" />
+              <div className="card__tools">
+                <ChartLegend items={barItems} toggle={bars} label="Invocation series" testId="legend-invocations" />
+                {compare && (
+                  <span className="fn-compared" data-testid="legend-compared" title="The compared period's invocations per bucket (the dashed line)">
+                    <span className="ex-legend__line" style={{ borderColor: palette.axis }} aria-hidden="true" />
+                    {COMPARE_LABELS[compare]} · {prevTotal === null ? '…' : `${formatInt(prevTotal)}${changeText(summary.invocations, prevTotal)}`}
+                  </span>
+                )}
+              </div>
             </div>
             <div className="chart" style={{ height: 220 }}>
               <ResponsiveContainer width="100%" height="100%">
-                <BarChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }} barCategoryGap={data.length > 100 ? 0 : '15%'}>
+                {/* The same plot area as the execution chart below (margins, axis width, band x axis), so their buckets line up. */}
+                <ComposedChart data={data} margin={CHART_MARGIN} barCategoryGap={data.length > 100 ? 0 : '15%'}>
                   <CartesianGrid stroke={palette.grid} vertical={false} />
                   <XAxis dataKey="timestamp" tickFormatter={fmtTick} stroke={palette.axis} tick={{ fontSize: 11 }} minTickGap={28} tickLine={false} />
-                  <YAxis allowDecimals={false} stroke={palette.axis} tick={{ fontSize: 11 }} tickFormatter={formatCompact} width={48} axisLine={false} tickLine={false} />
+                  <YAxis allowDecimals={false} stroke={palette.axis} tick={{ fontSize: 11 }} tickFormatter={formatCompact} width={Y_AXIS_WIDTH} axisLine={false} tickLine={false} />
                   <Tooltip
                     cursor={{ fill: palette.cursor }}
                     isAnimationActive={false}
                     content={({ active, payload }) => {
                       const d = payload?.[0]?.payload as Datum | undefined;
                       if (!active || !d) return null;
+                      const rows = [
+                        { label: 'Invocations', value: formatInt(d.count), strong: true },
+                        { label: 'OK', value: formatInt(d.ok), color: palette.ok },
+                        { label: 'Errors', value: `${formatInt(d.error_count)}${d.count ? ` (${formatPercent(d.error_count / d.count)})` : ''}`, color: palette.error },
+                      ];
+                      if (compare) rows.push({ label: COMPARE_LABELS[compare], value: d.prev === null ? '…' : `${formatInt(d.prev)}${changeText(d.count, d.prev)}`, color: palette.axis });
                       return (
                         <BucketTooltip
                           start={d.timestamp}
                           end={d.timestamp + unit}
                           precision={unitPrecision(unit)}
-                          rows={[
-                            { label: 'Invocations', value: formatInt(d.count), strong: true },
-                            { label: 'OK', value: formatInt(d.ok), color: palette.ok },
-                            { label: 'Errors', value: `${formatInt(d.error_count)}${d.count ? ` (${formatPercent(d.error_count / d.count)})` : ''}`, color: palette.error },
-                          ]}
+                          utc={isUtcDayUnit(unit)}
+                          rows={rows}
+                          note={d.partial ? { kind: 'partial', text: `In progress: this ${unitName(unit)} runs past now, so it holds less than a whole one` } : undefined}
                         />
                       );
                     }}
                   />
-                  {bars.shown('ok') && <Bar dataKey="ok" name="OK" stackId="n" fill={palette.ok} isAnimationActive={false} />}
-                  {bars.shown('error_count') && <Bar dataKey="error_count" name="Errors" stackId="n" fill={palette.error} isAnimationActive={false} />}
-                </BarChart>
+                  {bars.shown('ok') && (
+                    <Bar dataKey="ok" name="OK" stackId="n" fill={palette.ok} isAnimationActive={false}>
+                      {data.map((d) => (
+                        <Cell key={d.timestamp} fillOpacity={d.partial ? PARTIAL_OPACITY : 1} />
+                      ))}
+                    </Bar>
+                  )}
+                  {bars.shown('error_count') && (
+                    <Bar dataKey="error_count" name="Errors" stackId="n" fill={palette.error} isAnimationActive={false}>
+                      {data.map((d) => (
+                        <Cell key={d.timestamp} fillOpacity={d.partial ? PARTIAL_OPACITY : 1} />
+                      ))}
+                    </Bar>
+                  )}
+                  {compare && <Line dataKey="prev" name={COMPARE_LABELS[compare]} type="linear" stroke={palette.axis} strokeWidth={1.5} strokeDasharray="4 3" dot={false} activeDot={false} connectNulls={false} isAnimationActive={false} />}
+                </ComposedChart>
               </ResponsiveContainer>
             </div>
           </section>
 
           <ExecutionChart data={data} unit={unit} palette={palette} fmtTick={fmtTick} />
           <p className="footnote">
-            Times are in {localZoneName()}; hover a bucket for its UTC range. Windows are computed from the server’s clock.
+            {isUtcDayUnit(unit) ? `Day buckets are UTC days, written in UTC; hover one for its range in ${localZoneName()}.` : `Times are in ${localZoneName()}; hover a bucket for its UTC range.`} Windows are
+            computed from the server’s clock; the bucket that holds now is drawn lighter, as it is still filling.
           </p>
         </div>
       )}
     </div>
   );
+}
+
+/** Both charts' plot areas: room on the right for the last time label, one y axis width. */
+const CHART_MARGIN = { top: 8, right: 24, bottom: 0, left: 0 };
+const Y_AXIS_WIDTH = 52;
+
+/** ` · now +12%` after a compared count. */
+function changeText(now: number, before: number): string {
+  if (before === 0) return now === 0 ? '' : ' (new)';
+  const pct = Math.round(((now - before) / before) * 100);
+  return ` · now ${pct >= 0 ? '+' : '−'}${Math.abs(pct)}%`;
 }
 
 const BAR_KEYS = ['ok', 'error_count'] as const;
@@ -370,9 +489,9 @@ function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit:
       </div>
       <div className="chart" style={{ height: 240 }}>
         <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={plotted} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+          <ComposedChart data={plotted} margin={CHART_MARGIN}>
             <CartesianGrid stroke={palette.grid} vertical={false} />
-            <XAxis dataKey="timestamp" tickFormatter={fmtTick} stroke={palette.axis} tick={{ fontSize: 11 }} minTickGap={28} tickLine={false} />
+            <XAxis dataKey="timestamp" scale="band" tickFormatter={fmtTick} stroke={palette.axis} tick={{ fontSize: 11 }} minTickGap={28} tickLine={false} />
             {scale === 'log' ? (
               <YAxis
                 scale="log"
@@ -382,12 +501,12 @@ function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit:
                 stroke={palette.axis}
                 tick={{ fontSize: 11 }}
                 tickFormatter={formatAxisMs}
-                width={52}
+                width={Y_AXIS_WIDTH}
                 axisLine={false}
                 tickLine={false}
               />
             ) : (
-              <YAxis stroke={palette.axis} tick={{ fontSize: 11 }} tickFormatter={formatAxisMs} width={52} axisLine={false} tickLine={false} />
+              <YAxis stroke={palette.axis} tick={{ fontSize: 11 }} tickFormatter={formatAxisMs} width={Y_AXIS_WIDTH} axisLine={false} tickLine={false} />
             )}
             <Tooltip
               isAnimationActive={false}
@@ -401,6 +520,7 @@ function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit:
                     start={d.timestamp}
                     end={d.timestamp + unit}
                     precision={unitPrecision(unit)}
+                    utc={isUtcDayUnit(unit)}
                     note={accuracy}
                     rows={[
                       ...SERIES.map((s) => ({ label: s.name, value: formatMs(d[s.key]), color: palette[s.color] })),
@@ -427,7 +547,7 @@ function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit:
                 isAnimationActive={false}
               />
             ))}
-          </LineChart>
+          </ComposedChart>
         </ResponsiveContainer>
       </div>
     </section>

@@ -10,7 +10,7 @@ import { PageHeader } from '../components/page-header.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
 import { curlCommand } from '../lib/curl.ts';
 import { formatInt } from '../lib/format.ts';
-import { formatDateTime, formatUtc, fromLocalInputValue, isoMicros, localZoneName, toLocalInputValue } from '../lib/time.ts';
+import { formatDateTime, formatUtc, formatWallTime, isoMicros, localZoneName, parseWallTime } from '../lib/time.ts';
 import { functionsRequest, logsRequest, usageRequest, type EndpointRequest } from '../lib/view-request.ts';
 import type { ThemePref } from '../lib/theme.ts';
 import { spanLabel, unitName } from '../lib/buckets.ts';
@@ -218,10 +218,10 @@ function ClockSection() {
   useEffect(() => {
     if (!clock.data) return;
     setMode(clock.data.mode);
-    setFixed(toLocalInputValue(clock.data.fixed ?? clock.data.now));
+    setFixed(formatWallTime(clock.data.fixed ?? clock.data.now));
   }, [clock.data]);
-  const fixedUs = fromLocalInputValue(fixed);
-  const dirty = clock.data !== undefined && (mode !== clock.data.mode || (mode === 'fixed' && fixedUs !== undefined && toLocalInputValue(clock.data.fixed ?? -1) !== fixed));
+  const fixedUs = parseWallTime(fixed);
+  const dirty = clock.data !== undefined && (mode !== clock.data.mode || (mode === 'fixed' && fixedUs !== undefined && formatWallTime(clock.data.fixed ?? -1) !== fixed));
   return (
     <section className="card" data-testid="clock-section">
       <div className="card__head">
@@ -264,12 +264,16 @@ function ClockSection() {
             <input type="radio" name="clock" checked={mode === 'fixed'} onChange={() => setMode('fixed')} data-testid="clock-fixed" />
             <span>
               <strong>Fixed instant</strong>
-              <span className="muted"> (local time) </span>
+              <span className="muted"> (local time, 24 h) </span>
             </span>
+            {/* Text, not datetime-local: that one follows the browser's locale (12-hour in en-US) while every other time here is 24-hour. */}
             <input
-              type="datetime-local"
-              step={1}
-              className="input input--time"
+              type="text"
+              inputMode="numeric"
+              spellCheck={false}
+              placeholder="YYYY-MM-DD HH:MM:SS"
+              aria-invalid={fixed !== '' && fixedUs === undefined}
+              className="input input--time input--mono"
               value={fixed}
               disabled={mode !== 'fixed'}
               onChange={(e) => setFixed(e.target.value)}

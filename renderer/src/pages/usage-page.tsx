@@ -13,13 +13,14 @@ import { ErrorPanel } from '../components/error-panel.tsx';
 import { ExportButtons } from '../components/export-buttons.tsx';
 import { useExportCurrentView } from '../lib/view-export.ts';
 import { Field } from '../components/field.tsx';
+import { Freshness } from '../components/freshness.tsx';
 import { PageHeader, Toolbar } from '../components/page-header.tsx';
 import { ProjectPicker } from '../components/project-picker.tsx';
 import { RefreshButton } from '../components/refresh-button.tsx';
 import { Segmented } from '../components/segmented.tsx';
 import { ChartSkeleton, StatsSkeleton } from '../components/skeleton.tsx';
 import { Stat } from '../components/stat.tsx';
-import { seriesOf, spanLabel, unitName, USAGE_INTERVALS, usageTotals, zeroFillUsageBuckets, type UsageBucket, type UsageInterval } from '../lib/buckets.ts';
+import { isUtcDayUnit, seriesOf, spanLabel, unitName, USAGE_INTERVALS, usageTotals, zeroFillUsageBuckets, type UsageBucket, type UsageInterval } from '../lib/buckets.ts';
 import { formatCompact, formatInt } from '../lib/format.ts';
 import { usageBucketLogs } from '../lib/logs.ts';
 import { escapeRe2 } from '../lib/regex.ts';
@@ -94,6 +95,11 @@ export function UsagePage() {
   const windowStart = rowsNow !== undefined && spec ? rowsNow - spec.span : undefined;
   const firstPartial = windowStart !== undefined && buckets.length > 0 && buckets[0]!.start < windowStart;
   const shownStart = (b: UsageBucket) => (windowStart !== undefined ? Math.max(b.start, windowStart) : b.start);
+  // The bucket that holds now is still filling: drawn lighter too, so it does not read as a drop.
+  const inProgress = (b: UsageBucket) => rowsNow !== undefined && unit !== undefined && b.start <= rowsNow && rowsNow < b.start + unit;
+  // Day buckets are UTC days: their window is written in UTC, as their labels are (issue 21).
+  const utcDays = unit !== undefined && isUtcDayUnit(unit);
+  const zone = utcDays ? 'UTC' : undefined;
 
   const families = useSeriesToggle(FAMILY_KEYS);
   const legendItems: Array<LegendItem<FamilyKey>> = FAMILIES.map((f) => ({ key: f.key, label: f.label, color: palette[f.key] }));
@@ -102,13 +108,18 @@ export function UsagePage() {
   const pattern = usagePattern(view) ?? '';
   const [draft, setDraft] = useState(pattern);
   useEffect(() => setDraft(pattern), [pattern]);
-  const apply = (text: string) => {
-    const followsProject = view.project !== null && text === escapeRe2(view.project);
-    update((v) => ({ ...v, usage: { ...v.usage, regex: followsProject ? null : text } }));
+  // Typing makes one history entry, not one per pause: the first applied draft adds it, later
+  // ones replace it, until Enter or leaving the field ends the edit.
+  const editing = useRef(false);
+  const apply = (text: string, done: boolean) => {
+    // A cleared field follows the project again rather than asking with an empty pattern (a 400).
+    const followsProject = text.trim() === '' || (view.project !== null && text === escapeRe2(view.project));
+    update((v) => ({ ...v, usage: { ...v.usage, regex: followsProject ? null : text } }), { replace: editing.current });
+    editing.current = !done;
   };
   useEffect(() => {
     if (draft === pattern) return;
-    const t = setTimeout(() => apply(draft), 500);
+    const t = setTimeout(() => apply(draft, false), 500);
     return () => clearTimeout(t);
   }, [draft]);
 
@@ -163,8 +174,9 @@ export function UsagePage() {
               data-testid="usage-regex"
               placeholder="e.g. abcdefghij\.supabase\.co"
               onChange={(e) => setDraft(e.target.value)}
+              onBlur={() => (editing.current = false)}
               onKeyDown={(e) => {
-                if (e.key === 'Enter') apply(draft);
+                if (e.key === 'Enter') apply(draft, true);
               }}
             />
             {view.usage.regex !== null && view.project && (
@@ -177,6 +189,7 @@ export function UsagePage() {
         <Field label="Interval">
           <Segmented label="Interval" testId="interval" options={ORDER} labels={intervalLabels} value={view.usage.interval} onChange={(i) => update((v) => ({ ...v, usage: { ...v.usage, interval: i } }))} />
         </Field>
+        <Freshness source={EDGE_SOURCE} project={view.project} />
       </Toolbar>
 
       {noSources ? (
@@ -218,11 +231,11 @@ export function UsagePage() {
           <section className="card" data-testid="chart-usage">
             <div className="card__head">
               <h2>
-                Requests per {unit >= 86_400_000_000 ? `${unitWord} (UTC days)` : unitWord}{' '}
+                Requests per {utcDays ? `${unitWord} (UTC days)` : unitWord}{' '}
                 <span className="card__note" data-testid="window">
                   ·{' '}
                   {buckets.length > 0 &&
-                    `${formatRange(windowStart, buckets[buckets.length - 1]!.start + unit, PRECISION)} · ${buckets.length} buckets${firstPartial ? ` (the first from ${formatTime(windowStart, 'minute')} only)` : ''}`}
+                    `${formatRange(windowStart, buckets[buckets.length - 1]!.start + unit, PRECISION, zone)}${utcDays ? ' UTC' : ''} · ${buckets.length} buckets${firstPartial ? ` (the first from ${formatTime(windowStart, 'minute', zone)} only)` : ''}`}
                 </span>
               </h2>
               <ChartLegend items={legendItems} toggle={families} label="API families" testId="legend-usage" />
@@ -238,7 +251,8 @@ export function UsagePage() {
               <ResponsiveContainer width="100%" height="100%">
                 <BarChart
                   data={buckets}
-                  margin={{ top: 8, right: 12, bottom: 0, left: 0 }}
+                  // Room on the right for the last label, centred on the last bucket.
+                  margin={{ top: 8, right: 24, bottom: 0, left: 0 }}
                   barCategoryGap={buckets.length > 30 ? '8%' : '20%'}
                   onClick={(state) => {
                     const idx = state?.activeTooltipIndex;
@@ -263,14 +277,17 @@ export function UsagePage() {
                           start={shownStart(b)}
                           end={b.start + unit}
                           precision={PRECISION}
+                          utc={utcDays}
                           rows={FAMILIES.filter((f) => families.shown(f.key)).map((f) => ({ label: f.label, value: `${formatInt(b[f.key])} requests`, color: palette[f.key] }))}
                           note={
                             partial
                               ? {
                                   kind: 'partial',
-                                  text: `Partial ${unitWord}: counts only from ${formatTime(windowStart, 'minute')}, where the window (the last ${spanLabel(spec!.span)}) starts.`,
+                                  text: `Partial ${unitWord}: counts only from ${formatTime(windowStart, 'minute', zone)}${utcDays ? ' UTC' : ''}, where the window (the last ${spanLabel(spec!.span)}) starts.`,
                                 }
-                              : undefined
+                              : inProgress(b)
+                                ? { kind: 'partial', text: `In progress: this ${unitWord} runs past now (${formatTime(rowsNow!, 'minute', zone)}${utcDays ? ' UTC' : ''}), so it holds less than a whole one.` }
+                                : undefined
                           }
                           footer="Click, or press Enter, to open these requests in Logs"
                         />
@@ -281,9 +298,9 @@ export function UsagePage() {
                     (f) =>
                       families.shown(f.key) && (
                         <Bar key={f.key} dataKey={f.key} name={f.label} stackId="f" fill={palette[f.key]} isAnimationActive={false}>
-                          {/* The partial first bucket is drawn lighter: it is not a dip. */}
+                          {/* The partial first bucket and the one still filling are drawn lighter: they are not dips. */}
                           {buckets.map((b) => (
-                            <Cell key={b.start} fillOpacity={b.start < windowStart ? 0.45 : 1} />
+                            <Cell key={b.start} fillOpacity={b.start < windowStart || inProgress(b) ? 0.45 : 1} />
                           ))}
                         </Bar>
                       ),
@@ -294,7 +311,8 @@ export function UsagePage() {
           </section>
           <p className="footnote">
             A request counts in every family its path contains, so stacked heights can exceed the number of requests. Buckets without requests are shown as zero.
-            {firstPartial && ' The first bucket is drawn lighter: the window starts inside it.'} Times are in {localZoneName()}; click a bucket (or focus the chart, move with the arrow keys
+            {firstPartial ? ' The first and the last bucket are drawn lighter: the window starts inside the first, and the last is still filling.' : ' The last bucket is drawn lighter: it is still filling.'}{' '}
+            {utcDays ? `Days are UTC days; other times are in ${localZoneName()}` : `Times are in ${localZoneName()}`}; click a bucket (or focus the chart, move with the arrow keys
             and press Enter) to open its requests in Logs, searched with this URL pattern.
           </p>
         </div>

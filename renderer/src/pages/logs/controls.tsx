@@ -1,11 +1,15 @@
-/** Controls both Logs views share: the view tabs, the time range and its custom form. */
+/** Controls both Logs views share: the view tabs, the time range and its custom form, and how fresh the data is. */
 import { useEffect, useState, type ReactNode } from 'react';
+import { useLogFields } from '../../api/logs.ts';
 import { useView } from '../../app-state.tsx';
 import { Field } from '../../components/field.tsx';
+import { Freshness } from '../../components/freshness.tsx';
 import { Segmented } from '../../components/segmented.tsx';
 import { RANGE_PRESETS, resolveRange } from '../../lib/logs.ts';
-import { fromLocalInputValue, toLocalInputValue } from '../../lib/time.ts';
+import { formatWallTime, parseWallTime } from '../../lib/time.ts';
 import { logsMode, type LogsMode } from '../../lib/url-state.ts';
+import { EDGE_SOURCE } from '../page-data.ts';
+import { resolveSource } from './explorer-state.ts';
 import { RANGE_LABELS } from './range-labels.ts';
 
 const MODE_LABELS: Record<LogsMode, string> = {
@@ -54,9 +58,14 @@ export function LogsHeader({ actions, description }: { actions: ReactNode; descr
   );
 }
 
-/** The range presets plus "Custom", which starts from what is on screen so nothing jumps. */
+/**
+ * The range presets plus "Custom", which starts from what is on screen so nothing jumps; then
+ * how fresh the view's source is (the explorer's source, edge requests in the exact view).
+ */
 export function RangeControls({ now }: { now: number | undefined }) {
   const { view, update } = useView();
+  const fields = useLogFields();
+  const source = logsMode(view.logs) === 'exact' ? EDGE_SOURCE : resolveSource(fields.data ?? [], view.logs.source)?.source;
   return (
     <>
       <Field label="Time range">
@@ -83,39 +92,49 @@ export function RangeControls({ now }: { now: number | undefined }) {
           onApply={(start, end) => update((v) => ({ ...v, logs: { ...v.logs, range: 'custom', start, end } }))}
         />
       )}
+      <Freshness source={source} project={view.project} />
     </>
   );
 }
 
+/**
+ * The custom range as a person reads it: "from" the first instant in it, "to" the first after it,
+ * 24-hour local time. The API's range is (start, end], so from = start + 1 µs and to = end + 1 µs:
+ * a bucket's range reads 15:40:00 – 15:41:00, not 15:39:59.999999 – 15:40:59.999999 (issue 21).
+ */
 export function CustomRange({ start, end, onApply }: { start?: number; end?: number; onApply: (start: number | undefined, end: number | undefined) => void }) {
-  const [draftStart, setDraftStart] = useState(start === undefined ? '' : toLocalInputValue(start));
-  const [draftEnd, setDraftEnd] = useState(end === undefined ? '' : toLocalInputValue(end));
-  useEffect(() => setDraftStart(start === undefined ? '' : toLocalInputValue(start)), [start]);
-  useEffect(() => setDraftEnd(end === undefined ? '' : toLocalInputValue(end)), [end]);
-  const s = draftStart ? fromLocalInputValue(draftStart) : undefined;
-  const e = draftEnd ? fromLocalInputValue(draftEnd) : undefined;
-  const invalid = s !== undefined && e !== undefined && s >= e;
+  const shown = (us: number | undefined) => (us === undefined ? '' : formatWallTime(us + 1));
+  const [draftStart, setDraftStart] = useState(shown(start));
+  const [draftEnd, setDraftEnd] = useState(shown(end));
+  useEffect(() => setDraftStart(shown(start)), [start]);
+  useEffect(() => setDraftEnd(shown(end)), [end]);
+  const from = draftStart ? parseWallTime(draftStart) : undefined;
+  const to = draftEnd ? parseWallTime(draftEnd) : undefined;
+  const badStart = draftStart !== '' && from === undefined;
+  const badEnd = draftEnd !== '' && to === undefined;
+  const invalid = badStart || badEnd || (from !== undefined && to !== undefined && from >= to);
   // An unchanged field keeps its microseconds.
-  const sameStart = start !== undefined && draftStart === toLocalInputValue(start);
-  const sameEnd = end !== undefined && draftEnd === toLocalInputValue(end);
+  const sameStart = start !== undefined && draftStart === shown(start);
+  const sameEnd = end !== undefined && draftEnd === shown(end);
+  const placeholder = 'YYYY-MM-DD HH:MM:SS';
   return (
     <form
       className="custom-range"
       onSubmit={(ev) => {
         ev.preventDefault();
-        if (!invalid) onApply(sameStart ? start : s, sameEnd ? end : e);
+        if (!invalid) onApply(sameStart ? start : from === undefined ? undefined : from - 1, sameEnd ? end : to === undefined ? undefined : to - 1);
       }}
     >
-      <Field label="After (local)" htmlFor="range-start">
-        <input id="range-start" className="input input--time" type="datetime-local" step={1} value={draftStart} onChange={(ev) => setDraftStart(ev.target.value)} data-testid="range-start" />
+      <Field label="From (local, 24 h)" htmlFor="range-start">
+        <input id="range-start" className="input input--time input--mono" type="text" inputMode="numeric" spellCheck={false} placeholder={placeholder} aria-invalid={badStart} value={draftStart} onChange={(ev) => setDraftStart(ev.target.value)} data-testid="range-start" />
       </Field>
-      <Field label="Until (local, inclusive)" htmlFor="range-end">
-        <input id="range-end" className="input input--time" type="datetime-local" step={1} value={draftEnd} onChange={(ev) => setDraftEnd(ev.target.value)} data-testid="range-end" />
+      <Field label="To (local, exclusive)" htmlFor="range-end">
+        <input id="range-end" className="input input--time input--mono" type="text" inputMode="numeric" spellCheck={false} placeholder={placeholder} aria-invalid={badEnd} value={draftEnd} onChange={(ev) => setDraftEnd(ev.target.value)} data-testid="range-end" />
       </Field>
       <button type="submit" className="btn btn--small btn--primary" disabled={invalid} data-testid="range-apply">
         Apply
       </button>
-      {invalid && <span className="field-error">Start must be before end</span>}
+      {badStart || badEnd ? <span className="field-error">Write times as {placeholder} (24-hour)</span> : invalid && <span className="field-error">From must be before to</span>}
     </form>
   );
 }

@@ -259,7 +259,7 @@ function RetentionNotice({
         {cut.kind === 'all' ? (
           <>
             <strong>This range is older than the {tier} tier’s retention.</strong> {tier} keeps {keeps} of logs: nothing before {formatDateTime(cut.cutoff, 'second')} is returned, and
-            the range ends at {formatDateTime(range.end!, 'second')}.
+            the range ends at {formatDateTime(range.end! + 1, 'second')}.
           </>
         ) : (
           <>

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExplorerSource } from '../../api/logs.ts';
 import { US } from '../../lib/time.ts';
 import { DEFAULT_VIEW, type LogsView } from '../../lib/url-state.ts';
-import { pagingState, resolveSource, searchLabel, switchSource, usableFilters, zoomOut } from './explorer-state.ts';
+import { pagingState, resolveSource, searchLabel, switchSource, usableFilters, withNoStatus, zoomOut } from './explorer-state.ts';
 
 const EDGE: ExplorerSource = { source: 'cloudflare.logs.prod', alias: 'edge_logs', label: 'Edge requests', fields: ['status', 'method', 'path'], split: 'status', columns: ['timestamp', 'status', 'method', 'path', 'event_message'] };
 const PG: ExplorerSource = { source: 'postgres.logs', alias: 'postgres_logs', label: 'Postgres', fields: ['level'], split: 'level', columns: ['timestamp', 'level', 'event_message'] };
@@ -56,5 +56,29 @@ describe('pagingState', () => {
     expect(pagingState({ next: null, scanned: { through: 1, complete: true } }, 12)).toEqual({ kind: 'end' });
     expect(pagingState({ next: null, scanned: { through: 1, complete: true } }, 0)).toEqual({ kind: 'none' });
     expect(pagingState(undefined, 0)).toEqual({ kind: 'none' });
+  });
+  // Issue 21: a search that had looked back past the range's start still offered to continue.
+  it('a search that looked back past the range’s start has nothing to continue to', () => {
+    expect(pagingState({ next: 'c3', scanned: { through: 99, complete: false } }, 0, 100)).toEqual({ kind: 'none' });
+    expect(pagingState({ next: 'c3', scanned: { through: 100, complete: false } }, 7, 100)).toEqual({ kind: 'end' });
+    expect(pagingState({ next: 'c3', scanned: { through: 101, complete: false } }, 7, 100)).toEqual({ kind: 'continue', through: 101 });
+  });
+});
+
+describe('withNoStatus', () => {
+  const facets = { result: { status: [{ value: 200, count: 9 }, { value: 404, count: 2 }], method: [{ value: 'GET', count: 13 }] }, others: { status: 0 } };
+  const hist = (none: number) => ({ width: 60, split: 'status' as const, result: [{ timestamp: 0, count: 11 + none, by: { '2xx': 9, '4xx': 2, none } }] });
+  // Issue 21: auth records without a status counted in the histogram but could not be selected.
+  it('adds the records without a status to the status facet, by their count, from the histogram', () => {
+    expect(withNoStatus(facets, hist(4))!.result.status).toEqual([
+      { value: 200, count: 9 },
+      { value: null, count: 4 },
+      { value: 404, count: 2 },
+    ]);
+    expect(withNoStatus(facets, hist(1))!.result.status!.at(-1)).toEqual({ value: null, count: 1 });
+  });
+  it('changes nothing when every record has a status, or the histogram splits by level', () => {
+    expect(withNoStatus(facets, hist(0))).toBe(facets);
+    expect(withNoStatus(facets, { ...hist(3), split: 'level' })).toBe(facets);
   });
 });

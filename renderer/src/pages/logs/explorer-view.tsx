@@ -4,12 +4,13 @@
  * (hover, drag to zoom, click a bar); top values per field; the matching records newest first,
  * paged by the server's cursor; exports of what is shown and of everything that matches.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useClock, useSources } from '../../api/hooks.ts';
 import { recordSearch } from '../../api/views.ts';
 import { EXPLORER_PAGE_SIZE, logsUrl, useExplorerLogs, useFacets, useHistogram, useLogFields, type ExplorerRow } from '../../api/logs.ts';
-import { getApiKey, serverOrigin } from '../../api/client.ts';
-import { useView } from '../../app-state.tsx';
+import { ApiError, getApiKey, serverOrigin } from '../../api/client.ts';
+import { useView, type UpdateOptions } from '../../app-state.tsx';
 import { ClockHint } from '../../components/clock-hint.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { EmptyState } from '../../components/empty-state.tsx';
@@ -28,13 +29,24 @@ import { ChartSkeleton, TableSkeleton } from '../../components/skeleton.tsx';
 import { shellQuote } from '../../lib/curl.ts';
 import { formatInt } from '../../lib/format.ts';
 import { addFilter, explorerParams, removeFilter, resolveRange, type FilterField, type LogFilter } from '../../lib/logs.ts';
-import { formatDateTime, isoMicros, localZoneName } from '../../lib/time.ts';
+import { formatDateTime, formatRange, isoMicros } from '../../lib/time.ts';
 import { encodeView, type LogsView } from '../../lib/url-state.ts';
 import { sourceOf, useSourceProjects } from '../page-data.ts';
 import { LogsHeader, RangeControls } from './controls.tsx';
-import { pagingState, resolveSource, searchLabel, switchSource, usableFilters, zoomOut } from './explorer-state.ts';
+import { pagingState, resolveSource, searchLabel, switchSource, usableFilters, zoomOut, type PagingState } from './explorer-state.ts';
+import { matchCountText, searchProgress } from '../../lib/search-progress.ts';
+import { COMPARE_CHOICES, COMPARE_LABELS, compareOffset, shiftRange, type CompareChoice } from '../../lib/compare.ts';
+import { re2Problem } from '../../lib/re2-check.ts';
+import { alignPrevious } from './series.ts';
+import { withNoStatus } from './explorer-state.ts';
 import { canHighlight, makeHighlighter } from './highlight.ts';
-import { columnsBesideDetail, LogDetail } from './log-detail.tsx';
+import { LogDetail } from './log-detail.tsx';
+import { LiveToggle } from './live-toggle.tsx';
+import { fieldParams } from '../../lib/field-state.ts';
+import { useTimeMode } from '../../components/time-mode.tsx';
+import { zoneLabel, zoneOf } from '../../lib/time-display.ts';
+import { useExplorerFields } from './explorer-fields.tsx';
+import { fieldText, valueAtPath } from '../../lib/field-filters.ts';
 
 export function ExplorerView() {
   const { view, update, theme } = useView();
@@ -52,10 +64,15 @@ export function ExplorerView() {
   const applied = useMemo(() => usableFilters(filters, source), [filters, source]);
   const range = useMemo(() => (now === undefined ? undefined : resolveRange(logsView.range, now, { start: logsView.start, end: logsView.end })), [now, logsView.range, logsView.start, logsView.end]);
 
+  // An RE2 pattern is checked here first: one the server would refuse is never sent (issue 21).
+  const patternCheck = useQuery({ queryKey: ['re2-check', q], queryFn: () => re2Problem(q), enabled: regex && q !== '', staleTime: Infinity });
+  const patternOk = !regex || q === '' || patternCheck.data === null;
+  const patternProblem = regex && q !== '' && typeof patternCheck.data === 'string' ? patternCheck.data : null;
+
   // Until the sources are known the app may still pick the project: wait, rather than ask twice.
   const params = useMemo(
-    () => (source && range && sources.data !== undefined ? explorerParams({ source: source.source, project: view.project, range, q, regex, filters: applied }) : null),
-    [source, range, sources.data, view.project, q, regex, applied],
+    () => (source && range && sources.data !== undefined && patternOk ? { ...explorerParams({ source: source.source, project: view.project, range, q, regex, filters: applied }), ...fieldParams(logsView.fieldFilters) } : null),
+    [source, range, sources.data, view.project, q, regex, applied, patternOk, logsView.fieldFilters],
   );
   const paramsKey = JSON.stringify(params);
 
@@ -63,11 +80,26 @@ export function ExplorerView() {
   const histogram = useHistogram(params);
   const facets = useFacets(params, source?.fields ?? []);
 
-  const setLogs = useCallback((patch: (l: LogsView) => LogsView) => update((v) => ({ ...v, logs: patch(v.logs) })), [update]);
+  // The compared period (issue 21): the same search over the window moved back.
+  const compare = logsView.compare;
+  const compareShift = compare && range?.start !== undefined && range.end !== undefined ? compareOffset(compare, range.end - range.start) : null;
+  const comparedRange = useMemo(() => (range && compareShift !== null ? shiftRange(range, compareShift) : undefined), [range, compareShift]);
+  const comparedParams = useMemo(
+    () => (params && comparedRange ? { ...explorerParams({ source: source!.source, project: view.project, range: comparedRange, q, regex, filters: applied }), ...fieldParams(logsView.fieldFilters) } : null),
+    [params, comparedRange, source, view.project, q, regex, applied, logsView.fieldFilters],
+  );
+  const comparedHistogram = useHistogram(comparedParams);
+  const comparedFacets = useFacets(comparedParams, source?.fields ?? []);
+
+  const setLogs = useCallback((patch: (l: LogsView) => LogsView, opts?: UpdateOptions) => update((v) => ({ ...v, logs: patch(v.logs) }), opts), [update]);
+  // Fields inside the records: picker, chips, facets, columns (issue 21).
+  const fx = useExplorerFields({ source, logs: logsView, setLogs, params, project: view.project, range });
+  const timeMode = useTimeMode();
+  const narrowed = applied.length > 0 || fx.filters.length > 0;
 
   // The URL names the source once the list is known, so a copied link keeps meaning the same.
   useEffect(() => {
-    if (!logsView.source && list[0]) setLogs((l) => (l.source ? l : { ...l, source: list[0]!.alias }));
+    if (!logsView.source && list[0]) setLogs((l) => (l.source ? l : { ...l, source: list[0]!.alias }), { replace: true });
   }, [logsView.source, list, setLogs]);
 
   const items = useMemo(() => {
@@ -82,8 +114,22 @@ export function ExplorerView() {
     }
     return out;
   }, [logs.data]);
-  const paging = pagingState(logs.data?.pages[logs.data.pages.length - 1], items.length);
   const total = histogram.data && !histogram.isPlaceholderData ? histogram.data.result.reduce((n, b) => n + b.count, 0) : undefined;
+  const comparedProgress = comparedHistogram.data && !comparedHistogram.isPlaceholderData ? searchProgress(comparedHistogram.data.scanned, comparedRange ?? {}) : null;
+  const compared = useMemo(() => {
+    const h = histogram.data;
+    const c = comparedHistogram.data;
+    if (!compare || !h || !c || compareShift === null || c.width !== h.width) return null;
+    return { counts: alignPrevious(h.result, h.width, c.result, compareShift), label: COMPARE_LABELS[compare], partial: comparedHistogram.isPlaceholderData || comparedProgress?.complete === false };
+  }, [compare, histogram.data, comparedHistogram.data, comparedHistogram.isPlaceholderData, compareShift, comparedProgress?.complete]);
+  // Function ids read as their slugs, where a loaded record names one.
+  const slugs = useMemo(() => new Map(items.filter((r) => r.fields.function_id && r.fields.function_slug).map((r) => [r.fields.function_id!, r.fields.function_slug!])), [items]);
+  // A text search's aggregates are partial until the server's walk has covered the range.
+  const progress = histogram.data && !histogram.isPlaceholderData ? searchProgress(histogram.data.scanned, range ?? {}) : null;
+  const facetProgress = facets.data && !facets.isPlaceholderData ? searchProgress(facets.data.scanned, range ?? {}) : null;
+  // Nothing matches in the whole range: the table has nothing to continue to.
+  const nothingMatches = total === 0 && progress?.complete === true;
+  const paging: PagingState = nothingMatches ? { kind: 'none' } : pagingState(logs.data?.pages[logs.data.pages.length - 1], items.length, range?.start);
 
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [detailOpen, setDetailOpen] = useState(false);
@@ -100,16 +146,17 @@ export function ExplorerView() {
 
   const highlight = useMemo(() => makeHighlighter(q, regex), [q, regex]);
 
-  // A search that ran is remembered in the recent searches (where the app keeps them).
-  const recorded = useRef<string | null>(null);
+  // A search someone submitted (Enter, Search, the regex toggle) is remembered in the recent
+  // searches once its first page has come back: not a facet click, a zoom or a chip (issue 21),
+  // and never a pattern RE2 refuses (it is not sent at all).
+  const submitted = useRef<{ q: string; regex: boolean } | null>(null);
   const firstPageOk = logs.isSuccess && !logs.isPlaceholderData;
   useEffect(() => {
-    if (!firstPageOk || (!q && applied.length === 0)) return;
-    const state = encodeView(view).split('?')[1] ?? '';
-    if (recorded.current === state) return;
-    recorded.current = state;
-    void recordSearch('logs', state, searchLabel(source, view.logs, range));
-    // Keyed by the request only: a finished search is recorded, not every change of the view.
+    const s = submitted.current;
+    if (!firstPageOk || !s || s.q !== q || s.regex !== regex || !q) return;
+    submitted.current = null;
+    void recordSearch('logs', encodeView(view).split('?')[1] ?? '', searchLabel(source, view.logs, range));
+    // Keyed by the request only: the search is recorded once, when its answer arrives.
   }, [firstPageOk, paramsKey]);
 
   const include = (field: FilterField, value: string) => setLogs((l) => ({ ...l, filters: addFilter(l.filters ?? [], { field, value, exclude: false }) }));
@@ -131,6 +178,8 @@ export function ExplorerView() {
       items.map((r) => {
         const row: Record<string, unknown> = { id: r.id, timestamp: r.timestamp, timestamp_iso: isoMicros(r.timestamp) };
         for (const c of columns) if (c !== 'timestamp' && c !== 'event_message') row[c] = r.fields[c];
+        // Columns on fields inside the records, by their path (issue 21).
+        for (const p of fx.fieldColumns) row[p] = fieldText(valueAtPath(r.metadata, p));
         row.event_message = r.event_message;
         row.metadata = r.metadata;
         return row;
@@ -156,12 +205,13 @@ export function ExplorerView() {
             <button type="button" className="btn btn--small" disabled={!params} onClick={() => setExportOpen(true)} data-testid="export-all" title="Download every record that matches, not only the loaded ones">
               Export all matching…
             </button>
+            <LiveToggle params={params} paused={selectedId !== null} onResume={() => { setSelectedId(null); setDetailOpen(false); }} />
             <RefreshButton />
           </>
         }
         description={
           <>
-            <strong>Explorer</strong> · every imported source, searched and filtered by the server{source ? ` · ${source.label} (${source.alias})` : ''} · times in {localZoneName()}
+            <strong>Explorer</strong> · every imported source, searched and filtered by the server{source ? ` · ${source.label} (${source.alias})` : ''} · times in {zoneLabel(timeMode)}
           </>
         }
       />
@@ -191,7 +241,15 @@ export function ExplorerView() {
         <RangeControls now={now} />
       </div>
 
-      <SearchBar q={q} regex={regex} what={source?.fields.includes('path') ? 'messages and paths' : 'messages'} onSearch={(text, re) => setLogs((l) => ({ ...l, q: text, regex: re }))} />
+      <SearchBar
+        q={q}
+        regex={regex}
+        what={source?.fields.includes('path') ? 'messages and paths' : 'messages'}
+        onSearch={(text, re) => {
+          submitted.current = text ? { q: text, regex: re } : null;
+          setLogs((l) => ({ ...l, q: text, regex: re }));
+        }}
+      />
       {source && (
         <ExplorerChips
           filters={filters}
@@ -199,7 +257,10 @@ export function ExplorerView() {
           onRemove={(f) => remove(f.field, f.value)}
           onFlip={(f) => setLogs((l) => ({ ...l, filters: addFilter(l.filters ?? [], { ...f, exclude: !f.exclude }) }))}
           onAdd={(f: LogFilter) => setLogs((l) => ({ ...l, filters: addFilter(l.filters ?? [], f) }))}
-          onClear={() => setLogs((l) => ({ ...l, filters: [] }))}
+          onClear={() => setLogs((l) => ({ ...l, filters: [], fieldFilters: [] }))}
+          extra={fx.chips}
+          extraCount={fx.filters.length}
+          actions={fx.picker}
         />
       )}
 
@@ -217,13 +278,32 @@ export function ExplorerView() {
             This source is <code>{source.source}</code> (Supabase’s <code>{source.alias}</code>). Import an export of it on the Data page, pick another source, or load the demo data.
           </p>
         </EmptyState>
+      ) : patternProblem !== null ? (
+        <ErrorPanel
+          title="The search pattern is not valid RE2; nothing was sent"
+          error={new ApiError({ code: 0, status: 'INVALID', message: `q is not a valid RE2 pattern: ${patternProblem}`, errors: [{ reason: 'invalid', location: 'q', message: patternProblem }] })}
+        />
       ) : logs.isError ? (
         <ErrorPanel error={logs.error} onRetry={() => void logs.refetch()} />
       ) : (
         <div className="ex-body">
           <ExplorerFacets
             fields={source?.fields ?? []}
-            answer={facets.data}
+            answer={withNoStatus(facets.data, histogram.isPlaceholderData ? undefined : histogram.data)}
+            note={facetProgress && !facetProgress.complete && facetProgress.through !== null ? `Counted back to ${formatDateTime(facetProgress.through, 'second', zoneOf(timeMode))} so far…` : null}
+            // Changes only between finished counts: a partial count against a whole one says nothing.
+            compared={
+              compare
+                ? {
+                    answer:
+                      facetProgress?.complete && comparedFacets.data && !comparedFacets.isPlaceholderData && searchProgress(comparedFacets.data.scanned, comparedRange ?? {}).complete
+                        ? withNoStatus(comparedFacets.data, comparedHistogram.isPlaceholderData ? undefined : comparedHistogram.data)
+                        : undefined,
+                    label: COMPARE_LABELS[compare],
+                  }
+                : null
+            }
+            labelOf={(field, value) => (field === 'function_id' ? (slugs.get(String(value)) ?? null) : null)}
             loading={facets.isPending}
             busy={facets.isPlaceholderData}
             error={facets.isError ? facets.error.message : null}
@@ -231,30 +311,15 @@ export function ExplorerView() {
             onInclude={include}
             onExclude={exclude}
             onRemove={remove}
-          />
+          >
+            {fx.facets}
+          </ExplorerFacets>
           <div className="ex-main">
-            {histogram.isError ? (
-              <div className="notice notice--warn">{histogram.error.message}</div>
-            ) : histogram.data ? (
-              <ExplorerHistogram
-                answer={histogram.data}
-                range={range ?? {}}
-                theme={theme}
-                busy={histogram.isPlaceholderData}
-                onRange={setRange}
-                onSeries={
-                  source && source.fields.includes(histogram.data.split)
-                    ? (s) => include(histogram.data!.split, s.key)
-                    : null
-                }
-              />
-            ) : (
-              <ChartSkeleton height={120} />
-            )}
             {range && range.start !== undefined && range.end !== undefined && (
               <div className="ex-rangebar">
                 <span className="muted small" data-testid="range-text">
-                  {formatDateTime(range.start, 'second')} – {formatDateTime(range.end, 'second')}
+                  {/* (start, end] is [start + 1 µs, end + 1 µs): whole seconds read as such, not as :59.999999. */}
+                  {formatRange(range.start + 1, range.end + 1, 'second', zoneOf(timeMode))}
                 </span>
                 <button
                   type="button"
@@ -269,21 +334,68 @@ export function ExplorerView() {
                 >
                   Zoom out
                 </button>
-                {total !== undefined && (
-                  <span className="small ex-rangebar__total" data-testid="match-total">
-                    {formatInt(total)} matching {total === 1 ? 'record' : 'records'}
+                <label className="ex-compare">
+                  <select
+                    className="select select--small"
+                    aria-label="Compare with another period"
+                    title="Draw another period over the histogram and show each facet value’s change"
+                    value={compare ?? ''}
+                    data-testid="compare-picker"
+                    onChange={(e) => {
+                      const c = e.target.value as CompareChoice | '';
+                      setLogs((l) => {
+                        const { compare: _c, ...rest } = l;
+                        return c ? { ...rest, compare: c } : rest;
+                      });
+                    }}
+                  >
+                    <option value="">Compare: off</option>
+                    {COMPARE_CHOICES.map((c) => (
+                      <option key={c} value={c}>
+                        vs {COMPARE_LABELS[c].toLowerCase()}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                {total !== undefined && progress && (
+                  <span className="small ex-rangebar__total" data-testid="match-total" data-complete={progress.complete}>
+                    {matchCountText(total, progress)}
                   </span>
                 )}
+                {fx.chooser}
               </div>
             )}
-            {total === 0 && !q && applied.length === 0 && <ClockHint what={source ? `${source.label.toLowerCase()} logs` : 'logs'} source={sourceOf(sources.data, source?.source ?? '')} />}
+            {histogram.isError ? (
+              <div className="notice notice--warn">{histogram.error.message}</div>
+            ) : histogram.data ? (
+              <ExplorerHistogram
+                answer={histogram.data}
+                range={range ?? {}}
+                theme={theme}
+                busy={histogram.isPlaceholderData}
+                progress={progress}
+                compared={compared}
+                onRange={setRange}
+                onSeries={
+                  source && source.fields.includes(histogram.data.split)
+                    ? (s) => include(histogram.data!.split, s.key)
+                    : null
+                }
+              />
+            ) : (
+              <ChartSkeleton height={120} />
+            )}
+            {total === 0 && !q && !narrowed && <ClockHint what={source ? `${source.label.toLowerCase()} logs` : 'logs'} source={sourceOf(sources.data, source?.source ?? '')} />}
             {!logs.data ? (
               <TableSkeleton />
             ) : (
               <div className={`logs-layout ex-results${selected ? ' has-detail' : ''}${logs.isPlaceholderData ? ' is-refetching' : ''}`} aria-busy={logs.isFetching}>
                 <ExplorerTable
                   items={items}
-                  columns={columnsBesideDetail(columns, selected !== null)}
+                  columns={fx.tableColumns(selected !== null)}
+                  onResize={fx.onResize}
+                  wrap={fx.wrap}
+                  dense={fx.dense}
                   highlight={highlight}
                   selectedId={selectedId}
                   detailOpen={selected !== null}
@@ -292,20 +404,20 @@ export function ExplorerView() {
                   onClose={onClose}
                   empty={
                     paging.kind === 'continue' ? (
-                      <>No matches yet: the search looked back to {formatDateTime(paging.through, 'second')}. Continue below to search further.</>
+                      <>No matches yet: the search looked back to {formatDateTime(paging.through, 'second', zoneOf(timeMode))}. Continue below to search further.</>
                     ) : (
-                      <>No records match{q || applied.length ? ' this search' : ''} in this range.</>
+                      <>No records match{q || narrowed ? ' this search' : ''} in this range.</>
                     )
                   }
                   footer={
                     <div className="table-footer">
                       <span data-testid="logs-count">
                         {formatInt(items.length)}
-                        {total !== undefined ? ` of ${formatInt(total)} matching` : ''} {items.length === 1 && total === undefined ? 'record' : 'records'} loaded · newest first
+                        {total !== undefined ? ` of ${progress?.complete === false ? 'at least ' : ''}${formatInt(total)} matching` : ''} {items.length === 1 && total === undefined ? 'record' : 'records'} loaded · newest first
                       </span>
                       {paging.kind === 'continue' ? (
                         <button type="button" className="btn btn--small" data-testid="scan-continue" disabled={logs.isFetchingNextPage} onClick={() => void logs.fetchNextPage()}>
-                          {logs.isFetchingNextPage ? 'Searching…' : `Searched back to ${formatDateTime(paging.through, 'second')} — continue`}
+                          {logs.isFetchingNextPage ? 'Searching…' : `Searched back to ${formatDateTime(paging.through, 'second', zoneOf(timeMode))} — continue`}
                         </button>
                       ) : paging.kind === 'older' ? (
                         <button type="button" className="btn btn--small" data-testid="load-older" disabled={logs.isFetchingNextPage} onClick={() => void logs.fetchNextPage()}>
@@ -321,7 +433,7 @@ export function ExplorerView() {
                     </div>
                   }
                 />
-                {selected && <LogDetail record={selected} onClose={onClose} />}
+                {selected && <LogDetail record={selected} onClose={onClose} onFieldFilter={fx.addFilter} now={now} />}
               </div>
             )}
           </div>
@@ -359,7 +471,14 @@ function SearchBar({ q, regex, what, onSearch }: { q: string; regex: boolean; wh
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const run = (text: string, re: boolean) => onSearch(re ? text : text.trim(), re);
+  // A pattern RE2 refuses stays in the box with the engine's reason; nothing is sent or recorded.
+  const [problem, setProblem] = useState<string | null>(null);
+  const run = async (text: string, re: boolean) => {
+    const t = re ? text : text.trim();
+    const p = re && t ? await re2Problem(t) : null;
+    setProblem(p);
+    if (p === null) onSearch(t, re);
+  };
   const highlightable = canHighlight(q, regex);
 
   return (
@@ -368,7 +487,7 @@ function SearchBar({ q, regex, what, onSearch }: { q: string; regex: boolean; wh
       role="search"
       onSubmit={(e) => {
         e.preventDefault();
-        run(draft, regex);
+        void run(draft, regex);
       }}
     >
       <div className="ex-search__box">
@@ -383,10 +502,13 @@ function SearchBar({ q, regex, what, onSearch }: { q: string; regex: boolean; wh
           aria-label={`Search ${what}`}
           placeholder={regex ? `RE2 pattern over ${what}, e.g. timeout|5\\d\\d` : `Search ${what}… (case-insensitive)`}
           value={draft}
+          aria-invalid={problem !== null}
+          aria-describedby={problem !== null ? 'search-problem' : undefined}
           onChange={(e) => {
             setDraft(e.target.value);
+            setProblem(null);
             // The field's clear button (or deleting everything) shows everything again at once.
-            if (e.target.value === '' && q !== '') run('', regex);
+            if (e.target.value === '' && q !== '') void run('', regex);
           }}
           onKeyDown={(e) => {
             if (e.key === 'Escape' && draft !== q) {
@@ -405,7 +527,7 @@ function SearchBar({ q, regex, what, onSearch }: { q: string; regex: boolean; wh
         className={`btn btn--small ex-regex${regex ? ' is-on' : ''}`}
         aria-pressed={regex}
         title={regex ? 'Regular expression (RE2) — click for plain text' : 'Plain text, case-insensitive — click for a regular expression (RE2)'}
-        onClick={() => run(draft, !regex)}
+        onClick={() => void run(draft, !regex)}
         data-testid="regex-toggle"
       >
         .*
@@ -413,7 +535,13 @@ function SearchBar({ q, regex, what, onSearch }: { q: string; regex: boolean; wh
       <button type="submit" className="btn btn--small btn--primary" data-testid="search-submit">
         Search
       </button>
-      {draft !== q && <span className="muted small">Enter to search</span>}
+      {problem !== null ? (
+        <span className="field-error small" id="search-problem" role="alert" data-testid="search-problem">
+          Not a valid RE2 pattern: {problem}
+        </span>
+      ) : (
+        draft !== q && <span className="muted small">Enter to search</span>
+      )}
       {!highlightable && <span className="muted small" data-testid="no-highlight">Matches are not highlighted: the browser cannot run this pattern safely</span>}
     </form>
   );

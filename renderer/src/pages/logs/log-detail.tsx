@@ -3,6 +3,10 @@ import { CopyButton } from '../../components/copy-button.tsx';
 import { LevelBadge, StatusBadge } from '../../components/explorer-table.tsx';
 import { JsonTree } from '../../components/json-tree.tsx';
 import { formatDateTime, formatUtc, localZoneName } from '../../lib/time.ts';
+import type { FieldFilter } from '../../lib/field-filters.ts';
+import { relativeText } from '../../lib/time-display.ts';
+import { useTimeMode } from '../../components/time-mode.tsx';
+import { fieldFilterActions } from './field-actions.tsx';
 
 export interface DetailRecord {
   id: string;
@@ -29,9 +33,13 @@ export function columnsBesideDetail<C extends ExplorerColumn>(columns: readonly 
   return detailOpen ? columns.filter((c) => c !== 'method') : columns;
 }
 
-/** Every field of one record: times, id, the source's fields, the message and the metadata tree. */
-export function LogDetail({ record, onClose }: { record: DetailRecord; onClose: () => void }) {
+/**
+ * Every field of one record: times, id, the source's fields, the message and the metadata tree;
+ * with `onFieldFilter`, each scalar of the metadata offers to filter for it or exclude it.
+ */
+export function LogDetail({ record, onClose, onFieldFilter, now }: { record: DetailRecord; onClose: () => void; onFieldFilter?: (f: FieldFilter) => void; now?: number }) {
   const f = record.fields;
+  const timeMode = useTimeMode();
   const json = { id: record.id, timestamp: record.timestamp, event_message: record.event_message, metadata: record.metadata };
   return (
     <aside className="log-detail fx-detail" data-testid="log-detail" aria-label="Selected record">
@@ -62,6 +70,12 @@ export function LogDetail({ record, onClose }: { record: DetailRecord; onClose: 
           </dd>
           <dt>UTC</dt>
           <dd className="mono">{formatUtc(record.timestamp, 'us')}</dd>
+          {timeMode === 'relative' && now !== undefined && (
+            <>
+              <dt>Age</dt>
+              <dd data-testid="detail-age">{relativeText(record.timestamp, now)}</dd>
+            </>
+          )}
           <dt>Timestamp</dt>
           <dd className="mono" data-testid="detail-us">
             {record.timestamp} µs
@@ -88,7 +102,7 @@ export function LogDetail({ record, onClose }: { record: DetailRecord; onClose: 
             <h3>Metadata</h3>
             <CopyButton text={() => JSON.stringify(json, null, 2)} label="Copy record JSON" testId="copy-record" />
           </div>
-          <JsonTree value={record.metadata} openDepth={5} />
+          <JsonTree value={record.metadata} openDepth={5} actions={onFieldFilter ? fieldFilterActions(record.metadata, onFieldFilter) : undefined} />
         </div>
       </div>
     </aside>

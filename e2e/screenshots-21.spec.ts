@@ -1,0 +1,80 @@
+/**
+ * Issue 21's pages for review by eye, written to artifacts/screenshots/: the explorer while a
+ * search is still counting and once it is complete, the compare overlay, Functions with a
+ * compared period, and API usage; at 1440×900, 1280×800 and 1024×700, light and dark.
+ */
+import type { Page } from '@playwright/test';
+import { BUSY } from './support/fixture-data.ts';
+import { expect, test } from './support/fixtures.ts';
+
+const DIR = 'artifacts/screenshots';
+const SIZES = [
+  [1440, 900],
+  [1280, 800],
+  [1024, 700],
+] as const;
+
+/** While `hold.on`, a search's histogram and facets answer as a walk that has counted 35% of the range. */
+async function holdSearch(page: Page, hold: { on: boolean }) {
+  await page.route(/\/api\/logs\/(histogram|facets)\?/, async (route) => {
+    const u = new URL(route.request().url());
+    // The page cancels a request whose view it left; the fetch then fails, and so may the route.
+    const res = await route.fetch().catch(() => null);
+    if (!res) return route.abort().catch(() => {});
+    const body = (await res.json()) as { result: unknown; scanned?: unknown };
+    if (hold.on && u.searchParams.get('q')) {
+      const end = Date.parse(u.searchParams.get('end')!) * 1000;
+      const start = Date.parse(u.searchParams.get('start')!) * 1000;
+      const through = Math.round(end - (end - start) * 0.35);
+      if (u.pathname.endsWith('/histogram')) body.result = (body.result as Array<{ timestamp: number }>).map((b) => (b.timestamp < through ? { ...b, count: 0, by: {} } : b));
+      body.scanned = { through, throughIso: '', complete: false };
+    }
+    await route.fulfill({ response: res, json: body });
+  });
+}
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`issue 21 screenshots — ${scheme}`, async ({ page, open }) => {
+    test.setTimeout(180_000);
+    await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(String(e)));
+    const hold = { on: true };
+    await holdSearch(page, hold);
+    for (const [w, h] of SIZES) {
+      await page.setViewportSize({ width: w, height: h });
+      const at = `${w}x${h}-${scheme}`;
+
+      hold.on = true;
+      await open(`/logs?project=${BUSY}&source=edge_logs&range=24h&q=rest`);
+      await expect(page.getByTestId('search-progress')).toBeVisible();
+      await expect(page.getByTestId('log-row').first()).toBeVisible();
+      await page.screenshot({ path: `${DIR}/i21-search-running-${at}.png` });
+      hold.on = false;
+      await expect(page.getByTestId('search-progress')).toHaveCount(0, { timeout: 10_000 });
+      await expect(page.getByTestId('match-total')).toHaveAttribute('data-complete', 'true');
+      await page.screenshot({ path: `${DIR}/i21-search-complete-${at}.png` });
+
+      await open(`/logs?project=${BUSY}&source=edge_logs&range=24h&compare=1d`);
+      await expect(page.getByTestId('legend-compared').locator('.ex-legend__count')).not.toHaveText('…');
+      await expect(page.getByTestId('facet-change').first()).toBeVisible();
+      const grid = (await page.getByTestId('histogram-chart').locator('.recharts-cartesian-grid').boundingBox())!;
+      await page.mouse.move(grid.x + grid.width * 0.6, grid.y + grid.height / 2);
+      await expect(page.getByTestId('chart-tooltip')).toBeVisible();
+      await page.screenshot({ path: `${DIR}/i21-compare-${at}.png` });
+
+      await open(`/functions?project=${BUSY}&interval=1day&compare=1d`);
+      await expect(page.getByTestId('legend-compared')).not.toContainText('…');
+      await page.getByTestId('chart-invocations').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${DIR}/i21-functions-compare-${at}.png` });
+
+      await open(`/usage?project=${BUSY}&interval=daily`);
+      await expect(page.getByTestId('total-rest-value')).toBeVisible();
+      await page.screenshot({ path: `${DIR}/i21-usage-${at}.png` });
+    }
+    expect(problems).toEqual([]);
+  });
+}
