@@ -61,7 +61,11 @@ export function storeEntries(dir: string): string[] {
   }
 }
 
-function holdsAnyFile(dir: string): boolean {
+/**
+ * Calls `visit` for every file under `dir` (depth first, unreadable folders skipped) until it
+ * returns true; returns whether one did.
+ */
+export function walkFiles(dir: string, visit: (file: string) => boolean | void): boolean {
   const work = [dir];
   for (let d = work.pop(); d !== undefined; d = work.pop()) {
     let entries: fs.Dirent[];
@@ -71,12 +75,15 @@ function holdsAnyFile(dir: string): boolean {
       continue;
     }
     for (const e of entries) {
-      if (e.isDirectory()) work.push(path.join(d, e.name));
-      else return true;
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) work.push(full);
+      else if (visit(full)) return true;
     }
   }
   return false;
 }
+
+const holdsAnyFile = (dir: string): boolean => walkFiles(dir, () => true);
 
 /** True when views.json is absent or lists no view and no search; a file that cannot be read counts as holding some. */
 function viewsEmpty(dir: string): boolean {

@@ -23,7 +23,7 @@ import type { RecordAddress } from './record-blocks.ts';
 import { DAY_GRAIN, FunctionRollupBatch, HOUR_GRAIN, MINUTE_GRAIN } from './rollups.ts';
 import type { SqlValue } from './db.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
-import { makeOwnerOnly } from './data-dir.ts';
+import { makeOwnerOnly, walkFiles } from './data-dir.ts';
 import { writeSynced, syncDir, syncFile } from './durable.ts';
 import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileUsable, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { pathOfUrl, type StoredRecord } from './record.ts';
@@ -208,23 +208,10 @@ export const PATHS_FILE = 'paths.log';
 function refuseOrphanedFiles(dataDir: string): void {
   let files = 0;
   let bytes = 0;
-  const work = [path.join(dataDir, PARTS_DIR)];
-  for (let d = work.pop(); d !== undefined; d = work.pop()) {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(d, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) work.push(full);
-      else {
-        files++;
-        bytes += fs.statSync(full).size;
-      }
-    }
-  }
+  walkFiles(path.join(dataDir, PARTS_DIR), (file) => {
+    files++;
+    bytes += fs.statSync(file).size;
+  });
   const urls = path.join(dataDir, URLS_FILE);
   const urlBytes = fs.existsSync(urls) ? fs.statSync(urls).size : 0;
   if (files === 0 && urlBytes === 0) return;
