@@ -84,4 +84,61 @@ describe('text search with the block index', () => {
     const res2 = await t2.request(`/api/logs/count?source=edge_logs&q=quasar&${window}`);
     expect(((await res2.json()) as { result: { count: number } }).result.count).toBe(0);
   });
+
+  it('is written as the blocks are: a search right after each import reads no block for a text no record holds', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const t = appOver(store);
+    const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
+    const count = async (q: string) => ((await (await t.request(`/api/logs/count?source=edge_logs&q=${q}&${window}`)).json()) as { result: { count: number } }).result.count;
+    const first = records(1500, 7);
+    await importRecords(store, 'edge_logs', first);
+    // No columnsSettled(): the background rebuild has not run.
+    let before = recordBlocksHeld().decompressed;
+    expect(await count('quasar')).toBe(0);
+    expect(recordBlocksHeld().decompressed - before).toBe(0);
+    const second = records(1500, 8).map((r) => ({ ...r, id: `${r.id}-b`, timestamp: r.timestamp - 3 * DAY }));
+    await importRecords(store, 'edge_logs', second);
+    before = recordBlocksHeld().decompressed;
+    expect(await count('quasar')).toBe(0);
+    expect(recordBlocksHeld().decompressed - before).toBe(0);
+    // And the words that are there are all found.
+    const expected = [...first, ...second].filter((r) => `${r.event_message}\n${r.metadata.request.url}`.toLowerCase().includes('gateway')).length;
+    expect(expected).toBeGreaterThan(0);
+    expect(await count('gateway')).toBe(expected);
+  });
+
+  it('a damaged or cut index costs reads, never an answer', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const recs = records(3000, 9);
+    await importRecords(store, 'edge_logs', recs);
+    await keeper.close(store);
+    const folder = path.join(dir, 'parts', 'edge_logs');
+    const files = fs.readdirSync(folder).filter((f) => f.endsWith('.grams'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const [i, f] of files.entries()) {
+      const file = path.join(folder, f);
+      const buf = fs.readFileSync(file);
+      if (i % 3 === 0) buf[buf.length - 100] ^= 0xff; // a flipped bit in the last entry
+      if (i % 3 === 1) fs.writeFileSync(file, buf.subarray(0, buf.length - 1000)); // a torn last entry
+      else fs.writeFileSync(file, buf);
+      // i % 3 === 2: the first entry's bits cleared, its CRC not updated
+      if (i % 3 === 2) fs.writeFileSync(file, Buffer.concat([buf.subarray(0, 40), Buffer.alloc(4096), buf.subarray(40 + 4096)]));
+    }
+    const again = await keeper.open(dir);
+    const t = appOver(again);
+    const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
+    for (const q of ['timeout', 'refused', 'products', 'sidecar']) {
+      const res = await t.request(`/api/logs/count?source=edge_logs&q=${q}&${window}`);
+      const expected = recs.filter((r) => `${r.event_message}\n${r.metadata.request.url}`.toLowerCase().includes(q)).length;
+      expect(((await res.json()) as { result: { count: number } }).result.count, q).toBe(expected);
+    }
+    // The background rebuild makes the index whole again: an absent text reads no block.
+    await again.columnsSettled();
+    const before = recordBlocksHeld().decompressed;
+    const res = await t.request(`/api/logs/count?source=edge_logs&q=quasar&${window}`);
+    expect(((await res.json()) as { result: { count: number } }).result.count).toBe(0);
+    expect(recordBlocksHeld().decompressed - before).toBe(0);
+  });
 });

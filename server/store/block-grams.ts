@@ -5,23 +5,26 @@
  * records); 4 KiB and two bits per trigram make a false positive about 15% per trigram, so a
  * word of five letters (three trigrams) rules out all but about 1% of the blocks without it.
  *
- * Derived data, one file per record file (`<label>.grams`), built in the background from the
- * record blocks after a commit and rewritten whole (temp file, rename): `LXGR`, u32 format,
- * u32 the record file's seed (its name: a file put under another name is not used), u32
- * blocks, f64 record bytes covered, u32 CRC-32 of the entries, then per block its f64 offset
- * and BLOOM_BYTES of bits. Blocks past the covered bytes (an import since) are searched without it.
+ * Derived data, one file per record file (`<label>.grams`), appended as each block is written
+ * (the raw block is in memory then), so a search right after an import is already indexed.
+ * Blocks written before (an older store, a failed append) are indexed by a background rebuild.
+ * `LXGR`, u32 format, u32 the record file's seed (its name: a file put under another name is
+ * not used), u32 zero; then per block: f64 its offset, f64 its end, BLOOM_BYTES of bits, u32
+ * CRC-32 of the entry (seeded with the file's seed). A reader stops at the first entry that is
+ * short or fails its CRC and ignores entries past the committed record bytes; blocks without an
+ * entry are searched without the index, so a damaged or stale file costs time, never an answer.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 
 const MAGIC = 0x5247584c; // 'LXGR' little-endian
-const FORMAT = 1;
-const CRC_AT = 24;
-const HEAD = 28;
+const FORMAT = 2;
+const HEAD = 16;
 export const BLOOM_BYTES = 4096;
 const BLOOM_BITS = BLOOM_BYTES * 8;
 const MASK = BLOOM_BITS - 1;
-const ENTRY = 8 + BLOOM_BYTES;
+/** An entry: offset, end, bits, CRC. */
+const ENTRY = 16 + BLOOM_BYTES + 4;
 
 /** Sets the two bits of every trigram of `raw` in `bits` (BLOOM_BITS bits). */
 export function addTrigrams(bits: Int32Array, raw: Uint8Array): void {
@@ -66,17 +69,16 @@ export function mayHold(buf: Buffer, at: number, need: Int32Array): boolean {
 
 /** A record file's block index, as read from its file. */
 export class BlockGrams {
-  private readonly at = new Map<number, number>();
-
   constructor(
     /** The file's bytes. */
     private readonly buf: Buffer,
-    /** Record bytes the index covers: blocks at or past this are not in it. */
+    /** Where each indexed block's bits start in `buf`, by block offset. */
+    private readonly at: ReadonlyMap<number, number>,
+    /** Record bytes indexed without a gap from the file's start: the blocks past it may lack an entry. */
     readonly covered: number,
-  ) {
-    const blocks = (buf.length - HEAD) / ENTRY;
-    for (let i = 0; i < blocks; i++) this.at.set(buf.readDoubleLE(HEAD + i * ENTRY), HEAD + i * ENTRY + 8);
-  }
+    /** The committed record bytes it was read against (a later commit reads it again). */
+    readonly limit: number,
+  ) {}
 
   /** Whether the block at `blk` may hold a text whose trigram bits are `need` (true when the block is not indexed). */
   mayHold(blk: number, need: Int32Array): boolean {
@@ -84,9 +86,16 @@ export class BlockGrams {
     return at === undefined || mayHold(this.buf, at, need);
   }
 
-  /** Every block's offset and bits (to extend the index with new blocks). */
-  entries(): Array<{ blk: number; bits: Int32Array }> {
-    return [...this.at].map(([blk, at]) => ({ blk, bits: new Int32Array(this.buf.buffer.slice(this.buf.byteOffset + at, this.buf.byteOffset + at + BLOOM_BYTES)) }));
+  /** Whether the block at `blk` has an entry. */
+  has(blk: number): boolean {
+    return this.at.has(blk);
+  }
+
+  /** The bits of an indexed block (to write the index again). */
+  bitsOf(blk: number): Int32Array | null {
+    const at = this.at.get(blk);
+    if (at === undefined) return null;
+    return new Int32Array(this.buf.buffer.slice(this.buf.byteOffset + at, this.buf.byteOffset + at + BLOOM_BYTES));
   }
 
   /** Bytes held in memory. */
@@ -96,9 +105,8 @@ export class BlockGrams {
 }
 
 /**
- * The index of a record file, or null when it is missing, of another file (seed), covers more
- * than the record file now holds (cut back by a rolled-back import), or fails its CRC: it is
- * then built again.
+ * The index of a record file, as far as it is whole and within `recordBytes` (the committed
+ * length), or null when it is missing or of another file (seed) or format: it is then built again.
  */
 export function readBlockGrams(file: string, seed: number, recordBytes: number): BlockGrams | null {
   let buf: Buffer;
@@ -107,30 +115,81 @@ export function readBlockGrams(file: string, seed: number, recordBytes: number):
   } catch {
     return null;
   }
-  if (buf.length < HEAD || buf.readUInt32LE(0) !== MAGIC || buf.readUInt32LE(4) !== FORMAT || buf.readUInt32LE(8) !== seed) return null;
-  const blocks = buf.readUInt32LE(12);
-  const covered = buf.readDoubleLE(16);
-  if (buf.length !== HEAD + blocks * ENTRY || covered > recordBytes) return null;
-  if (zlib.crc32(buf.subarray(HEAD)) !== buf.readUInt32LE(CRC_AT)) return null;
-  return new BlockGrams(buf, covered);
+  if (!headerOk(buf, seed)) return null;
+  const at = new Map<number, number>();
+  let covered = 0;
+  for (let e = HEAD; e + ENTRY <= buf.length; e += ENTRY) {
+    const blk = buf.readDoubleLE(e);
+    const end = buf.readDoubleLE(e + 8);
+    if (end > recordBytes || zlib.crc32(buf.subarray(e, e + ENTRY - 4), seed) !== buf.readUInt32LE(e + ENTRY - 4)) break;
+    at.set(blk, e + 16);
+    if (blk === covered) covered = end;
+  }
+  return new BlockGrams(buf, at, covered, recordBytes);
 }
 
-/** The bytes of an index of `entries` (each a block's offset and bits) covering `covered` record bytes. */
-export function encodeBlockGrams(seed: number, covered: number, entries: ReadonlyArray<{ blk: number; bits: Int32Array }>): Buffer {
-  const out = Buffer.alloc(HEAD + entries.length * ENTRY);
+function headerOk(head: Buffer, seed: number): boolean {
+  return head.length >= HEAD && head.readUInt32LE(0) === MAGIC && head.readUInt32LE(4) === FORMAT && head.readUInt32LE(8) === seed;
+}
+
+/** The first bytes of an index of the record file whose seed is `seed`. */
+export function gramsHeader(seed: number): Buffer {
+  const out = Buffer.alloc(HEAD);
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(FORMAT, 4);
   out.writeUInt32LE(seed, 8);
-  out.writeUInt32LE(entries.length, 12);
-  out.writeDoubleLE(covered, 16);
-  let at = HEAD;
-  for (const e of entries) {
-    out.writeDoubleLE(e.blk, at);
-    Buffer.from(e.bits.buffer, e.bits.byteOffset, e.bits.byteLength).copy(out, at + 8);
-    at += ENTRY;
-  }
-  out.writeUInt32LE(zlib.crc32(out.subarray(HEAD)), CRC_AT);
   return out;
+}
+
+/** One entry's bytes: the block at `blk` ending at `end`, its bits, their CRC. */
+export function gramsEntry(seed: number, blk: number, end: number, bits: Int32Array): Buffer {
+  const out = Buffer.allocUnsafe(ENTRY);
+  out.writeDoubleLE(blk, 0);
+  out.writeDoubleLE(end, 8);
+  Buffer.from(bits.buffer, bits.byteOffset, bits.byteLength).copy(out, 16);
+  out.writeUInt32LE(zlib.crc32(out.subarray(0, ENTRY - 4), seed), ENTRY - 4);
+  return out;
+}
+
+/** The bytes of a whole index of `entries` (each a block's offset, end and bits), in block order. */
+export function encodeBlockGrams(seed: number, entries: ReadonlyArray<{ blk: number; end: number; bits: Int32Array }>): Buffer {
+  return Buffer.concat([gramsHeader(seed), ...entries.map((e) => gramsEntry(seed, e.blk, e.end, e.bits))]);
+}
+
+/**
+ * Makes a record file's index end where the record file now ends (`size`): entries of blocks
+ * past it (an import rolled back, a crash before its commit) and a torn last entry are cut off,
+ * and a file of another format or record file starts again empty. Appends may follow; a
+ * missing file is left missing (the first append writes its header).
+ */
+export function cutBlockGrams(file: string, seed: number, size: number): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // the first append writes the header
+    throw err;
+  }
+  try {
+    const head = Buffer.alloc(HEAD);
+    const length = fs.fstatSync(fd).size;
+    if (fs.readSync(fd, head, 0, HEAD, 0) !== HEAD || !headerOk(head, seed)) {
+      fs.ftruncateSync(fd, 0);
+      fs.writeSync(fd, gramsHeader(seed), 0, HEAD, 0);
+      return;
+    }
+    // Entries are in block order: keep those that end within `size`.
+    let keep = Math.floor((length - HEAD) / ENTRY);
+    const end = Buffer.alloc(8);
+    while (keep > 0) {
+      fs.readSync(fd, end, 0, 8, HEAD + (keep - 1) * ENTRY + 8);
+      if (end.readDoubleLE(0) <= size) break;
+      keep--;
+    }
+    if (HEAD + keep * ENTRY !== length) fs.ftruncateSync(fd, HEAD + keep * ENTRY);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** The bits of one block's raw bytes. */

@@ -291,7 +291,7 @@ export class LogStore {
   private readonly deleted = new Map<number, number>();
   private readonly deletingSources = new Set<number>();
   /** Block indexes read (null: none usable), least recently used first. */
-  private readonly gramsCache = new Map<Partition, BlockGrams | null>();
+  private readonly gramsCache = new Map<Partition, { limit: number; g: BlockGrams | null }>();
   /** Columns files this process wrote (their path ids are of this run's path dictionary). */
   private readonly columnsWritten = new Set<string>();
   /** Committed files found damaged: named at start-up and in the 503s of requests that need them. */
@@ -722,29 +722,34 @@ export class LogStore {
   }
 
   /**
-   * Extends (or builds) a partition's block index (block-grams.ts) to its committed record
-   * bytes: the blocks it does not cover yet are decompressed, a few between pauses, and the
-   * file is rewritten whole.
+   * Completes a partition's block index (block-grams.ts) up to its committed record bytes.
+   * Blocks get their entry as they are written; this indexes the ones that lack it (a store
+   * written before the index, an append that failed): their blocks are decompressed, a few
+   * between pauses, and the file is written again whole.
    */
   private async buildGrams(p: Partition, pause: () => Promise<void>, unchanged: () => boolean): Promise<void> {
     const size = p.row.record_bytes;
     const have = this.blockGrams(p);
-    const from = have?.covered ?? 0;
-    if (from >= size) return;
-    const entries = have?.entries() ?? [];
+    if ((have?.covered ?? 0) >= size) return;
+    const entries: Array<{ blk: number; end: number; bits: Int32Array }> = [];
     let since = performance.now();
-    for (let blk = from; blk < size; blk = p.blocks.nextBlock(blk)) {
+    for (let blk = 0; blk < size; ) {
       if (performance.now() - since > 10) {
         await pause();
         if (!unchanged() || p.row.record_bytes !== size) return;
         since = performance.now();
       }
-      entries.push({ blk, bits: blockBits(p.blocks.rawBlock(blk)!) });
+      const end = p.blocks.nextBlock(blk);
+      entries.push({ blk, end, bits: have?.bitsOf(blk) ?? blockBits(p.blocks.rawBlock(blk)!) });
+      blk = end;
     }
+    // Blocks written meanwhile (an import) appended entries this rewrite would lose.
+    if (p.blocks.size !== size) return;
     const file = p.blocks.gramsFile;
     const tmp = `${file}.tmp`;
-    fs.writeFileSync(tmp, encodeBlockGrams(p.blocks.nameSeed, size, entries), { mode: 0o600 });
+    fs.writeFileSync(tmp, encodeBlockGrams(p.blocks.nameSeed, entries), { mode: 0o600 });
     fs.renameSync(tmp, file);
+    p.blocks.gramsRewritten();
     this.gramsCache.delete(p);
   }
 
@@ -753,21 +758,23 @@ export class LogStore {
    * every block is searched). Kept in memory under GRAMS_CACHE_BYTES, least recently used first.
    */
   blockGrams(p: Partition): BlockGrams | null {
+    const row = this.committedRow(p);
+    const limit = row ? Math.min(row.record_bytes, p.blocks.size) : 0;
     const hit = this.gramsCache.get(p);
-    if (hit !== undefined) {
+    // Read again after a commit: the blocks it added have entries now.
+    if (hit !== undefined && hit.limit === limit) {
       this.gramsCache.delete(p);
       this.gramsCache.set(p, hit);
-      return hit;
+      return hit.g;
     }
-    const row = this.committedRow(p);
-    const g = row ? readBlockGrams(p.blocks.gramsFile, p.blocks.nameSeed, Math.min(row.record_bytes, p.blocks.size)) : null;
-    this.gramsCache.set(p, g);
+    const g = row ? readBlockGrams(p.blocks.gramsFile, p.blocks.nameSeed, limit) : null;
+    this.gramsCache.set(p, { limit, g });
     let total = 0;
-    for (const v of this.gramsCache.values()) total += v?.bytes ?? 0;
+    for (const v of this.gramsCache.values()) total += v.g?.bytes ?? 0;
     for (const [q, v] of this.gramsCache) {
       if (total <= GRAMS_CACHE_BYTES) break;
       if (q === p) continue;
-      total -= v?.bytes ?? 0;
+      total -= v.g?.bytes ?? 0;
       this.gramsCache.delete(q);
     }
     return g;

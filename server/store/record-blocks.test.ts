@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/fixtures.ts';
+import { readBlockGrams, trigramBits } from './block-grams.ts';
 import { BLOCK_BYTES, RecordBlocks, recordBlocksHeld, verifyRecordFile, type RecordAddress } from './record-blocks.ts';
 
 const dirs: string[] = [];
@@ -114,5 +115,56 @@ describe('record blocks carry a CRC seeded by their file name', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the block index written with the blocks', () => {
+  /** Whether every trigram of `text` may be in a block, by the index as read back. */
+  const indexed = (file: RecordBlocks, size: number) => readBlockGrams(file.gramsFile, file.nameSeed, size);
+  const bits = (text: string) => trigramBits(Buffer.from(text))!;
+
+  it('has an entry for each block as it is written, cut back with the file and appended to again', () => {
+    const dir = tempDir('le-grams-file-');
+    dirs.push(dir);
+    const { file } = filled(dir, 'a.records', 3);
+    const size = file.size;
+    const g = indexed(file, size)!;
+    expect(g.covered).toBe(size);
+    // Block starts, chained from the file's headers.
+    const starts: number[] = [];
+    for (let blk = 0; blk < size; blk = file.nextBlock(blk)) starts.push(blk);
+    expect(starts.length).toBeGreaterThanOrEqual(3);
+    for (const blk of starts) {
+      expect(g.has(blk)).toBe(true);
+      expect(g.mayHold(blk, bits(' of a.records'))).toBe(true);
+    }
+    expect(starts.filter((blk) => g.mayHold(blk, bits('quasar-nebula-pulsar'))).length).toBe(0);
+    // A rolled-back import cuts the file back to its second block: the index follows.
+    file.truncate(starts[1]!);
+    const cut = indexed(file, starts[1]!)!;
+    expect(cut.covered).toBe(starts[1]);
+    expect(cut.has(starts[1]!)).toBe(false);
+    expect(fs.statSync(file.gramsFile).size).toBe(16 + (16 + 4096 + 4));
+    // New blocks at the same offsets get their own entries.
+    for (let i = 0; i < 400; i++) file.add(Buffer.from(JSON.stringify({ id: `new-${i}`, event_message: `fresh text ${i} `.repeat(30) })));
+    file.flush();
+    const again = indexed(file, file.size)!;
+    expect(again.covered).toBe(file.size);
+    expect(again.mayHold(starts[1]!, bits('fresh text 12'))).toBe(true);
+    expect(again.mayHold(0, bits('fresh text 12'))).toBe(false);
+  });
+
+  it('entries past the committed bytes are not read; a file of another name is not used', () => {
+    const dir = tempDir('le-grams-file-');
+    dirs.push(dir);
+    const { file } = filled(dir, 'b.records', 2);
+    const first = file.nextBlock(0);
+    const g = indexed(file, first)!;
+    expect(g.has(0)).toBe(true);
+    expect(g.has(first)).toBe(false);
+    expect(g.covered).toBe(first);
+    const other = path.join(dir, 'c.grams');
+    fs.copyFileSync(file.gramsFile, other);
+    expect(readBlockGrams(other, new RecordBlocks(path.join(dir, 'c.records'), 0).nameSeed, file.size)).toBeNull();
   });
 });
