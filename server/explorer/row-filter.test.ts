@@ -1,6 +1,7 @@
 /**
- * `status=none` (issue 21): auth records without a status counted in the histogram's `none` but
- * could not be selected. Expected answers are worked out by hand from the fixture below.
+ * `status=none` and `level=none`: records without a status or a level, counted in the
+ * histogram's `none`, can be selected and left out like any value. Expected answers are worked
+ * out by hand from the fixture below.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { importRecords, makeTestApp, MIN, NOW, SEC, type TestApp } from '../testing/fixtures.ts';
@@ -61,5 +62,31 @@ describe('status=none', () => {
     const body = (await res.json()) as { error: { message: string; errors: Array<{ location: string }> } };
     expect(body.error.errors[0]!.location).toBe('status');
     expect(body.error.message).toContain('or none');
+  });
+});
+
+describe('level=none', () => {
+  // By hand: l1 info, l2 error, l3 none, l4 warning, l5 none.
+  const LEVELED = [
+    { ...auth(1, 200, 'ok'), metadata: { level: 'info', msg: 'ok' } },
+    { ...auth(2, 500, 'bad'), metadata: { level: 'error', msg: 'bad' } },
+    { ...auth(3, 200, 'plain'), metadata: { msg: 'plain' } },
+    { ...auth(4, 429, 'slow'), metadata: { level: 'warning', msg: 'slow' } },
+    { ...auth(5, 200, 'bare'), metadata: { msg: 'bare' } },
+  ].map((r, i) => ({ ...r, id: `l${i + 1}` }));
+
+  it('selects the records without a level, alone or beside levels; !none leaves them out; the histogram and facets agree', async () => {
+    t = await makeTestApp();
+    await importRecords(t.store, 'auth_logs', LEVELED);
+    expect(await ids('level=none')).toEqual(['l3', 'l5']);
+    expect(await ids('level=none,ERROR')).toEqual(['l2', 'l3', 'l5']);
+    expect(await ids('level=!none')).toEqual(['l1', 'l2', 'l4']);
+    expect(await ids('level=!none,!info')).toEqual(['l2', 'l4']);
+    expect(await ids('level=!error')).toEqual(['l1', 'l3', 'l4', 'l5']);
+    expect(await ids('level=warning')).toEqual(['l4']);
+    const h = (await (await t!.request(`/api/logs/histogram?source=auth_logs&${range}&level=none&buckets=1`)).json()) as { result: Array<{ count: number; by: Record<string, number> }> };
+    expect(h.result.reduce((n, b) => n + (b.by.none ?? 0), 0)).toBe(2);
+    const c = (await (await t!.request(`/api/logs/count?source=auth_logs&${range}&level=!none`)).json()) as { result: { count: number } };
+    expect(c.result.count).toBe(3);
   });
 });

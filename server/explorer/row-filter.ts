@@ -115,16 +115,18 @@ export function rowFilter(q: ExplorerQuery, c: FilterTarget, paths: PathTable = 
     });
   }
 
-  const textFilter = (f: { include: string[]; exclude: string[] }, values: () => Int32Array | undefined, dict: () => readonly string[], match: (text: string, value: string) => boolean) => {
+  /** `noneWord`: the value that names records without the field, as `status=none` does (the level facet's `none`). */
+  const textFilter = (f: { include: string[]; exclude: string[] }, values: () => Int32Array | undefined, dict: () => readonly string[], match: (text: string, value: string) => boolean, noneWord?: string) => {
     if (!f.include.length && !f.exclude.length) return;
     const col = values();
     if (!col) throw new Error('a filter over counts that do not have its field');
     const pass = (text: string) => (!f.include.length || f.include.some((v) => match(text, v))) && !f.exclude.some((v) => match(text, v));
-    add(dictionaryTest(col, dict(), pass, !f.include.length));
+    const none = noneWord !== undefined && f.exclude.includes(noneWord) ? false : !f.include.length || (noneWord !== undefined && f.include.includes(noneWord));
+    add(dictionaryTest(col, dict(), pass, none));
   };
   // Arrays and dictionaries are read only for the filters given (a dictionary is read from its file on first use).
   textFilter(q.method, () => c.method, () => c.dicts.method, (text, v) => text === v);
-  textFilter(q.level, () => c.level, () => c.dicts.level, (text, v) => text.toLowerCase() === v);
+  textFilter(q.level, () => c.level, () => c.dicts.level, (text, v) => text.toLowerCase() === v, 'none');
   if (q.path.include.length || q.path.exclude.length) {
     const col = c.path;
     if (!col || !paths) throw new Error('a path filter without paths or their table');

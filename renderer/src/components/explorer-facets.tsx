@@ -17,9 +17,9 @@ export function fieldLabel(field: FilterField): string {
   return FIELD_LABELS[field];
 }
 
-/** The filter value a facet value stands for: records without a status are `status=none`. */
+/** The filter value a facet value stands for: records without a status or a level are `status=none`, `level=none`. */
 function filterValueOf(field: FilterField, value: string | number | null): string | null {
-  if (value === null) return field === 'status' ? 'none' : null;
+  if (value === null) return field === 'status' || field === 'level' ? 'none' : null;
   return String(value);
 }
 
@@ -148,7 +148,7 @@ function FacetRow({
   onExclude: (field: FilterField, value: string) => void;
   onRemove: (field: FilterField, value: string) => void;
 }) {
-  const text = v.value === null ? (field === 'status' ? 'no status' : '(none)') : String(v.value);
+  const text = v.value === null ? (field === 'status' ? 'no status' : field === 'level' ? 'no level' : '(none)') : String(v.value);
   const raw = filterValueOf(field, v.value);
   const check = raw === null ? null : checkFilterValue(field, raw);
   // A missing value, or one the wire form cannot carry (a comma), is shown but not filterable.
