@@ -7,7 +7,8 @@ export default defineConfig({
   outputDir: 'test-results',
   timeout: 30_000,
   expect: { timeout: 8_000 },
-  workers: 1,
+  // Each test starts its own server on its own data folder, so two run side by side.
+  workers: 2,
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   reporter: [['list']],

@@ -1,10 +1,13 @@
 /**
- * `npm run bench [-- --sizes 1000000,3000000 --runs 21 --keep --server-dir DIR]`: the product measured the way a
- * new user meets it, beside DuckDB on the same files in the same run. Per size N (records per
- * source): `npm run serve` on a fresh folder, both files imported over HTTP, logs.all probed
- * during the edge import and during a small import's save, every endpoint timed uncached and
- * cached over loopback, the explorer's histogram, facets, pages and searches, the
- * folder's size after a SIGTERM, a restart on it; then DuckDB in its own process
+ * `npm run bench [-- --sizes 1000000,3000000 --runs 21 --order newest,oldest,shuffled --keep --server-dir DIR]`:
+ * the product measured the way a new user meets it, beside DuckDB on the same files in the same
+ * run. Per size N (records per source): `npm run serve` on a fresh folder, both files imported
+ * over HTTP in the first record order with every page's default request asked every 50 ms (the
+ * waits over 100 ms lined up with the server's activity log), logs.all probed during a small
+ * import's save, every endpoint timed uncached and cached over loopback, the explorer's
+ * histogram, facets, pages and searches, the folder's size after a SIGTERM, a restart on it and
+ * each page's first answer on a server just restarted; the other record orders' imports on
+ * folders of their own; then DuckDB in its own process
  * (bench/scale-duckdb.ts) on the same files and queries, its answers checked against ours. Prints one table per size and writes bench/data/results-<N>.json.
  *
  * Only HTTP: nothing here imports the server's store or endpoints (see bench/README.md).
@@ -45,12 +48,17 @@ import {
   type Percentiles,
 } from './data.ts';
 import type { DuckArgs, DuckRestart, DuckRun, ExplorerAnswer, Row } from './scale-duckdb.ts';
+import { DEMO_PROJECTS } from '../server/demo/generate.ts';
+import { orderedFile, readOrders, type RecordOrder } from './order.ts';
+import { describeStalls, pageAnswers, pageRequests, probeEvery, stallBreakdown, summarizeWaits, type StallBreakdown, type WaitSummary } from './waits.ts';
 
 const { values } = parseArgs({
   options: {
     sizes: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '21' },
     keep: { type: 'boolean', default: false },
+    // Record orders of the export files: the first gets the whole run, the others their imports and the waits meanwhile.
+    order: { type: 'string', default: 'newest' },
     // Another checkout whose `npm run serve` to measure (e.g. a stable commit while this tree changes).
     'server-dir': { type: 'string', default: REPO_DIR },
   },
@@ -58,6 +66,7 @@ const { values } = parseArgs({
 const SERVER_DIR = path.resolve(values['server-dir']!);
 const sizes = values.sizes!.split(',').map(Number);
 const RUNS = Number(values.runs);
+const ORDER_LIST = readOrders(values.order!);
 if (sizes.some((n) => !Number.isSafeInteger(n) || n <= 0) || !(RUNS >= 1)) throw new Error('--sizes takes positive integers, --runs a count');
 const KEY = 'bench';
 
@@ -253,10 +262,12 @@ process.on('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
 /** `npm run serve -- --data-dir DIR --port 0 --api-key bench --now <BENCH_NOW>` until it listens. */
-async function serve(dataDir: string): Promise<Served> {
+/** `activityFile`: where the server logs what its thread does (server/activity.ts), for the stall breakdown. */
+async function serve(dataDir: string, activityFile?: string): Promise<Served> {
   const spawnedAt = performance.now();
   const args = ['run', 'serve', '--', '--data-dir', dataDir, '--port', '0', '--api-key', KEY, '--now', formatIsoMicros(BENCH_NOW)];
-  const npm = spawn('npm', args, { cwd: SERVER_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = activityFile ? { ...process.env, LOG_EXPLORER_ACTIVITY: activityFile } : process.env;
+  const npm = spawn('npm', args, { cwd: SERVER_DIR, stdio: ['ignore', 'pipe', 'inherit'], env });
   const m = await waitForLine(npm, /Listening on http:\/\/127\.0\.0\.1:(\d+)/);
   const listeningAt = performance.now();
   npm.stdout!.resume(); // keep draining what it prints later
@@ -291,7 +302,23 @@ function busiest(sources: Source[], name: string): string {
   return s.projects.reduce((a, b) => (b.count > a.count ? b : a)).ref;
 }
 
+/** Both files imported while every page's default request is asked every 50 ms. */
+interface ImportRun {
+  order: RecordOrder;
+  fnSeconds: number;
+  edgeSeconds: number;
+  reports: ImportReport[];
+  /** Per page request, over both imports. */
+  waits: Record<string, WaitSummary>;
+  /** logs.all PRO during the edge import alone (the figure earlier runs reported). */
+  logsAllDuringEdge: WaitSummary;
+  stalls: StallBreakdown;
+}
+
 interface OursRun {
+  imports: ImportRun;
+  /** The first and second answer of each page's default requests, each on a server just restarted. */
+  pages: Record<string, { first: number; second: number }>;
   fnProject: string;
   edgeProject: string;
   importFnSeconds: number;
@@ -471,27 +498,64 @@ async function runExplorer(client: Client, pid: number, edgeProject: string): Pr
   return { cases, deep, search, notes, nomatch: { seconds, pages: pageMs.length, page: percentiles(pageMs) }, rss: { before, peak: rss.max(), after: procMemory(pid)!.rss } };
 }
 
-async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, small: BenchFile): Promise<OursRun> {
-  const dataDir = path.join(BENCH_DIR, `ours-${n}`);
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  const s = await serve(dataDir);
-  const rss = sampleRss(s.pid);
-  const log = (msg: string) => console.error(`[${n}] ours: ${msg}`);
-
+/** Imports both files into a running server with every page probed meanwhile. */
+async function importUnderProbes(s: Served, files: { fn: BenchFile; edge: BenchFile }, order: RecordOrder, activityFile: string, log: (msg: string) => void): Promise<ImportRun> {
+  // The busiest project of the generator (the bench's projects are only known after the imports).
+  const ref = DEMO_PROJECTS[0]!.ref;
+  const requests = Object.values(pageRequests(ref, ref)).flat();
+  let prober = probeEvery(s.port, KEY, requests);
   const fn = await postFile(s.port, files.fn);
-  log(`function edge imported in ${fmt(fn.seconds, 2)} s`);
-  const fnProject = busiest(await s.client.result<Source[]>('GET', '/api/sources'), 'deno-relay-logs');
-
-  // The edge import, with logs.all asked back to back over loopback all along.
-  let prober = probe(s.port, `/api/endpoints/logs.all?project=${fnProject}&project_tier=PRO`);
+  const duringFn = await prober.stop();
+  log(`${order}: function edge imported in ${fmt(fn.seconds, 2)} s`);
+  prober = probeEvery(s.port, KEY, requests);
   const edge = await postFile(s.port, files.edge);
-  const during = await prober.stop();
-  log(`edge imported in ${fmt(edge.seconds, 2)} s (${during.waits.length} logs.all answers meanwhile)`);
-  const sources = await s.client.result<Source[]>('GET', '/api/sources');
-  const edgeProject = busiest(sources, 'cloudflare.logs.prod');
+  const duringEdge = await prober.stop();
+  log(`${order}: edge imported in ${fmt(edge.seconds, 2)} s`);
   for (const [file, r] of [[files.fn, fn.report], [files.edge, edge.report]] as const) {
     if (r.imported !== file.records || r.rejected !== 0) throw new Error(`import of ${file.path}: ${JSON.stringify(r)}`);
   }
+  const both = new Map([...duringFn].map(([page, w]) => [page, [...w, ...(duringEdge.get(page) ?? [])]]));
+  // The server writes its activity log in batches every 200 ms.
+  await new Promise((res) => setTimeout(res, 500));
+  const stalls = stallBreakdown(both, activityFile);
+  log(`${order}: ${describeStalls(stalls)}`);
+  return {
+    order,
+    fnSeconds: fn.seconds,
+    edgeSeconds: edge.seconds,
+    reports: [fn.report, edge.report],
+    waits: summarizeWaits(both),
+    logsAllDuringEdge: summarizeWaits(new Map([['logs.all PRO', duringEdge.get('logs.all PRO') ?? []]]))['logs.all PRO']!,
+    stalls,
+  };
+}
+
+const activityFileOf = (dataDir: string) => `${dataDir}.activity.ndjson`;
+
+/** Another record order: a fresh folder, the two imports under probes, nothing else. */
+async function runImportsOnly(n: number, files: { fn: BenchFile; edge: BenchFile }, order: RecordOrder): Promise<ImportRun> {
+  const dataDir = path.join(BENCH_DIR, `ours-${n}-${order}`);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(activityFileOf(dataDir), { force: true });
+  const s = await serve(dataDir, activityFileOf(dataDir));
+  const run = await importUnderProbes(s, files, order, activityFileOf(dataDir), (msg) => console.error(`[${n}] ours: ${msg}`));
+  await stop(s);
+  if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
+  return run;
+}
+
+async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, small: BenchFile, order: RecordOrder): Promise<OursRun> {
+  const dataDir = path.join(BENCH_DIR, `ours-${n}`);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(activityFileOf(dataDir), { force: true });
+  const s = await serve(dataDir, activityFileOf(dataDir));
+  const rss = sampleRss(s.pid);
+  const log = (msg: string) => console.error(`[${n}] ours: ${msg}`);
+
+  const imports = await importUnderProbes(s, files, order, activityFileOf(dataDir), log);
+  const sources = await s.client.result<Source[]>('GET', '/api/sources');
+  const fnProject = busiest(sources, 'deno-relay-logs');
+  const edgeProject = busiest(sources, 'cloudflare.logs.prod');
 
   // Every case: once at BENCH_NOW (the answer DuckDB's is checked against), then RUNS times
   // uncached (the clock moved by 1 µs each time: a clock change drops the results cache, and
@@ -531,7 +595,7 @@ async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, sma
   log(`explorer timed; whole-store search ${fmt(explorer.nomatch.seconds, 1)} s in ${explorer.nomatch.pages} pages`);
 
   // A small import: it is acknowledged only once saved, and a save writes the store.
-  prober = probe(s.port, `/api/endpoints/logs.all?project=${edgeProject}&project_tier=PRO`);
+  const prober = probe(s.port, `/api/endpoints/logs.all?project=${edgeProject}&project_tier=PRO`);
   const saved = await postFile(s.port, small);
   const duringSave = await prober.stop();
   if (saved.report.imported !== small.records) throw new Error(`import of ${small.path}: ${JSON.stringify(saved.report)}`);
@@ -560,16 +624,26 @@ async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, sma
   }
   const after = procMemory(r.pid)!;
   await stop(r);
-  if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
   log(`restarted: first answer ${fmt(coldStartSeconds, 2)} s after spawn`);
+  // Each page as the first one opened: a restart for each, its requests asked as soon as it listens.
+  const pages: OursRun['pages'] = {};
+  for (const [page, requests] of Object.entries(pageRequests(fnProject, edgeProject))) {
+    const again = await serve(dataDir);
+    pages[page] = await pageAnswers(again.port, KEY, requests);
+    await stop(again);
+  }
+  log(`pages after a restart: ${Object.entries(pages).map(([p, a]) => `${p} ${fmt(a.first, 0)}/${fmt(a.second, 0)} ms`).join(', ')}`);
+  if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
 
   return {
+    imports,
+    pages,
     fnProject,
     edgeProject,
-    importFnSeconds: fn.seconds,
-    importEdgeSeconds: edge.seconds,
-    reports: [fn.report, edge.report, saved.report],
-    duringImport: { ...percentiles(during.waits), failures: during.failures },
+    importFnSeconds: imports.fnSeconds,
+    importEdgeSeconds: imports.edgeSeconds,
+    reports: [...imports.reports, saved.report],
+    duringImport: { ...imports.logsAllDuringEdge, failures: imports.logsAllDuringEdge.failures },
     duringSave: { ...percentiles(duringSave.waits), failures: duringSave.failures, importSeconds: saved.seconds },
     peakRss,
     cases,
@@ -692,7 +766,7 @@ interface Line {
   met?: boolean;
 }
 
-function lines(files: { fn: BenchFile; edge: BenchFile }, o: OursRun, d: Duck): Line[] {
+function lines(files: { fn: BenchFile; edge: BenchFile }, o: OursRun, d: Duck, otherOrders: ImportRun[]): Line[] {
   const rate = (bytes: number, s: number) => mib(bytes) / s;
   const atMost = (limit: number, v: number | null, text = `≤ ${fmt(limit, limit % 1 ? 1 : 0)}`) => ({ goal: text, met: v !== null && v <= limit });
   const GiB = 1024;
@@ -702,14 +776,28 @@ function lines(files: { fn: BenchFile; edge: BenchFile }, o: OursRun, d: Duck): 
 
   const fnRate = [rate(files.fn.bytes, o.importFnSeconds), rate(files.fn.bytes, d.importFnSeconds)] as const;
   const edgeRate = [rate(files.edge.bytes, o.importEdgeSeconds), rate(files.edge.bytes, d.importEdgeSeconds)] as const;
-  add('import, function edge NDJSON (MiB/s)', ...fnRate, { goal: '≥ DuckDB', met: fnRate[0] >= fnRate[1] });
-  add('import, edge NDJSON, logs.all probed meanwhile (MiB/s)', ...edgeRate, { goal: '≥ DuckDB', met: edgeRate[0] >= edgeRate[1] });
+  add(`${o.imports.order} first: import, function edge NDJSON (MiB/s)`, ...fnRate, { goal: '≥ DuckDB', met: fnRate[0] >= fnRate[1] });
+  add(`${o.imports.order} first: import, edge NDJSON, every page probed meanwhile (MiB/s)`, ...edgeRate, { goal: '≥ DuckDB', met: edgeRate[0] >= edgeRate[1] });
   add('peak RSS, whole run (MiB)', mib(o.peakRss.peak), mib(d.peakRss), atMost(GiB, mib(o.peakRss.peak)));
   add('RSS after restart, first answer (MiB)', mib(o.restart.rssAfterFirstAnswer), mib(d.restart.rssAfterFirstAnswer), atMost(GiB, mib(o.restart.rssAfterFirstAnswer)));
   add('RSS after restart + one round of every endpoint (MiB)', mib(o.restart.rssAfterRound), mib(d.restart.rssAfterRound), atMost(GiB, mib(o.restart.rssAfterRound)));
   add('peak RSS of the restarted server, start + one round (MiB)', mib(o.restart.peakRss), mib(d.restart.peakRss));
-  add('longest logs.all wait during the edge import (ms)', o.duringImport.max, null, atMost(250, o.duringImport.max));
-  add('logs.all p99 during the edge import (ms)', o.duringImport.p99, null, atMost(250, o.duringImport.p99));
+  // Every page's default request asked every 50 ms during both imports, per record order.
+  for (const run of [o.imports, ...otherOrders]) {
+    const w = Object.values(run.waits);
+    const longest = Math.max(...w.map((x) => x.max));
+    const p99 = Math.max(...w.map((x) => x.p99));
+    if (run !== o.imports) {
+      add(`${run.order} first: import, function edge NDJSON (MiB/s)`, rate(files.fn.bytes, run.fnSeconds), rate(files.fn.bytes, d.importFnSeconds), { goal: '≥ DuckDB', met: rate(files.fn.bytes, run.fnSeconds) >= rate(files.fn.bytes, d.importFnSeconds) });
+      add(`${run.order} first: import, edge NDJSON, every page probed meanwhile (MiB/s)`, rate(files.edge.bytes, run.edgeSeconds), rate(files.edge.bytes, d.importEdgeSeconds), { goal: '≥ DuckDB', met: rate(files.edge.bytes, run.edgeSeconds) >= rate(files.edge.bytes, d.importEdgeSeconds) });
+    }
+    add(`${run.order} first: longest wait of any page during the imports (ms)`, longest, null, atMost(250, longest));
+    add(`${run.order} first: p99 wait of the slowest page during the imports (ms)`, p99, null, atMost(50, p99));
+  }
+  for (const [page, a] of Object.entries(o.pages)) {
+    add(`after a restart: ${page}, first answer (ms)`, a.first, null, atMost(1000, a.first));
+    add(`after a restart: ${page}, second answer (ms)`, a.second, null);
+  }
   add(`longest logs.all wait during a ${fmt(SAVE_RECORDS, 0)}-record import + save (ms)`, o.duringSave.max, null);
   add('cold start: spawn to first logs.all answer (s)', o.restart.coldStartSeconds, d.restart.coldStartSeconds, atMost(2, o.restart.coldStartSeconds));
   for (const [label, oc] of Object.entries(o.cases)) {
@@ -784,9 +872,13 @@ function summarize<T extends { answer: ExplorerAnswer | null }>(cases: Record<st
 
 let failed = false;
 for (const n of sizes) {
-  const files = await benchFiles(n);
+  const generated = await benchFiles(n);
+  const filesIn = (order: RecordOrder) => ({ fn: orderedFile(generated.fn, order), edge: orderedFile(generated.edge, order) });
+  const files = filesIn(ORDER_LIST[0]!);
   const small = await saveFile();
-  const ours = await runOurs(n, files, small);
+  const ours = await runOurs(n, files, small, ORDER_LIST[0]!);
+  const otherOrders: ImportRun[] = [];
+  for (const order of ORDER_LIST.slice(1)) otherOrders.push(await runImportsOnly(n, filesIn(order), order));
   const duck = await runDuck(n, files, small, ours);
   if (duck.records.fn !== n || duck.records.edge !== n) console.log(`!!! DuckDB imported ${JSON.stringify(duck.records)} records, expected ${n} each`);
   const problems = [
@@ -798,7 +890,7 @@ for (const n of sizes) {
   ];
   if (duck.nomatch.count !== 0) problems.push(`DuckDB found ${duck.nomatch.count} records holding ${EXPLORER_NOMATCH}`);
   failed ||= problems.length > 0;
-  const rows = lines(files, ours, duck);
+  const rows = lines(files, ours, duck, otherOrders);
   printTable(n, rows, problems, ours.explorer.notes);
   const strip = <T extends { rows: Row[] }>(cases: Record<string, T>) => Object.fromEntries(Object.entries(cases).map(([k, { rows: _rows, ...v }]) => [k, v]));
   const result = {
@@ -809,7 +901,7 @@ for (const n of sizes) {
     files: { fn: files.fn.bytes, edge: files.edge.bytes, save: small.bytes },
     table: rows,
     mismatches: problems,
-    ours: { ...ours, cases: strip(ours.cases), explorer: { ...ours.explorer, cases: summarize(ours.explorer.cases) } },
+    ours: { ...ours, cases: strip(ours.cases), explorer: { ...ours.explorer, cases: summarize(ours.explorer.cases) }, otherOrders },
     duckdb: { ...duck, cases: strip(duck.cases), explorer: summarize(duck.explorer) },
   };
   fs.writeFileSync(path.join(BENCH_DIR, `results-${n}.json`), `${JSON.stringify(result, null, 2)}\n`);

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { span } from '../activity.ts';
 import { ImportWriter, type LogStore } from '../store/log-store.ts';
 import { findSource, sourceFromFileName, sourceInfo, SOURCE_NAMES, type SourceInfo, type SourceName } from '../sources.ts';
 import { ContentTooLarge, FormatError, type ExportFormat, type Recoded } from './formats.ts';
@@ -190,7 +191,9 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
           progress.records = m.records;
           if (m.batch) {
             const source = m.source ?? info.name;
+            const end = span('import: insert batch');
             const r = writerOf(source).write(unpackBatch(m.batch));
+            end();
             const counts = countsOf(source);
             report.imported += r.imported;
             report.duplicates += r.duplicates;
