@@ -9,7 +9,7 @@ import { canonicalRecord } from '../ingest/normalize.ts';
 import { openDb, type Db, type SqlValue } from '../store/db.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { registerSketchFunctions } from '../store/rollups.ts';
-import { compileRe2 } from './re2.ts';
+import { re2Tester } from './re2.ts';
 import { registerNearestRank } from './sql-functions.ts';
 
 const DDL = `
@@ -59,8 +59,8 @@ export async function withFlatView<T>(store: LogStore, fn: (db: Db) => T): Promi
     registerSketchFunctions(db);
     db.defineFunction('re2_url_ids', (pattern: SqlValue) => {
       if (typeof pattern !== 'string') return '[]';
-      const re = compileRe2(pattern);
-      return JSON.stringify(db.rows('SELECT id, url FROM urls').filter(([, url]) => re.test(url as string)).map(([id]) => id));
+      const test = re2Tester(pattern);
+      return JSON.stringify(db.rows('SELECT id, url FROM urls').filter(([, url]) => test(url as string)).map(([id]) => id));
     });
     // log_record(table, rid, project): the canonical record of a flat row (sql.js takes the
     // SQL arity from the function's length, so every argument is named).

@@ -5,7 +5,7 @@
  */
 import { QueryTimeout } from '../store/db.ts';
 import type { LogStore } from '../store/log-store.ts';
-import { compileRe2 } from './re2.ts';
+import { re2Tester } from './re2.ts';
 
 interface Memo {
   epoch: number;
@@ -82,8 +82,8 @@ export class UrlMatches {
 
   private test(m: Memo, pattern: string, fresh: Array<{ id: number; text: string }>): void {
     if (fresh.length) {
-      const re = compileRe2(pattern);
-      for (const r of fresh) if (re.test(r.text)) m.ids.push(r.id);
+      const test = re2Tester(pattern);
+      for (const r of fresh) if (test(r.text)) m.ids.push(r.id);
       m.checkedUpTo = fresh[fresh.length - 1]!.id;
       m.json = null;
       m.bitmap = null;

@@ -6,9 +6,7 @@
  * written as they are in a record's JSON bytes).
  */
 
-const META = new Set([...'.^$*+?()[]{}|\\']);
-/** Escapes that stand for themselves. */
-const ESCAPED_LITERAL = /[-.^$*+?()[\]{}|\\/ #&~!,:;<=>@%'`_]/;
+import { ESCAPED_LITERAL, RE2_META as META } from '../endpoints/re2.ts';
 
 /** The literal runs (at least `min` characters) every match of `pattern` holds; [] when none is known. */
 export function requiredLiterals(pattern: string, min = 3): string[] {
