@@ -50,7 +50,7 @@ import {
 import type { DuckArgs, DuckRestart, DuckRun, ExplorerAnswer, Row } from './scale-duckdb.ts';
 import { DEMO_PROJECTS } from '../server/demo/generate.ts';
 import { orderedFile, readOrders, type RecordOrder } from './order.ts';
-import { describeStalls, pageAnswers, pageRequests, probeEvery, stallBreakdown, summarizeWaits, type StallBreakdown, type WaitSummary } from './waits.ts';
+import { describeStages, describeStalls, pageAnswers, stageTotals, pageRequests, probeEvery, stallBreakdown, summarizeWaits, type StallBreakdown, type WaitSummary } from './waits.ts';
 
 const { values } = parseArgs({
   options: {
@@ -313,6 +313,8 @@ interface ImportRun {
   /** logs.all PRO during the edge import alone (the figure earlier runs reported). */
   logsAllDuringEdge: WaitSummary;
   stalls: StallBreakdown;
+  /** Where the server's time went during each import, by stage (the activity log's totals). */
+  stages: { fn: Record<string, { count: number; ms: number }>; edge: Record<string, { count: number; ms: number }> };
 }
 
 interface OursRun {
@@ -503,20 +505,28 @@ async function importUnderProbes(s: Served, files: { fn: BenchFile; edge: BenchF
   // The busiest project of the generator (the bench's projects are only known after the imports).
   const ref = DEMO_PROJECTS[0]!.ref;
   const requests = Object.values(pageRequests(ref, ref)).flat();
+  const now = () => performance.timeOrigin + performance.now();
+  const flushed = () => new Promise((res) => setTimeout(res, 500)); // the activity log is written every 200 ms
   let prober = probeEvery(s.port, KEY, requests);
+  const fnFrom = now();
   const fn = await postFile(s.port, files.fn);
+  const fnTo = now();
   const duringFn = await prober.stop();
-  log(`${order}: function edge imported in ${fmt(fn.seconds, 2)} s`);
+  await flushed();
+  const fnStages = stageTotals(activityFile, fnFrom, fnTo + 400);
+  log(`${order}: function edge imported in ${fmt(fn.seconds, 2)} s; ${describeStages(fnStages)}`);
   prober = probeEvery(s.port, KEY, requests);
+  const edgeFrom = now();
   const edge = await postFile(s.port, files.edge);
+  const edgeTo = now();
   const duringEdge = await prober.stop();
-  log(`${order}: edge imported in ${fmt(edge.seconds, 2)} s`);
+  await flushed();
+  const edgeStages = stageTotals(activityFile, edgeFrom, edgeTo + 400);
+  log(`${order}: edge imported in ${fmt(edge.seconds, 2)} s; ${describeStages(edgeStages)}`);
   for (const [file, r] of [[files.fn, fn.report], [files.edge, edge.report]] as const) {
     if (r.imported !== file.records || r.rejected !== 0) throw new Error(`import of ${file.path}: ${JSON.stringify(r)}`);
   }
   const both = new Map([...duringFn].map(([page, w]) => [page, [...w, ...(duringEdge.get(page) ?? [])]]));
-  // The server writes its activity log in batches every 200 ms.
-  await new Promise((res) => setTimeout(res, 500));
   const stalls = stallBreakdown(both, activityFile);
   log(`${order}: ${describeStalls(stalls)}`);
   return {
@@ -525,6 +535,7 @@ async function importUnderProbes(s: Served, files: { fn: BenchFile; edge: BenchF
     edgeSeconds: edge.seconds,
     reports: [fn.report, edge.report],
     waits: summarizeWaits(both),
+    stages: { fn: fnStages, edge: edgeStages },
     logsAllDuringEdge: summarizeWaits(new Map([['logs.all PRO', duringEdge.get('logs.all PRO') ?? []]]))['logs.all PRO']!,
     stalls,
   };

@@ -97,13 +97,61 @@ interface Span {
   ms: number;
 }
 
-function readActivity(file: string): Span[] {
+interface Totals {
+  what: 'totals';
+  at: number;
+  thread: string;
+  totals: Record<string, [number, number]>;
+}
+
+function readLines(file: string): Array<Span | Totals> {
   if (!fs.existsSync(file)) return [];
   return fs
     .readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as Span);
+    .map((l) => JSON.parse(l) as Span | Totals);
+}
+
+const isTotals = (l: Span | Totals): l is Totals => l.what === 'totals';
+
+function readActivity(file: string): Span[] {
+  return readLines(file).filter((l): l is Span => !isTotals(l));
+}
+
+/**
+ * Where the server's time went between two instants (epoch ms), by stage: each thread's totals
+ * at `to` less its totals at `from` (the log's totals are cumulative, written every 200 ms).
+ */
+export function stageTotals(file: string, from: number, to: number): Record<string, { count: number; ms: number }> {
+  const last = new Map<string, { before?: Totals; atEnd?: Totals }>();
+  for (const l of readLines(file)) {
+    if (!isTotals(l)) continue;
+    const e = last.get(l.thread) ?? {};
+    if (l.at <= from) e.before = l;
+    if (l.at <= to) e.atEnd = l;
+    last.set(l.thread, e);
+  }
+  const out: Record<string, { count: number; ms: number }> = {};
+  for (const { before, atEnd } of last.values()) {
+    if (!atEnd) continue;
+    for (const [what, [count, ms]] of Object.entries(atEnd.totals)) {
+      const [c0, m0] = before?.totals[what] ?? [0, 0];
+      const e = (out[what] ??= { count: 0, ms: 0 });
+      e.count += count - c0;
+      e.ms += ms - m0;
+    }
+  }
+  return out;
+}
+
+/** "insert 12,345 ms, compress 2,345 ms, …", most time first. */
+export function describeStages(stages: Record<string, { count: number; ms: number }>): string {
+  return Object.entries(stages)
+    .filter(([, e]) => e.count > 0)
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .map(([what, e]) => `${what} ${fmt(e.ms, 0)} ms`)
+    .join(', ');
 }
 
 export interface StallBreakdown {

@@ -3,26 +3,38 @@
  * names a file, each span of background or import work (a commit, a day split, a columns build
  * step, a catalog export, a parse batch) and each garbage collection is appended to it as one
  * JSON line: `{"what": "commit", "start": <epoch ms>, "ms": <duration>}`. The bench lines these
- * up with the requests that waited, to say what ran during each long wait. Off by default: then
- * a span costs one comparison.
+ * up with the requests that waited, to say what ran during each long wait. Spans too short to
+ * list are still added up: a `{"what": "totals", "thread": ..., "totals": {what: [count, ms]}}`
+ * line with each batch says where an import's time went, stage by stage (parse, insert,
+ * compress, index, commit). Off by default: then a span costs one comparison.
  */
 import fs from 'node:fs';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { isMainThread, threadId } from 'node:worker_threads';
 
 const file = process.env.LOG_EXPLORER_ACTIVITY || null;
 /** Shorter spans are not written (a line costs more than they tell). */
 const MIN_MS = 2;
 let pending: string[] = [];
+const totals: Record<string, [count: number, ms: number]> = {};
+let scheduled = false;
 
 function write(what: string, startPerf: number, ms: number): void {
-  if (ms < MIN_MS) return;
-  pending.push(JSON.stringify({ what, start: performance.timeOrigin + startPerf, ms: Math.round(ms * 100) / 100 }));
+  const t = (totals[what] ??= [0, 0]);
+  t[0]++;
+  t[1] += ms;
+  if (ms >= MIN_MS) pending.push(JSON.stringify({ what, start: performance.timeOrigin + startPerf, ms: Math.round(ms * 100) / 100 }));
   // Written in batches, off the measured spans: appending is itself work on the thread.
-  if (pending.length === 1) setTimeout(flush, 200).unref();
+  if (!scheduled) {
+    scheduled = true;
+    setTimeout(flush, 200).unref();
+  }
 }
 
 function flush(): void {
-  if (!file || !pending.length) return;
+  scheduled = false;
+  if (!file) return;
+  pending.push(JSON.stringify({ what: 'totals', at: performance.timeOrigin + performance.now(), thread: isMainThread ? 'main' : `worker ${threadId}`, totals }));
   const lines = `${pending.join('\n')}\n`;
   pending = [];
   try {
@@ -48,6 +60,18 @@ export function span(what: string): () => void {
   if (!file) return noop;
   const start = performance.now();
   return () => write(what, start, performance.now() - start);
+}
+
+/** Adds `ms` of `what` to the totals without listing it (time measured another way: a thread's busy time). */
+export function addTotal(what: string, ms: number): void {
+  if (!file) return;
+  const t = (totals[what] ??= [0, 0]);
+  t[0]++;
+  t[1] += ms;
+  if (!scheduled) {
+    scheduled = true;
+    setTimeout(flush, 200).unref();
+  }
 }
 
 /** Runs `fn` as a span of `what` (its promise's end, for async work). */

@@ -98,6 +98,9 @@ export class ImportTooLarge extends ImportFailure {
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Records inserted in one call, and the time after which the rest of a batch waits for a turn of requests. */
+const INSERT_SLICE_RECORDS = 100;
+const INSERT_SLICE_MS = 8;
 
 function defaultParser(): ParserMode | 'auto' {
   const v = process.env.LOG_EXPLORER_IMPORT_PARSER;
@@ -191,14 +194,26 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
           progress.records = m.records;
           if (m.batch) {
             const source = m.source ?? info.name;
-            const end = span('import: insert batch');
-            const r = writerOf(source).write(unpackBatch(m.batch));
-            end();
+            const records = unpackBatch(m.batch);
             const counts = countsOf(source);
-            report.imported += r.imported;
-            report.duplicates += r.duplicates;
-            counts.imported += r.imported;
-            counts.duplicates += r.duplicates;
+            // A batch goes in slice by slice, with a turn for requests whenever one slice
+            // took its time: a request never waits for more than about one slice.
+            for (let at = 0; at < records.length; ) {
+              const end = span('import: insert');
+              const started = performance.now();
+              let r = { imported: 0, duplicates: 0 };
+              while (at < records.length && performance.now() - started < INSERT_SLICE_MS) {
+                const part = writerOf(source).write(records.slice(at, at + INSERT_SLICE_RECORDS));
+                at += INSERT_SLICE_RECORDS;
+                r = { imported: r.imported + part.imported, duplicates: r.duplicates + part.duplicates };
+              }
+              end();
+              report.imported += r.imported;
+              report.duplicates += r.duplicates;
+              counts.imported += r.imported;
+              counts.duplicates += r.duplicates;
+              if (at < records.length) await yieldToEventLoop();
+            }
             opts.onProgress?.({ ...progress });
           }
           if (m.done) {

@@ -6,7 +6,8 @@
  * It never touches the store: the host only inserts what arrives.
  */
 import fs from 'node:fs';
-import type { MessagePort } from 'node:worker_threads';
+import { isMainThread, type MessagePort } from 'node:worker_threads';
+import { addTotal } from '../activity.ts';
 import { sourceInfo, type SourceInfo, type SourceName } from '../sources.ts';
 import type { StoredRecord } from '../store/record.ts';
 import { ContentTooLarge, FormatError, openRecordStream, type RawItem, type RecordStream } from './formats.ts';
@@ -42,6 +43,16 @@ const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Runs one job to its end; every outcome, failures included, is reported as a message. */
 export async function runParseJob(job: ParseJob, port: MessagePort): Promise<void> {
+  // The parser thread's busy time (reading, parsing, normalizing), for the activity log's stages.
+  const busy = isMainThread ? null : performance.eventLoopUtilization();
+  try {
+    await runJob(job, port);
+  } finally {
+    if (busy) addTotal('parse: worker busy', performance.eventLoopUtilization(busy).active);
+  }
+}
+
+async function runJob(job: ParseJob, port: MessagePort): Promise<void> {
   let stopped = false;
   const post = (msg: FromParser, transfer?: ArrayBuffer[]) => {
     if (!stopped) port.postMessage(msg, transfer);

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { span } from '../activity.ts';
 import { blockBits, cutBlockGrams, gramsEntry, gramsHeader } from './block-grams.ts';
 import { partFileName, StoreFileDamaged } from './damage.ts';
 
@@ -184,7 +185,9 @@ export class RecordBlocks {
       at += b.length;
       raw[at++] = NEWLINE;
     }
+    const compressed = span('blocks: compress');
     const packed = zlib.brotliCompressSync(raw, { ...BROTLI, params: { ...BROTLI.params, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
+    compressed();
     const block = Buffer.allocUnsafe(HEADER + CRC_BYTES + packed.length);
     block.writeUInt32LE((packed.length | CHECKED) >>> 0, 0);
     block.writeUInt32LE(raw.length, 4);
@@ -242,12 +245,15 @@ export class RecordBlocks {
   private appendGrams(blk: number, end: number, raw: Buffer): void {
     if (!this.gramsAligned) this.cutGrams(blk);
     if (!this.gramsAligned) return;
+    const indexed = span('blocks: index');
     try {
       const entry = gramsEntry(this.seed, blk, end, blockBits(raw));
       fs.appendFileSync(this.gramsFile, fs.existsSync(this.gramsFile) ? entry : Buffer.concat([gramsHeader(this.seed), entry]), { mode: 0o600 });
     } catch {
       // A torn entry is cut off before the next append; until then it ends what readers use.
       this.gramsAligned = false;
+    } finally {
+      indexed();
     }
   }
 
