@@ -6,6 +6,7 @@
  * It never touches the store: the host only inserts what arrives.
  */
 import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { isMainThread, type MessagePort } from 'node:worker_threads';
 import { addTotal } from '../activity.ts';
 import { sourceInfo, type SourceInfo, type SourceName } from '../sources.ts';
