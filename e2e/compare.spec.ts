@@ -2,11 +2,8 @@
  * Comparing with another period (issue 21) and the Functions → Logs counts agreeing. Expected
  * figures are counted here from the demo export files, not by the renderer or the API under test.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { FunctionStatsRow, FunctionTotal } from '../server/functions/types.ts';
-import { BUSY, nowMicros, writeDemoExports } from './support/fixture-data.ts';
+import type { FunctionStatsRow, FunctionTotal } from '../contract/api-types.ts';
+import { BUSY, nowMicros, readDemoRecords } from './support/fixture-data.ts';
 import { expect, test } from './support/fixtures.ts';
 
 const NOW = nowMicros();
@@ -22,17 +19,9 @@ let edge: Array<Raw & { method: string }> = [];
 let fnEdge: Raw[] = [];
 
 test.beforeAll(async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compare-expect-'));
-  const files = await writeDemoExports(dir);
-  const read = (alias: string) =>
-    fs
-      .readFileSync(files.find((f) => path.basename(f) === `${alias}.ndjson`)!, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Raw);
-  edge = read('edge_logs').map((r) => ({ ...r, method: (r.metadata.request as { method: string }).method }));
-  fnEdge = read('function_edge_logs');
-  fs.rmSync(dir, { recursive: true, force: true });
+  const read = await readDemoRecords<Raw>(['edge_logs', 'function_edge_logs']);
+  edge = (read.edge_logs ?? []).map((r) => ({ ...r, method: (r.metadata.request as { method: string }).method }));
+  fnEdge = read.function_edge_logs ?? [];
 });
 
 const fmt = (n: number) => n.toLocaleString('en-US');

@@ -1,4 +1,4 @@
-import type { FunctionStatsRow, FunctionTotal } from '../server/functions/types.ts';
+import type { FunctionStatsRow, FunctionTotal } from '../contract/api-types.ts';
 import { DEMO_PROJECTS } from '../server/demo/generate.ts';
 import { BUSY } from './support/fixture-data.ts';
 import { expect, num, test, type RunningServer } from './support/fixtures.ts';

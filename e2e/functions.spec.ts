@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Page } from '@playwright/test';
-import type { InvocationStatsRow, SourceListing } from '../server/api-types.ts';
+import type { InvocationStatsRow, SourceListing } from '../contract/api-types.ts';
 import { BUSY } from './support/fixture-data.ts';
 import { expect, num, test, waitForEndpoint, type RunningServer } from './support/fixtures.ts';
 

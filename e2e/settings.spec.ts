@@ -1,4 +1,4 @@
-import type { EndpointListing, LogRow } from '../server/api-types.ts';
+import type { EndpointListing, LogRow } from '../contract/api-types.ts';
 import { BUSY } from './support/fixture-data.ts';
 import { API_KEY } from './support/server.ts';
 import { expect, test } from './support/fixtures.ts';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import type { ApiCountsRow } from '../server/api-types.ts';
+import type { ApiCountsRow } from '../contract/api-types.ts';
 import { BUSY, nowMicros, writeDemoExports } from './support/fixture-data.ts';
 import { expect, num, test, waitForEndpoint, inEachLook } from './support/fixtures.ts';
 

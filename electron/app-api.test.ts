@@ -1,7 +1,7 @@
 /** The main process's API client against the real app, in process (createApp behind a real listener). */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ImportReport, SourceListing } from '../server/api-types.ts';
+import type { ImportReport, SourceListing } from '../contract/api-types.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
 import { edgeRecord, importRecords, tempDir } from '../server/testing/fixtures.ts';
 import { AppApiError, appApi, demoSources, storeIsEmpty, waitForServer } from './app-api.ts';

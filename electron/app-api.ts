@@ -2,7 +2,7 @@
  * The few calls the main process makes to the server's app API (docs/ARCHITECTURE.md, "App API"), over the same
  * HTTP + X-API-KEY the page uses. No business logic: the server decides, the shell asks.
  */
-import type { ClockView, EndpointListing, ImportReport, SourceListing } from '../server/api-types.ts';
+import type { ClockView, EndpointListing, ImportReport, SourceListing } from '../contract/api-types.ts';
 
 export interface ServerAddress {
   url: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ImportReport } from '../server/api-types.ts';
+import type { ImportReport } from '../contract/api-types.ts';
 import { about, alreadyOpen, confirmExternalLink, DEMO_BUTTONS, demoLoaded, EXTERNAL_BUTTONS, importSummary, loadFailure, UNUSED_STORE_BUTTONS, unusedStoresNotice, withOriginsOnly } from './messages.ts';
 
 const report = (source: string, imported: number, duplicates = 0, rejected = 0) => ({ source, imported, duplicates, rejected, errors: [], errorsOmitted: 0, format: 'ndjson' }) as unknown as ImportReport;

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { MessageBoxOptions } from 'electron';
-import type { ImportReport } from '../server/api-types.ts';
+import type { ImportReport } from '../contract/api-types.ts';
 import type { ImportFilesResult } from './bridge.ts';
 
 /** What File → Import Logs… says afterwards: one line per file. */

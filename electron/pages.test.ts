@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EndpointListing } from '../server/api-types.ts';
+import type { EndpointListing } from '../contract/api-types.ts';
 import { ACTION_URLS } from './guards.ts';
 import type { DataLockInfo } from '../server/store/data-lock.ts';
 import { apiDocsHtml, busyPageHtml, curlExample, dataUrl, errorPageHtml, escapeHtml, folderInUseHtml, holderLabel } from './pages.ts';

@@ -4,7 +4,7 @@
  * and their buttons are links the main process intercepts (guards.ACTION_URLS).
  */
 import path from 'node:path';
-import type { EndpointListing } from '../server/api-types.ts';
+import type { EndpointListing } from '../contract/api-types.ts';
 import type { DataLockInfo } from '../server/store/data-lock.ts';
 import { ACTION_URLS } from './guards.ts';
 

@@ -1,6 +1,6 @@
 /**
- * The layering check: every import (type imports too) of every source file under server/,
- * queries/, electron/ and renderer/src, parsed with TypeScript's own parser. It fails naming
+ * The layering check: every import (type imports too) of every source file under contract/,
+ * server/, queries/, electron/ and renderer/src, parsed with TypeScript's own parser. It fails naming
  * each import cycle, each import across a boundary the style guide draws, and each folder the
  * module map (docs/ARCHITECTURE.md, "Module map") does not name or does not let import another.
  */
@@ -10,7 +10,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const SCANNED = ['server', 'queries', 'electron', 'renderer/src'];
+const SCANNED = ['contract', 'server', 'queries', 'electron', 'renderer/src'];
 const MAP_FILE = 'docs/ARCHITECTURE.md';
 const MAP_HEADING = '## Module map';
 /** Tests and fault runs are not part of the layering: they may reach anywhere. */
@@ -18,8 +18,8 @@ const NOT_SOURCE = /\.(test|faults|spec)\.tsx?$|\.d\.ts$/;
 /** Packages that belong to one side only. */
 const UI_PACKAGES = /^(react|react-dom|@tanstack\/|recharts)(\/|$)/;
 const ELECTRON_PACKAGE = /^electron(\/|$)/;
-/** The shared contract module, should one exist: the renderer may import values from it. */
-const CONTRACT = /^server\/contract(\.ts|\/)/;
+/** The contract the server and the page share: the bottom layer, which every other may import. */
+const CONTRACT = /^contract\//;
 /** SQL statements in a string (keywords as the store writes them, upper case). */
 const SQL_TEXT = /\b(SELECT\s[\s\S]*\bFROM\b|INSERT\s+(OR\s+\w+\s+)?INTO\b|CREATE\s+(TABLE|INDEX|VIEW)\b|DELETE\s+FROM\b|UPDATE\s+\w+\s+SET\b|PRAGMA\s+\w)/;
 
@@ -183,7 +183,7 @@ describe('the layering', () => {
     expect(importCycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
   });
 
-  it('has no import cycle in server/, queries/, electron/ or renderer/src (type imports count)', () => {
+  it('has no import cycle in contract/, server/, queries/, electron/ or renderer/src (type imports count)', () => {
     const graph = new Map<string, string[]>(files.map((f) => [f, []]));
     for (const e of edges) graph.get(e.from)!.push(e.to);
     const cycles = importCycles(graph).map((scc) => {
@@ -193,21 +193,32 @@ describe('the layering', () => {
     expect(cycles, cycles.join('\n')).toEqual([]);
   });
 
-  it('server/ never imports electron/, renderer/, Electron or the UI packages; queries/ imports nothing of the app', () => {
+  it('server/ never imports electron/, renderer/, Electron or the UI packages; queries/ imports nothing of the app but contract/', () => {
     const wrong = [
       ...edges.filter((e) => under(e.from, 'server') && (under(e.to, 'electron') || under(e.to, 'renderer'))).map((e) => `${e.from} imports ${e.to}`),
       ...parsed.filter((f) => under(f.file, 'server')).flatMap((f) => f.packages.filter((p) => ELECTRON_PACKAGE.test(p) || UI_PACKAGES.test(p)).map((p) => `${f.file} imports ${p}`)),
-      ...edges.filter((e) => under(e.from, 'queries') && !under(e.to, 'queries')).map((e) => `${e.from} imports ${e.to}`),
+      ...edges.filter((e) => under(e.from, 'queries') && !under(e.to, 'queries') && !CONTRACT.test(e.to)).map((e) => `${e.from} imports ${e.to}`),
     ];
     expect(wrong).toEqual([]);
   });
 
-  it('the renderer imports server/ and electron/ code only as types (or the shared contract module)', () => {
-    const wrong = edges
-      .filter((e) => under(e.from, 'renderer/src') && (under(e.to, 'server') || under(e.to, 'electron') || under(e.to, 'queries')))
-      .filter((e) => !e.typeOnly && !CONTRACT.test(e.to))
-      .map((e) => `${e.from} imports values from ${e.to}: use \`import type\``);
+  it('contract/ imports only itself: no server/, renderer/, electron/ or queries/ code and no package (it runs in the page and in Node)', () => {
+    const contract = parsed.filter((f) => under(f.file, 'contract'));
+    expect(contract.length).toBeGreaterThan(0);
+    const wrong = [
+      ...edges.filter((e) => under(e.from, 'contract') && !under(e.to, 'contract')).map((e) => `${e.from} imports ${e.to}`),
+      ...contract.flatMap((f) => f.packages.map((p) => `${f.file} imports ${p}`)),
+    ];
     expect(wrong).toEqual([]);
+  });
+
+  it('the renderer reads the server through contract/ only, and electron/ code only as types', () => {
+    const wrong = [
+      ...edges.filter((e) => under(e.from, 'renderer/src') && (under(e.to, 'server') || under(e.to, 'queries'))).map((e) => `${e.from} imports ${e.to}: what both sides need belongs in contract/`),
+      ...edges.filter((e) => under(e.from, 'renderer/src') && under(e.to, 'electron') && !e.typeOnly).map((e) => `${e.from} imports values from ${e.to}: use \`import type\``),
+    ];
+    expect(wrong).toEqual([]);
+    expect(edges.some((e) => under(e.from, 'renderer/src') && CONTRACT.test(e.to) && !e.typeOnly)).toBe(true);
   });
 
   it('electron/ holds no SQL: no sql.js, no store database module, no SQL statement', () => {
@@ -220,9 +231,9 @@ describe('the layering', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('the module map names every folder of server/ and renderer/, and only folders that exist', () => {
+  it('the module map names every folder of contract/, server/ and renderer/, and only folders that exist', () => {
     const map = readModuleMap().map((r) => r.folder);
-    const actual = [...foldersUnder('server'), ...foldersUnder('renderer')].filter((d) => !d.startsWith('renderer/node_modules'));
+    const actual = [...foldersUnder('contract'), ...foldersUnder('server'), ...foldersUnder('renderer')].filter((d) => !d.startsWith('renderer/node_modules'));
     expect({ missingFromMap: actual.filter((d) => !map.includes(d)), gone: map.filter((d) => !fs.existsSync(path.join(ROOT, d))) }).toEqual({ missingFromMap: [], gone: [] });
   });
 
@@ -234,8 +245,8 @@ describe('the layering', () => {
       const from = folderOf(e.from);
       if (!under(e.from, 'server') || from === 'server/') continue;
       const to = folderOf(e.to);
-      // queries/ is data every layer may read.
-      if (to === from || to === 'server/' || to === 'queries/') continue;
+      // queries/ is data and contract/ the shared rules: every layer may read them.
+      if (to === from || to === 'server/' || to === 'queries/' || CONTRACT.test(e.to)) continue;
       const allowed = rows.get(from)?.imports;
       if (allowed === undefined) wrong.push(`${from} has no list of the folders it may import in ${MAP_FILE}`);
       else if (!allowed.includes(to)) wrong.push(`${e.from} imports ${e.to}, but the module map does not let ${from} import ${to}`);

@@ -12,7 +12,7 @@
  *
  * ESM for Node 20 with every package external: node_modules stays where it is, so sql.js finds
  * its wasm through require.resolve as under tsx. "Changed" means the list of files under
- * server/ and queries/ (tests aside) with their sizes and mtimes, or this script, differs from
+ * server/, queries/ and contract/ (tests aside) with their sizes and mtimes, or this script, differs from
  * the one recorded in dist/server/.stamp when the bundle was built: edits, reverts to an
  * older mtime, added and deleted files all count.
  */
@@ -24,7 +24,7 @@ import { pathToFileURL } from 'node:url';
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const SERVER_OUT_DIR = path.join(ROOT, 'dist', 'server');
 const STAMP = '.stamp';
-const SOURCE_DIRS = ['server', 'queries'];
+const SOURCE_DIRS = ['server', 'queries', 'contract'];
 const COMMANDS = { serve: 'main.mjs', import: 'import.mjs' };
 
 /** Bundle name → entry, relative to the root; the worker only once it exists. */

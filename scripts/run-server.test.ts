@@ -53,6 +53,12 @@ describe('sourceStamp', () => {
     expect(s2).not.toBe(s1);
     fs.rmSync(path.join(root, 'queries', 'q2.sql'));
     expect(sourceStamp(root)).toBe(s1);
+    // The server bundles the shared contract too: a rule changed there is a change of the server.
+    fs.mkdirSync(path.join(root, 'contract'));
+    fs.writeFileSync(path.join(root, 'contract', 'rules.ts'), 'export const r = 1;\n');
+    expect(sourceStamp(root)).not.toBe(s1);
+    fs.rmSync(path.join(root, 'contract'), { recursive: true });
+    expect(sourceStamp(root)).toBe(s1);
     // The parse worker joins the entries (and the stamp) once it exists.
     expect(Object.keys(serverEntries(root))).toEqual(['main', 'import']);
     fs.writeFileSync(path.join(root, 'server', 'ingest', 'parse-worker.ts'), '');

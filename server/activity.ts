@@ -74,6 +74,11 @@ export function addTotal(what: string, ms: number): void {
   }
 }
 
+/** Ends a span of `what` that started at `start` (performance.now()). */
+export function spanSince(what: string, start: number): void {
+  if (file) write(what, start, performance.now() - start);
+}
+
 /** Runs `fn` as a span of `what` (its promise's end, for async work). */
 export function spanOf<T>(what: string, fn: () => T): T {
   if (!file) return fn();

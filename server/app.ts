@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
-import type { ImportRun } from './api-types.ts';
+import type { ImportRun } from '../contract/api-types.ts';
 import { ResultsCache } from './endpoints/cache.ts';
 import { AppError, errorBody } from './errors.ts';
 import { json, mountRoutes } from './http.ts';

@@ -3,10 +3,11 @@
  * a fixed instant (`--now` or the app API), or pinned to the newest stored record so an old
  * export can be explored as if it were live.
  */
+import type { ClockMode } from '../contract/api-types.ts';
 import type { Clock } from './time.ts';
 import { INSTANT_RANGE, inRange, RECORD_RANGE, systemClock } from './time.ts';
 
-export type ClockMode = 'system' | 'fixed' | 'latest';
+export type { ClockMode };
 
 export interface ClockState {
   mode: ClockMode;

@@ -2,6 +2,9 @@
  * Every error the API can answer, as one union, mapped to a status and rendered in one place
  * (the envelope in docs/ARCHITECTURE.md, "Flow"): {"error": {code, status, message, errors: [{reason, location, message}]}}.
  */
+import type { ErrorBody, ErrorDetail } from '../contract/api-types.ts';
+
+export type { ErrorBody, ErrorDetail };
 
 export type ErrorKind =
   | 'bad_request'
@@ -34,12 +37,6 @@ const STATUS: Record<ErrorKind, { code: number; status: string }> = {
   insufficient_storage: { code: 507, status: 'INSUFFICIENT_STORAGE' },
 };
 
-export interface ErrorDetail {
-  reason: string;
-  /** The parameter (or header) at fault. */
-  location?: string;
-  message: string;
-}
 
 export class AppError extends Error {
   constructor(
@@ -70,10 +67,6 @@ export function badParams(details: ErrorDetail[]): AppError {
 /** A 405 naming the methods the route takes, in its Allow header as RFC 9110 requires. */
 export function methodNotAllowed(method: string, allowed: readonly string[], message = `${method} is not allowed here; use ${allowed.join(', ')}`): AppError {
   return new AppError('method_not_allowed', message, [], { Allow: allowed.join(', ') });
-}
-
-export interface ErrorBody {
-  error: { code: number; status: string; message: string; errors: ErrorDetail[] };
 }
 
 export function errorBody(err: AppError): ErrorBody {

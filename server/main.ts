@@ -1,5 +1,5 @@
 /**
- * `npm run serve -- [--data-dir DIR] [--port N] [--api-key KEY] [--now ISO] [--import FILE...]`
+ * `npm run serve -- [--data-dir DIR] [--port N] [--api-key KEY] [--now ISO] [--import FILE...] [--sync-calls-per-minute N]`
  * `npm run check -- [--data-dir DIR]` (`serve --check`): verifies every file of the folder and exits (1 if a committed file is damaged).
  * Runs as the esbuild bundle dist/server/main.mjs (scripts/run-server.mjs) or under tsx.
  * Without --data-dir it opens the data folder every mode shares (store/data-dir.ts).
@@ -28,6 +28,8 @@ const { values } = parseArgs({
     project: { type: 'string' },
     renderer: { type: 'string' },
     check: { type: 'boolean' },
+    // The app's budget of calls to remote projects (docs/sync.md); the sync bench lifts it to measure the sync itself.
+    'sync-calls-per-minute': { type: 'string' },
   },
   allowPositionals: false,
 });
@@ -56,6 +58,8 @@ const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, not ${values.port}`);
 const now = values.now === undefined ? undefined : parseIsoMicros(values.now);
 if (values.now !== undefined && now === undefined) fail(`--now must be an ISO 8601 timestamp, not ${values.now}`);
+const callsPerMinute = values['sync-calls-per-minute'] === undefined ? undefined : Number(values['sync-calls-per-minute']);
+if (callsPerMinute !== undefined && !(Number.isSafeInteger(callsPerMinute) && callsPerMinute >= 1)) fail(`--sync-calls-per-minute must be a whole number of at least 1, not ${values['sync-calls-per-minute']}`);
 const envKey = process.env.LOG_EXPLORER_API_KEY;
 const apiKey = values['api-key'] ?? (envKey ? envKey : undefined);
 
@@ -69,6 +73,7 @@ try {
     now,
     rendererDir: values.renderer ?? path.join(repoRoot(), 'dist', 'renderer'),
     loadDemo: loadDemoData,
+    ...(callsPerMinute !== undefined ? { sync: { callsPerMinute } } : {}),
   });
 } catch (err) {
   if (err instanceof DataFolderLocked) {

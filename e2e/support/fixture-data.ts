@@ -4,6 +4,7 @@
  * export with a broken line at a known place.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DEMO_PROJECTS } from '../../server/demo/generate.ts';
 import { writeDemoSet } from '../../server/demo/demo-set.ts';
@@ -69,6 +70,27 @@ function edgeRecord(r: () => number, ts: number, project: string, i: number) {
 export async function writeDemoExports(dir: string): Promise<string[]> {
   const summary = await writeDemoSet(dir, { now: nowMicros(), records: DEMO_RECORDS, seed: 7 });
   return summary.files.filter((f) => !f.file.includes('/')).map((f) => path.join(dir, f.file));
+}
+
+/**
+ * The demo set's records of the given sources (by alias, e.g. `edge_logs`), as the shared server
+ * imported them (same seed, records and clock): specs work out their expected figures from
+ * these, not from the API under test.
+ */
+export async function readDemoRecords<T>(aliases: readonly string[]): Promise<Record<string, T[]>> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-expect-'));
+  try {
+    const files = await writeDemoExports(dir);
+    const read = (alias: string) =>
+      fs
+        .readFileSync(files.find((f) => path.basename(f) === `${alias}.ndjson`)!, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as T);
+    return Object.fromEntries(aliases.map((alias) => [alias, read(alias)]));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -68,8 +68,6 @@ export class PreSerializedRecord implements DemoRecord {
   }
 }
 
-export const MICROS_PER_DAY = 86_400_000_000;
-
 /** Projects weighted by their traffic share. */
 export function projectPicker(): Weighted<DemoProject> {
   return new Weighted(DEMO_PROJECTS.map((p) => [p, p.traffic] as const));

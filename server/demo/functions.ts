@@ -4,11 +4,11 @@
  * shutdown, console output and uncaught exceptions from inside the functions).
  */
 import type { JsonObject } from '../store/shape.ts';
+import { MICROS } from '../time.ts';
 import { makeClients, type Client } from './clients.ts';
 import {
   httpDateFormatter,
   isoNanosUtc,
-  MICROS_PER_DAY,
   projectPicker,
   STATUS_CLASS,
   type RecordMaker,
@@ -112,7 +112,7 @@ export function functionEdgeMaker(rng: Rng, now: number): RecordMaker {
     };
     if (fn.caller === undefined && c.clientInfo !== undefined) requestHeaders['x_client_info'] = c.clientInfo;
 
-    const version = versionAt(fn, (now - ts) / MICROS_PER_DAY);
+    const version = versionAt(fn, (now - ts) / MICROS.day);
     const metadata: JsonObject = {
       deployment_id: `${st.project.ref}_${fn.id}_${version}`,
       function_id: fn.id,
@@ -223,7 +223,7 @@ export function functionEventMaker(rng: Rng, now: number): RecordMaker {
       execution = rng.uuid();
       lastExecution.set(fn.id, execution);
     }
-    const version = versionAt(fn, (now - ts) / MICROS_PER_DAY);
+    const version = versionAt(fn, (now - ts) / MICROS.day);
     return {
       id: rng.uuid(),
       timestamp: ts,

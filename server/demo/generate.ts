@@ -8,7 +8,8 @@
  * 90 days. Traffic is split unevenly across DEMO_PROJECTS (70% / 24% / 6%).
  */
 import { sourceInfo, type SourceName } from '../sources.ts';
-import { MICROS_PER_DAY, type DemoRecord, type RecordMaker } from './common.ts';
+import { MICROS } from '../time.ts';
+import type { DemoRecord, RecordMaker } from './common.ts';
 import { edgeMaker } from './edge.ts';
 import { functionEdgeMaker, functionEventMaker } from './functions.ts';
 import { deepFreeze, Rng } from './random.ts';
@@ -19,7 +20,7 @@ export { DEMO_PROJECTS, type DemoFunction, type DemoProject } from './projects.t
 
 /** No generated record is this old or older (timestamps are > now - HISTORY_MICROS). */
 export const HISTORY_DAYS = 90;
-const HISTORY_MICROS = HISTORY_DAYS * MICROS_PER_DAY;
+const HISTORY_MICROS = HISTORY_DAYS * MICROS.day;
 
 export interface GenerateOptions {
   /** The instant records lead up to, integer microseconds UTC; no record is later. */
@@ -35,10 +36,10 @@ export interface GenerateOptions {
 export function ageAtQuantile(q: number): number {
   const age =
     q < 0.5
-      ? MICROS_PER_DAY * (q / 0.5)
+      ? MICROS.day * (q / 0.5)
       : q < 0.9
-        ? MICROS_PER_DAY * Math.pow(7, (q - 0.5) / 0.4)
-        : 7 * MICROS_PER_DAY * Math.pow(HISTORY_DAYS / 7, (q - 0.9) / 0.1);
+        ? MICROS.day * Math.pow(7, (q - 0.5) / 0.4)
+        : 7 * MICROS.day * Math.pow(HISTORY_DAYS / 7, (q - 0.9) / 0.1);
   return Math.min(Math.floor(age), HISTORY_MICROS - 1);
 }
 

@@ -13,7 +13,7 @@
 import { open } from 'node:fs/promises';
 import { toQueryShape } from '../store/shape.ts';
 import { sourceInfo, type SourceName } from '../sources.ts';
-import { formatIsoMicros } from '../time.ts';
+import { formatIsoMicros, MICROS } from '../time.ts';
 import { PreSerializedRecord, type DemoRecord } from './common.ts';
 import { csvCell } from '../http.ts';
 
@@ -86,7 +86,7 @@ export function formatTimestamp(us: number, form: TimestampForm, index = 0): str
       return `${formatIsoMicros(us).slice(0, -1)}${String(us % 997).padStart(3, '0')}Z`;
     case 'iso-offset': {
       const minutes = OFFSETS[index % OFFSETS.length]!;
-      return formatIsoMicros(us + minutes * 60_000_000).slice(0, -1) + offsetSuffix(minutes);
+      return formatIsoMicros(us + minutes * MICROS.minute).slice(0, -1) + offsetSuffix(minutes);
     }
   }
 }

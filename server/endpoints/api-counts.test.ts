@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiCountsRow } from '../api-types.ts';
+import type { ApiCountsRow } from '../../contract/api-types.ts';
 import { DAY, HOUR, NOW, at, edgeRecord, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 
 const P = 'projaaaaaaaaaaaaaaaa';

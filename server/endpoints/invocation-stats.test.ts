@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR, MIN, NOW, SEC, at, fnRecord, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
-import type { InvocationStatsRow } from '../api-types.ts';
+import type { InvocationStatsRow } from '../../contract/api-types.ts';
 
 const P = 'projaaaaaaaaaaaaaaaa';
 let t: TestApp | undefined;

@@ -4,7 +4,7 @@
  * random data across many seeds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiCountsRow, InvocationStatsRow, LogRow } from '../api-types.ts';
+import type { ApiCountsRow, InvocationStatsRow, LogRow } from '../../contract/api-types.ts';
 import { DAY, HOUR, MIN, NOW, SEC, edgeRecord, fnRecord, importRecords, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 import { formatIsoMicros } from '../time.ts';
 import { Rng } from '../demo/random.ts';

@@ -8,8 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { API_FAMILIES } from '../../contract/registry.ts';
 import { ENDPOINTS, ERROR_RULE, type EndpointDefinition } from '../../queries/registry.ts';
-import type { ApiCountsRow, EndpointListing, InvocationStatsRow, LogRow } from '../api-types.ts';
+import type { ApiCountsRow, EndpointListing, InvocationStatsRow, LogRow } from '../../contract/api-types.ts';
 import { DAY, HOUR, MIN, NOW, SEC, edgeRecord, fnRecord, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 import { formatIsoMicros } from '../time.ts';
 import { RULE_BINDS, validateParams } from './params.ts';
@@ -38,8 +39,11 @@ describe('queries/registry.ts is data only', () => {
     expect(source).not.toMatch(/\bimport\s*\(/);
     expect(source).not.toContain('import.meta');
     expect(source).not.toMatch(/readFile/);
-    // No imports at all, so nothing can pull a Node module in either.
-    expect(source).not.toMatch(/^\s*import\s/m);
+    // Only the shared contract, which imports no package (scripts/layering.test.ts), so nothing can pull a Node module in either.
+    const from = [...source.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'/gm)].map((m) => m[1]);
+    expect(from.length).toBeGreaterThan(0);
+    expect(source).not.toMatch(/^\s*import\s+['"]/m);
+    for (const spec of from) expect(spec).toMatch(/^\.\.\/contract\/[\w-]+\.ts$/);
   });
 
   it('names a SQL file per entry, which exists in queries/, and carries no SQL text itself', () => {
@@ -99,6 +103,12 @@ describe('the .sql files state no rule, they bind it', () => {
       // Spans and retentions of the spec (5 min, 15 min, 7 days, 90 days) appear nowhere.
       for (const n of [5 * MIN, 15 * MIN, 7 * DAY, 90 * DAY]) expect(sql, `${def.sqlFile} ${n}`).not.toContain(String(n));
     }
+  });
+
+  it('usage.api-counts counts each API family of the registry by its bit, into its column, in its order', () => {
+    // The family bits are stored per record at import, so the SQL reads them rather than binding the paths.
+    const counted = [...body('usage.api-counts.sql').matchAll(/sum\(\(e\.families & (\d+)\) != 0\) AS (\w+)/g)].map((m) => ({ bit: Number(m[1]), column: m[2] }));
+    expect(counted).toEqual(API_FAMILIES.map((f) => ({ bit: f.bit, column: f.column })));
   });
 });
 

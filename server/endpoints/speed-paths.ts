@@ -7,6 +7,8 @@
  * registry entry's rules, bound by validateParams), so neither form restates them.
  */
 import { ERROR_RULE, type SpeedPathName } from '../../queries/registry.ts';
+import type { InvocationStatsRow } from '../../contract/api-types.ts';
+import { API_FAMILIES } from '../../contract/registry.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
@@ -56,16 +58,38 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
   const unit = rule(params, RULE_BINDS.unitUs);
   // Errors are counted with ERROR_RULE (countRecord), as the stored rollups were at import.
   if (rule(params, RULE_BINDS.errorStatusAtLeast) !== ERROR_RULE.statusAtLeast) throw new Error('the rollups count errors with ERROR_RULE only');
-  const first = trunc(now - span, unit);
-  const last = trunc(now, unit);
+  return invocationBuckets(store, {
+    project: String(params.bind.project),
+    functionId: params.bind.function_id ? String(params.bind.function_id) : '',
+    first: trunc(now - span, unit),
+    last: trunc(now, unit),
+    unit,
+  });
+}
+
+/** The buckets invocationBuckets answers: bucket starts `first` … `last` (multiples of `unit`), µs. */
+export interface BucketSeries {
+  project: string;
+  /** One function id; '' = all functions. */
+  functionId: string;
+  first: number;
+  last: number;
+  unit: number;
+}
+
+/**
+ * functions.invocation-stats' rows for any run of buckets, one row each (empty ones too),
+ * ascending: the endpoint answers the run that ends at now, and the Functions page's compared
+ * period (GET /api/functions/buckets) an earlier one, by the same reading of records and rollups.
+ */
+export function invocationBuckets(store: LogStore, { project: projectRef, functionId: fnText, first, last, unit }: BucketSeries): Array<InvocationStatsRow & ResultRow> {
   const buckets = new Map<number, Bucket>();
   const bucket = (b: number) => {
     let x = buckets.get(b);
     if (!x) buckets.set(b, (x = emptyExecStats()));
     return x;
   };
-  const project = store.projects.find(String(params.bind.project));
-  const fnText = params.bind.function_id ? String(params.bind.function_id) : '';
+  const project = store.projects.find(projectRef);
   const fn = fnText ? store.functions.find(fnText) : undefined;
   if (project !== undefined && (!fnText || fn !== undefined)) {
     if (unit < MICROS.minute || (unit < MICROS.hour && fnText)) {
@@ -103,7 +127,7 @@ function invocationStats(store: LogStore, params: ValidParams, now: number): Res
       }
     }
   }
-  const out: ResultRow[] = [];
+  const out: Array<InvocationStatsRow & ResultRow> = [];
   for (let ts = first; ts <= last; ts += unit) {
     const b: Bucket = buckets.get(ts) ?? emptyExecStats();
     let p95: number | null = null;
@@ -221,11 +245,9 @@ export class EdgeColumns {
   }
 }
 
-function countFamilies(c: [number, number, number, number], fam: number, n: number): void {
-  if (fam & 1) c[0] += n;
-  if (fam & 2) c[1] += n;
-  if (fam & 4) c[2] += n;
-  if (fam & 8) c[3] += n;
+/** Adds `n` records of family bits `fam` to a bucket's counts (one per API family, in API_FAMILIES order). */
+function countFamilies(c: number[], fam: number, n: number): void {
+  for (let i = 0; i < API_FAMILIES.length; i++) if (fam & API_FAMILIES[i]!.bit) c[i] = c[i]! + n;
 }
 
 function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow[] {
@@ -234,10 +256,10 @@ function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow
   const matches = h.urlMatches.bitmap(String(params.bind.project));
   const matched = (u: number) => u < matches.length && matches[u] === 1;
   const start = now - w.span;
-  const buckets = new Map<number, [number, number, number, number]>();
+  const buckets = new Map<number, number[]>();
   const bucket = (b: number) => {
     let c = buckets.get(b);
-    if (!c) buckets.set(b, (c = [0, 0, 0, 0]));
+    if (!c) buckets.set(b, (c = API_FAMILIES.map(() => 0)));
     return c;
   };
   // Whole hours come from the catalog's hour rollups when the buckets are hours or days; the
@@ -272,7 +294,9 @@ function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow
     .sort((a, b) => a - b)
     .map((b) => {
       const c = buckets.get(b)!;
-      return { timestamp: formatDatetime(b), total_rest_requests: c[0], total_storage_requests: c[1], total_auth_requests: c[2], total_realtime_requests: c[3] };
+      const row: ResultRow = { timestamp: formatDatetime(b) };
+      API_FAMILIES.forEach((f, i) => (row[f.column] = c[i]!));
+      return row;
     });
 }
 

@@ -9,11 +9,12 @@ import { badParam } from '../errors.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
-import { checkStop, EXPLORER_FIELDS, readsRecords, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerFieldName, type ExplorerQuery, type ScanRow } from './query.ts';
+import { isFieldPath, MAX_FIELD_FACETS } from '../../contract/fields.ts';
+import { FILTER_FIELDS, type FilterField } from '../../contract/filters.ts';
+import { checkStop, readsRecords, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerQuery, type ScanRow } from './query.ts';
 import type { TextDictionary } from '../store/text-dictionary.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
-import { isFieldPath, MAX_RECORD_FACETS } from './record-fields.ts';
 import { fineFits, SEARCH_WAIT_MS, searchTallies, type SearchProgress } from './search-summary.ts';
 import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
@@ -175,24 +176,24 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     // Counted once per listing, a field listed twice would show every count doubled.
     if (seen.has(f)) throw badParam('fields', `fields lists ${f} more than once`, 'duplicate');
     seen.add(f);
-    if (!(EXPLORER_FIELDS as readonly string[]).includes(f)) {
-      if (!isFieldPath(f)) throw badParam('fields', `fields takes ${EXPLORER_FIELDS.join(', ')} or a dotted path inside the records (e.g. request.headers.cf_ipcountry), not ${f.slice(0, 40)}`);
-      if (recordFields.length >= MAX_RECORD_FACETS) throw badParam('fields', `fields takes at most ${MAX_RECORD_FACETS} paths inside the records`);
+    if (!(FILTER_FIELDS as readonly string[]).includes(f)) {
+      if (!isFieldPath(f)) throw badParam('fields', `fields takes ${FILTER_FIELDS.join(', ')} or a dotted path inside the records (e.g. request.headers.cf_ipcountry), not ${f.slice(0, 40)}`);
+      if (recordFields.length >= MAX_FIELD_FACETS) throw badParam('fields', `fields takes at most ${MAX_FIELD_FACETS} paths inside the records`);
       recordFields.push(f);
       continue;
     }
-    if (!available.includes(f as ExplorerFieldName)) throw badParam('fields', `${q.source.alias} records have no ${f}`);
+    if (!available.includes(f as FilterField)) throw badParam('fields', `${q.source.alias} records have no ${f}`);
   }
-  const fields = asked.filter((f) => !recordFields.includes(f)) as ExplorerFieldName[];
-  const counts = new Map<ExplorerFieldName, Map<string | number, number>>(fields.map((f) => [f, new Map()]));
+  const fields = asked.filter((f) => !recordFields.includes(f)) as FilterField[];
+  const counts = new Map<FilterField, Map<string | number, number>>(fields.map((f) => [f, new Map()]));
   const pathCounts = new IdCounts();
   const fnText = functionTexts(store);
-  const bump = (f: ExplorerFieldName, v: string | number | null, n: number) => {
+  const bump = (f: FilterField, v: string | number | null, n: number) => {
     if (v === null || v === undefined) return;
     const m = counts.get(f)!;
     m.set(v, (m.get(v) ?? 0) + n);
   };
-  const valueOf = (f: Exclude<ExplorerFieldName, 'path'>, row: ScanRow): string | number | null => (f === 'function_id' ? fnText(row.function) : row[f]);
+  const valueOf = (f: Exclude<FilterField, 'path'>, row: ScanRow): string | number | null => (f === 'function_id' ? fnText(row.function) : row[f]);
   let scanned: SearchProgress | undefined;
   let recordCounts: Map<string, Map<string | number, number>> | null = null;
   if (readsRecords(q) || recordFields.length) {
@@ -207,7 +208,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     scanned = { through: shared.through, complete: shared.complete };
   } else {
     /** Adds the counts of one array of values (rows, or hour counts with their `weights`). */
-    const countValues = (f: ExplorerFieldName, c: ScanColumns, values: Int32Array, from: number, to: number, pass: (i: number) => boolean, weights?: Int32Array, sign = 1) => {
+    const countValues = (f: FilterField, c: ScanColumns, values: Int32Array, from: number, to: number, pass: (i: number) => boolean, weights?: Int32Array, sign = 1) => {
       if (f === 'path') throw new Error('paths are counted by path id, not here');
       const numeric = f === 'status' || f === 'function_id';
       // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
@@ -227,7 +228,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
       for (let v = 0; v < size; v++) if (per[v]) bump(f, valueOf(v), per[v]!);
       for (const [v, k] of big) bump(f, valueOf(v), k);
     };
-    const columnOf = (f: ExplorerFieldName): 'status' | 'method' | 'path' | 'level' | 'fn' => (f === 'function_id' ? 'fn' : f);
+    const columnOf = (f: FilterField): 'status' | 'method' | 'path' | 'level' | 'fn' => (f === 'function_id' ? 'fn' : f);
     const counted = fields.filter((f) => f !== 'path');
     // Paths are not in the hour counts: with a path filter, the other fields are counted row by row.
     const hours = involvesPath(q) ? null : wholeHours(q.start, q.end);

@@ -4,6 +4,7 @@
  * for edge, auth and function sources.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { sourceLabel } from '../../contract/sources.ts';
 import { importRecords, makeTestApp, MIN, NOW, SEC, type TestApp } from '../testing/fixtures.ts';
 
 let t: TestApp | undefined;
@@ -73,6 +74,15 @@ describe('GET /api/logs', () => {
     expect(await q(`project=${A}&path=/rest/v1/todos&status=!200`)).toEqual(['e02', 'e07']);
     expect(await q(`project=${A}&path=!/rest/,!/storage/`)).toEqual(['e03', 'e09', 'e11']);
     expect(await q(`project=nosuchproject`)).toEqual([]);
+  });
+
+  it('takes any three-digit status, as the page does: 600 selects the record that holds it, outside every class', async () => {
+    // By hand: e15 answered 600 (a code past the classes), so only `status=600` picks it, and 5xx does not.
+    t = await makeTestApp({ edge: [...EDGE, edge(15, 600, 'GET', '/rest/v1/todos')] });
+    const q = async (f: string) => ids((await get<Page>(t!, `/api/logs?source=edge_logs&project=${A}&${range}&${f}`)).body);
+    expect(await q('status=600')).toEqual(['e15']);
+    expect(await q('status=5xx,600')).toEqual(['e02', 'e04', 'e06', 'e09', 'e15']);
+    expect(await q('status=!600&path=/rest/v1/todos')).toEqual(['e01', 'e02', 'e07', 'e08', 'e12']);
   });
 
   it('searches the message and the URL, case-insensitively, or with an RE2 pattern', async () => {
@@ -204,6 +214,15 @@ describe('GET /api/logs/facets', () => {
 });
 
 describe('other sources', () => {
+  it('GET /api/logs/fields labels each source as the page does: the pooler is "Pooler (PgBouncer)" everywhere', async () => {
+    t = await makeTestApp();
+    const { body } = await get<{ result: Array<{ alias: string; label: string }> }>(t, '/api/logs/fields');
+    const label = (alias: string) => body.result.find((s) => s.alias === alias)?.label;
+    expect(label('pgbouncer_logs')).toBe('Pooler (PgBouncer)');
+    expect(label('edge_logs')).toBe('Edge requests');
+    for (const s of body.result) expect(s.label, s.alias).toBe(sourceLabel(s.alias));
+  });
+
   const auth = (i: number, level: string, status: number | undefined, path: string, msg: string) => ({
     id: `a${i}`,
     timestamp: NOW - i * SEC,

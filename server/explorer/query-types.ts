@@ -3,12 +3,9 @@
  * (row-filter.ts, path-filter.ts): types only, so the filters need not import the walk.
  */
 import type { RE2JS } from 're2js';
+import type { StatusSpec } from '../../contract/filters.ts';
 import type { SourceInfo } from '../sources.ts';
 import type { FieldCondition } from './record-fields.ts';
-
-/** A `status` filter value: one code, or a class (`5xx`). */
-/** A code, a class, or `none`: records without a status (auth records that answered nothing). */
-export type StatusSpec = { code: number } | { cls: number } | { none: true };
 
 export interface Filter<T> {
   include: T[];

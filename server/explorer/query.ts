@@ -14,6 +14,7 @@ import { SOURCE_FIELDS } from '../store/hot-columns.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
 import { INSTANT_RANGE, MICROS, readIsoMicros } from '../time.ts';
+import { FILTER_FIELDS, parseFilterList, readStatus, type FilterField, type StatusSpec } from '../../contract/filters.ts';
 import { compileRe2 } from '../endpoints/re2.ts';
 import { functionSlugs } from '../functions/slugs.ts';
 import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
@@ -23,17 +24,14 @@ import { conditionLiterals, fieldMatcher, readFieldConditions } from './record-f
 import { trigramBits } from '../store/block-grams.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { rowFilter, windowRange } from './row-filter.ts';
-import type { Cursor, ExplorerQuery, StatusSpec } from './query-types.ts';
+import type { Cursor, ExplorerQuery } from './query-types.ts';
 
 export type { Cursor, ExplorerQuery };
 
-export type ExplorerFieldName = 'status' | 'method' | 'path' | 'level' | 'function_id';
-export const EXPLORER_FIELDS: readonly ExplorerFieldName[] = ['status', 'method', 'path', 'level', 'function_id'];
-
 /** The explorer fields a source has: where SOURCE_FIELDS reads them, and function ids for the function sources. */
-export function fieldsOf(source: SourceInfo): ExplorerFieldName[] {
+export function fieldsOf(source: SourceInfo): FilterField[] {
   const rules = SOURCE_FIELDS[source.name];
-  return EXPLORER_FIELDS.filter((f) => (f === 'function_id' ? source.hot === 'function_edge' || source.hot === 'function_event' : rules[f] !== undefined));
+  return FILTER_FIELDS.filter((f) => (f === 'function_id' ? source.hot === 'function_edge' || source.hot === 'function_event' : rules[f] !== undefined));
 }
 
 /** What a histogram splits by: the status class where the source has a status, else the level. */
@@ -56,7 +54,7 @@ type Params = (name: string) => string | undefined;
  * filters and the text search. A route accepts these and its own (a page's `limit`, a
  * histogram's `buckets`...), nothing else.
  */
-export const QUERY_PARAMS: readonly string[] = ['source', 'project', 'start', 'end', 'q', 'regex', 'field', ...EXPLORER_FIELDS];
+export const QUERY_PARAMS: readonly string[] = ['source', 'project', 'start', 'end', 'q', 'regex', 'field', ...FILTER_FIELDS];
 
 /** Parameters that may be given several times: each `field` is one condition (record-fields.ts). */
 const REPEATABLE: readonly string[] = ['field'];
@@ -112,13 +110,7 @@ function instant(get: Params, name: string): number | undefined {
 
 function list(get: Params, name: string): { include: string[]; exclude: string[] } {
   const out = { include: [] as string[], exclude: [] as string[] };
-  for (const part of (get(name) ?? '').split(',')) {
-    const v = part.trim();
-    if (!v) continue;
-    if (v.startsWith('!')) {
-      if (v.length > 1) out.exclude.push(v.slice(1));
-    } else out.include.push(v);
-  }
+  for (const item of parseFilterList(get(name) ?? '')) (item.exclude ? out.exclude : out.include).push(item.value);
   return out;
 }
 
@@ -126,10 +118,9 @@ function list(get: Params, name: string): { include: string[]; exclude: string[]
 const isRawSafe = (text: string) => /^[\x20-\x7e]*$/.test(text) && !/["\\]/.test(text);
 
 function statusSpec(v: string): StatusSpec {
-  if (/^[1-5]xx$/i.test(v)) return { cls: Number(v[0]) };
-  if (/^\d{3}$/.test(v)) return { code: Number(v) };
-  if (v.toLowerCase() === 'none') return { none: true };
-  throw badParam('status', `status takes codes like 503, classes like 5xx or none, not ${v.slice(0, 20)}`);
+  const spec = readStatus(v);
+  if (!spec) throw badParam('status', `status takes codes like 503, classes like 5xx or none, not ${v.slice(0, 20)}`);
+  return spec;
 }
 
 /**
@@ -148,7 +139,7 @@ export function readExplorerQuery(store: LogStore, get: Params & { all?: (name: 
   if (start > end) throw badParam('start', 'start is after end');
 
   const has = new Set(fieldsOf(source));
-  const checked = (name: ExplorerFieldName) => {
+  const checked = (name: FilterField) => {
     const l = list(get, name);
     if ((l.include.length || l.exclude.length) && !has.has(name)) {
       throw badParam(name, `${source.alias} records have no ${name}; its fields are ${[...has].join(', ') || 'none'}`);
@@ -545,8 +536,8 @@ export function functionTexts(store: LogStore): (id: number | null) => string | 
 }
 
 /** A row's explorer fields as the API shows them (only those its source has). */
-export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnText: (id: number | null) => string | null): Partial<Record<ExplorerFieldName | 'function_slug', string | number | null>> {
-  const out: Partial<Record<ExplorerFieldName | 'function_slug', string | number | null>> = {};
+export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnText: (id: number | null) => string | null): Partial<Record<FilterField | 'function_slug', string | number | null>> {
+  const out: Partial<Record<FilterField | 'function_slug', string | number | null>> = {};
   for (const f of fieldsOf(q.source)) {
     if (f === 'function_id') {
       out.function_id = fnText(row.function);

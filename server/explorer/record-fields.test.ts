@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conditionLiterals, discoverFields, fieldMatcher, readFieldConditions, valueAt } from './record-fields.ts';
+import { valueAt } from '../../contract/fields.ts';
+import { conditionLiterals, discoverFields, fieldMatcher, readFieldConditions } from './record-fields.ts';
 
 const ingest = { request: { method: 'GET', headers: { cf_ipcountry: 'DE', 'x-client-info': 'supabase-js/2' } }, response: { status_code: 503 }, parsed: { user_name: 'ana' } };
 const query = [{ request: [{ method: 'GET', headers: [{ cf_ipcountry: 'FR' }] }], response: [{ status_code: 200 }] }];

@@ -6,15 +6,16 @@
  * metadata shapes answer alike. These read the record itself (none is a hot column), so a
  * query with them walks records like a text search does.
  *
- * A condition is `path:value` (equal, as text: `200` matches the number 200), `path:!value`
- * (not equal; records without the field pass), `path:value*` (starts with), `path:>=N` and
- * `path:<=N` (numbers; records without a number there fail). Conditions on different paths,
- * and exclusions and bounds, must all hold; several equal / starts-with values of one path are
- * alternatives (country DE or FR).
+ * A condition is written `path:value`, `path:!value`, `path:value*`, `path:>=N` or `path:<=N`
+ * (read by contract/fields.ts, as the page writes it). A record without the field passes a
+ * not-equal and fails a number bound. Conditions on different paths, and exclusions and bounds,
+ * must all hold; several equal / starts-with values of one path are alternatives (country DE or FR).
  */
+import { fieldText, MAX_FIELD_FILTERS, readFieldFilter, valueAt, type FieldFilter } from '../../contract/fields.ts';
 import { badParam } from '../errors.ts';
 
-export type FieldTest = { kind: 'eq'; value: string } | { kind: 'prefix'; value: string } | { kind: 'ne'; value: string } | { kind: 'gte' | 'lte'; value: number };
+/** A condition as the records are tested by it: the written form read (contract/fields.ts), numbers as numbers. */
+export type FieldTest = { op: 'is' | 'prefix' | 'not'; value: string } | { op: 'gte' | 'lte'; value: number };
 
 export interface FieldCondition {
   path: string;
@@ -23,62 +24,16 @@ export interface FieldCondition {
   test: FieldTest;
 }
 
-/** Longest path and value a condition takes (longer ones are refused, not cut). */
-const MAX_PATH = 200;
-const MAX_VALUE = 1000;
-/** Conditions a query may carry. */
-export const MAX_FIELD_CONDITIONS = 20;
-const PATH = /^[A-Za-z0-9_@$-]+(\.[A-Za-z0-9_@$-]+)*$/;
-/** Facets on fields inside the records one request may ask for. */
-export const MAX_RECORD_FACETS = 5;
-
-/** Whether a name is a dotted path inside the records (a field condition's or a facet's). */
-export const isFieldPath = (name: string): boolean => name.length <= MAX_PATH && PATH.test(name);
+const testOf = (f: FieldFilter): FieldTest => (f.op === 'gte' || f.op === 'lte' ? { op: f.op, value: Number(f.value) } : { op: f.op, value: f.value });
 
 /** Reads the `field` parameters; every rejection names `field` and the condition. */
 export function readFieldConditions(values: readonly string[]): FieldCondition[] {
-  if (values.length > MAX_FIELD_CONDITIONS) throw badParam('field', `field is given ${values.length} times; at most ${MAX_FIELD_CONDITIONS} conditions`);
+  if (values.length > MAX_FIELD_FILTERS) throw badParam('field', `field is given ${values.length} times; at most ${MAX_FIELD_FILTERS} conditions`);
   return values.map((text) => {
-    const colon = text.indexOf(':');
-    if (colon <= 0) throw badParam('field', `field takes path:value (e.g. request.headers.cf_ipcountry:DE), not ${text.slice(0, 60)}`);
-    const path = text.slice(0, colon);
-    const rest = text.slice(colon + 1);
-    if (path.length > MAX_PATH || !PATH.test(path)) throw badParam('field', `field path ${path.slice(0, 60)} is not a dotted path of letters, digits and _ (e.g. parsed.user_name)`);
-    if (rest.length > MAX_VALUE) throw badParam('field', `field value is longer than ${MAX_VALUE} characters`);
-    return { path, keys: path.split('.'), test: readTest(rest, path) };
+    const read = readFieldFilter(text);
+    if (!read.ok) throw badParam('field', read.reason);
+    return { path: read.filter.path, keys: read.filter.path.split('.'), test: testOf(read.filter) };
   });
-}
-
-function readTest(rest: string, path: string): FieldTest {
-  for (const [op, kind] of [['>=', 'gte'], ['<=', 'lte']] as const) {
-    if (!rest.startsWith(op)) continue;
-    const n = Number(rest.slice(2));
-    if (rest.length === 2 || !Number.isFinite(n)) throw badParam('field', `field ${path}:${op} takes a number, not ${rest.slice(2, 40)}`);
-    return { kind, value: n };
-  }
-  if (rest.startsWith('!')) return { kind: 'ne', value: rest.slice(1) };
-  if (rest.endsWith('*') && rest.length > 1) return { kind: 'prefix', value: rest.slice(0, -1) };
-  return { kind: 'eq', value: rest };
-}
-
-/** The value at `keys` in a record's metadata (one-element arrays looked through), or undefined. */
-export function valueAt(metadata: unknown, keys: readonly string[]): unknown {
-  let v = metadata;
-  for (const k of keys) {
-    while (Array.isArray(v)) v = v.length === 1 ? v[0] : undefined;
-    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, k)) return undefined;
-    v = (v as Record<string, unknown>)[k];
-  }
-  while (Array.isArray(v) && v.length === 1) v = v[0];
-  return v;
-}
-
-/** A field's value as the explorer shows and compares it: scalars as text; objects and arrays as JSON. */
-export function fieldText(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v);
 }
 
 /** The test of a record's metadata by every condition (see the header), or null when there are none. */
@@ -88,19 +43,19 @@ export function fieldMatcher(conditions: readonly FieldCondition[]): ((metadata:
   for (const c of conditions) byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
   const groups = [...byPath.values()].map((cs) => ({
     keys: cs[0]!.keys,
-    any: cs.filter((c) => c.test.kind === 'eq' || c.test.kind === 'prefix').map((c) => c.test),
-    all: cs.filter((c) => c.test.kind !== 'eq' && c.test.kind !== 'prefix').map((c) => c.test),
+    any: cs.filter((c) => c.test.op === 'is' || c.test.op === 'prefix').map((c) => c.test),
+    all: cs.filter((c) => c.test.op !== 'is' && c.test.op !== 'prefix').map((c) => c.test),
   }));
   return (metadata) => {
     for (const g of groups) {
       const text = fieldText(valueAt(metadata, g.keys));
-      if (g.any.length && !g.any.some((t) => text !== null && (t.kind === 'eq' ? text === t.value : text.startsWith(t.value as string)))) return false;
+      if (g.any.length && !g.any.some((t) => text !== null && (t.op === 'is' ? text === t.value : text.startsWith(t.value as string)))) return false;
       for (const t of g.all) {
-        if (t.kind === 'ne') {
+        if (t.op === 'not') {
           if (text === t.value) return false;
         } else {
           const n = text === null ? NaN : Number(text);
-          if (!Number.isFinite(n) || (t.kind === 'gte' ? n < (t.value as number) : n > (t.value as number))) return false;
+          if (!Number.isFinite(n) || (t.op === 'gte' ? n < (t.value as number) : n > (t.value as number))) return false;
         }
       }
     }
@@ -115,7 +70,7 @@ export function fieldMatcher(conditions: readonly FieldCondition[]): ((metadata:
  */
 export function conditionLiterals(conditions: readonly FieldCondition[]): string[] {
   const byPath = new Map<string, FieldCondition[]>();
-  for (const c of conditions) if (c.test.kind === 'eq' || c.test.kind === 'prefix') byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
+  for (const c of conditions) if (c.test.op === 'is' || c.test.op === 'prefix') byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
   const out: string[] = [];
   for (const cs of byPath.values()) {
     if (cs.length !== 1) continue;

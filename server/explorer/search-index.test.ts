@@ -120,7 +120,7 @@ describe('text search with the block index', () => {
     for (const [i, f] of files.entries()) {
       const file = path.join(folder, f);
       const buf = fs.readFileSync(file);
-      if (i % 3 === 0) buf[buf.length - 100] ^= 0xff; // a flipped bit in the last entry
+      if (i % 3 === 0) buf[buf.length - 100] = buf[buf.length - 100]! ^ 0xff; // a flipped bit in the last entry
       if (i % 3 === 1) fs.writeFileSync(file, buf.subarray(0, buf.length - 1000)); // a torn last entry
       else fs.writeFileSync(file, buf);
       // i % 3 === 2: the first entry's bits cleared, its CRC not updated

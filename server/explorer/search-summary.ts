@@ -13,7 +13,7 @@ import { NONE } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
 import { fieldsOf, functionTexts, scanRows, splitOf, type ExplorerQuery } from './query.ts';
 import { statusClass } from './status-class.ts';
-import { fieldText, valueAt } from './record-fields.ts';
+import { fieldText, valueAt } from '../../contract/fields.ts';
 
 /** How long a request waits for the walk before it answers with the part counted so far (ms). */
 export const SEARCH_WAIT_MS = 1_500;

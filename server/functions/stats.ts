@@ -13,7 +13,7 @@ import { addRollupRow, ALL_FUNCTIONS, countRecord, DAY_GRAIN, emptyExecStats, HO
 import { sourceInfo, type SourceName } from '../sources.ts';
 import { formatIsoMicros, truncMicros } from '../time.ts';
 import { functionSlugs } from './slugs.ts';
-import type { FunctionPeriodStats, FunctionStatsRow, FunctionWindow, PercentileKind } from './types.ts';
+import type { FunctionPeriodStats, FunctionStatsRow, FunctionWindow, PercentileKind } from '../../contract/api-types.ts';
 
 const FUNCTION_EDGE: SourceName = 'deno-relay-logs';
 /** Function dictionary id 0: records that carry no function id (counted in the total only). */

@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ImportRun } from '../api-types.ts';
+import type { ImportRun } from '../../contract/api-types.ts';
 import type { ImportReport } from '../ingest/import.ts';
 import { importStream } from '../ingest/import.ts';
 import { activeParseWorkers } from '../ingest/parse-host.ts';

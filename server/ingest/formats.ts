@@ -15,8 +15,9 @@ import { none } from 'stream-chain/core';
 import Assembler from 'stream-json/assembler.js';
 import jsonParser from 'stream-json/parser.js';
 import { pick } from 'stream-json/filters/pick.js';
+import type { ExportFormat } from '../../contract/api-types.ts';
 
-export type ExportFormat = 'ndjson' | 'json-array' | 'result' | 'csv';
+export type { ExportFormat };
 
 /** One record or one rejected piece of input, located by line (text formats) or array index. */
 export interface RawItem {

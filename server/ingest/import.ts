@@ -13,13 +13,14 @@ import type { Readable } from 'node:stream';
 import { span } from '../activity.ts';
 import { ImportWriter, type LogStore } from '../store/log-store.ts';
 import { findSource, sourceFromFileName, sourceInfo, SOURCE_NAMES, type SourceInfo, type SourceName } from '../sources.ts';
-import { ContentTooLarge, FormatError, type ExportFormat, type Recoded } from './formats.ts';
+import { ContentTooLarge, FormatError, type Recoded } from './formats.ts';
 import { ImportCancelled, openParser, ParserFailure, type ImportInput, type ParserMode } from './parse-host.ts';
-import { unpackBatch, type ImportErrorEntry } from './parse-protocol.ts';
+import type { ImportErrorEntry, ImportReport, ImportSourceCounts } from '../../contract/api-types.ts';
+import { unpackBatch } from './parse-protocol.ts';
 
 export { MAX_LISTED_ERRORS } from './parse-job.ts';
 export { ImportCancelled };
-export type { ImportErrorEntry };
+export type { ImportErrorEntry, ImportReport, ImportSourceCounts };
 
 export interface ImportOptions {
   /**
@@ -51,40 +52,6 @@ export interface ImportOptions {
 export interface ImportProgress {
   bytes: number;
   records: number;
-}
-
-/** One source's share of an import's counts. */
-export interface ImportSourceCounts {
-  imported: number;
-  duplicates: number;
-  rejected: number;
-}
-
-export interface ImportReport {
-  file?: string;
-  /** The import's source: given, named by the file, or told from the first records. */
-  source: SourceName;
-  format: ExportFormat;
-  imported: number;
-  duplicates: number;
-  rejected: number;
-  /**
-   * The counts per source stored in (a file of ClickHouse's `logs` table may mix sources); they
-   * add up to the totals above. `source` is always listed; a rejected record counts under the
-   * source it names, or under `source` when it names none known (an unreadable line, say).
-   * Set on every report; optional in the type for reports written by hand (UI tests).
-   */
-  sources?: Partial<Record<SourceName, ImportSourceCounts>>;
-  errors: ImportErrorEntry[];
-  /** Rejections beyond the listed errors (the list is capped to keep memory bounded). */
-  errorsOmitted: number;
-  /**
-   * CSV only, present when some lines were not valid UTF-8: they were read as Windows-1252
-   * (Latin-1, what spreadsheet tools save) instead of being rejected.
-   */
-  recoded?: { encoding: 'windows-1252'; lines: number; firstLine: number };
-  /** Said of the file as a whole when there is nothing else to show: "the file held no records". */
-  note?: string;
 }
 
 /** An import that could not run at all; nothing was written. */
@@ -176,7 +143,7 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
       // of this same import: committed together when it returns, rolled back together if it
       // throws. (bulkLoad would also take several sources, but it skips withWriter's saving of
       // changes left unsaved before, which a rollback would then undo.)
-      const writers = new Map<SourceName, Pick<ImportWriter, 'write'>>([[info.name, writer]]);
+      const writers = new Map<SourceName, Pick<ImportWriter, 'write' | 'markDenseDays'>>([[info.name, writer]]);
       const writerOf = (name: SourceName) => {
         let w = writers.get(name);
         if (!w) writers.set(name, (w = new ImportWriter(store, sourceInfo(name))));
@@ -196,6 +163,7 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
             const source = m.source ?? info.name;
             const records = unpackBatch(m.batch);
             const counts = countsOf(source);
+            writerOf(source).markDenseDays(records);
             // A batch goes in slice by slice, with a turn for requests whenever one slice
             // took its time: a request never waits for more than about one slice.
             for (let at = 0; at < records.length; ) {

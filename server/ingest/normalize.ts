@@ -3,7 +3,8 @@
  * project resolved per the source's rule, id kept or derived from content, hot fields picked.
  */
 import { createHash } from 'node:crypto';
-import { FAMILY, HOT_COLUMNS } from '../store/hot-columns.ts';
+import { familiesOf } from '../../contract/registry.ts';
+import { HOT_COLUMNS } from '../store/hot-columns.ts';
 import { numberOrNull, pathOfUrl, readSourceField, stringOrNull, type ExplorerField, type StoredRecord } from '../store/record.ts';
 import { findSource, type SourceInfo } from '../sources.ts';
 import { inRange, parseRecordTimestamp, RECORD_RANGE } from '../time.ts';
@@ -46,16 +47,6 @@ function fromCsvRow(row: Record<string, string>): JsonObject {
 export function deriveId(ts: number, project: string, eventMessage: string, metadataJson: string): string {
   const h = createHash('sha256').update(`${ts}\u0000${project}\u0000${eventMessage}\u0000${metadataJson}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
-
-/** Bitmask of the API family strings a request path contains (a path can hold several). */
-export function familiesOf(path: string): number {
-  let f = 0;
-  if (path.includes('/rest')) f |= FAMILY.rest;
-  if (path.includes('/storage')) f |= FAMILY.storage;
-  if (path.includes('/auth')) f |= FAMILY.auth;
-  if (path.includes('/realtime')) f |= FAMILY.realtime;
-  return f;
 }
 
 /** Supabase's hosts for a project: `<ref>.supabase.co` and `<ref>.functions.supabase.co` (refs are 20 lowercase letters or digits). */

@@ -8,22 +8,12 @@
  * record has, so StoredRecord fields added later travel too (at worst as an `other` column,
  * cloned as they are).
  */
+import type { ImportErrorEntry } from '../../contract/api-types.ts';
 import type { SourceName } from '../sources.ts';
 import type { StoredRecord } from '../store/record.ts';
 import type { ExportFormat, Recoded } from './formats.ts';
 
-/** One rejected record (or the file as a whole) in an import's report. */
-export interface ImportErrorEntry {
-  /** 1-based line of NDJSON/CSV input (of the decompressed content, for a gzip file). */
-  line?: number;
-  /** 0-based element of a JSON array or a `result` array. */
-  index?: number;
-  /**
-   * Without a line or an index, it is about the file as a whole. A damaged gzip archive is
-   * reported at the line where its good content ends (NDJSON, CSV), else as a whole.
-   */
-  reason: string;
-}
+export type { ImportErrorEntry };
 
 export interface ParseJob {
   /** A file the parser opens and reads itself; without it, the input arrives as `chunk` messages. */

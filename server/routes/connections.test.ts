@@ -11,7 +11,7 @@ import { AppClock } from '../clock.ts';
 import { LogStore } from '../store/log-store.ts';
 import { CONNECTIONS_FILE } from '../sync/connections.ts';
 import { SyncManager } from '../sync/manager.ts';
-import { REF, runUntil, allIn, TOKEN } from '../sync/testing.ts';
+import { REF, runUntil, allIn, recordsOf, TOKEN } from '../sync/testing.ts';
 import { ManualClock, ManualTimers } from '../sync/timers.ts';
 import { FakeManagementApi } from '../testing/fake-management-api.ts';
 import { HOST, TEST_KEY, TEST_PORT, tempDir } from '../testing/fixtures.ts';
@@ -195,6 +195,26 @@ describe('/api/connections', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ result: { id: c.id, deleted: [] } });
     expect(await (await t.request('/api/connections')).json()).toEqual({ result: [] });
+  });
+
+  it('DELETE /api/sources of a synced source: the next sync brings the records back, and every count equals the remote', async () => {
+    const t = await setup();
+    const start = NOW - 2 * 86_400_000_000;
+    t.fake.add(REF, 'edge_logs', recordsOf('edge_logs', start, NOW - 60_000_000, 1500, 5));
+    const remote = t.fake.records(REF, 'edge_logs').map((r) => r.id).sort();
+    const { result: c } = (await (await post(t, '/api/connections', valid(t, { start: new Date(start / 1000).toISOString() }))).json()) as { result: { id: string } };
+    await runUntil(t.sync, t.clock, t.timers, () => allIn(t.sync, 'following'));
+    const counts = async () => ({
+      stored: ((await (await t.request('/api/sources')).json()) as { result: Array<{ alias: string; count: number }> }).result.find((s) => s.alias === 'edge_logs')?.count,
+      synced: ((await (await t.request(`/api/connections/${c.id}`)).json()) as { result: { sources: Record<string, { records: number }> } }).result.sources['cloudflare.logs.prod']!.records,
+    });
+    expect(await counts()).toEqual({ stored: 1500, synced: 1500 });
+
+    const res = await t.request('/api/sources/edge_logs', { method: 'DELETE' });
+    expect(await res.json()).toEqual({ result: { source: 'cloudflare.logs.prod', deleted: 1500 } });
+    await runUntil(t.sync, t.clock, t.timers, () => allIn(t.sync, 'following'));
+    expect(await counts()).toEqual({ stored: remote.length, synced: remote.length });
+    expect(t.store.dump('cloudflare.logs.prod').map((r) => r.id).sort()).toEqual(remote);
   });
 
   it('POST /test makes one call and says what the remote answered', async () => {

@@ -4,7 +4,7 @@
  * route imports the app.
  */
 import type { EndpointDefinition } from '../../queries/registry.ts';
-import type { ImportRun } from '../api-types.ts';
+import type { ImportRun } from '../../contract/api-types.ts';
 import type { AppClock } from '../clock.ts';
 import type { ResultsCache } from '../endpoints/cache.ts';
 import type { ImportReport } from '../ingest/import.ts';

@@ -8,7 +8,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { ENDPOINTS, findEndpoint } from '../../queries/registry.ts';
-import type { EndpointListing } from '../api-types.ts';
+import type { EndpointListing } from '../../contract/api-types.ts';
 import { validateParams } from '../endpoints/params.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS, runEndpointWithin, serializeResult } from '../endpoints/run.ts';
 import { AppError } from '../errors.ts';

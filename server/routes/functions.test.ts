@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InvocationStatsRow } from '../api-types.ts';
-import type { FunctionListAnswer, FunctionStatsRow, FunctionTotal } from '../functions/types.ts';
+import type { InvocationStatsRow, FunctionListAnswer, FunctionStatsRow, FunctionTotal } from '../../contract/api-types.ts';
 import { at, DAY, fnRecord, HOUR, importRecords, makeTestApp, MIN, NOW, rows, SEC, type TestApp } from '../testing/fixtures.ts';
 
 const P = 'projaaaaaaaaaaaaaaaa';

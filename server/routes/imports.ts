@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import type { ImportRun } from '../api-types.ts';
+import type { ImportRun } from '../../contract/api-types.ts';
 import { AppError, badParam } from '../errors.ts';
 import { json } from '../http.ts';
 import { ImportCancelled, ImportFailure, importStream, ImportTooLarge } from '../ingest/import.ts';

@@ -61,18 +61,6 @@ const ROUTE_PARAMS = {
   export: ['cursor', 'format'],
 } as const satisfies Record<string, readonly string[]>;
 
-const LABELS: Record<string, string> = {
-  edge_logs: 'Edge requests',
-  postgres_logs: 'Postgres',
-  function_edge_logs: 'Function invocations',
-  function_logs: 'Function runtime',
-  auth_logs: 'Auth',
-  realtime_logs: 'Realtime',
-  storage_logs: 'Storage',
-  postgrest_logs: 'PostgREST',
-  pgbouncer_logs: 'Pooler (PgBouncer)',
-};
-
 /**
  * A text search's aggregate answers say how far back its shared walk has counted
  * (explorer/search-summary.ts): `complete: false` while it runs, and the page asks again.
@@ -97,7 +85,7 @@ export function logRoutes(deps: AppDeps): Hono {
       result: SOURCES.map((s) => {
         const fields = fieldsOf(s);
         const columns = ['timestamp', ...fields.filter((f) => f !== 'path'), ...(fields.includes('path') ? ['path'] : []), 'event_message'];
-        return { source: s.name, alias: s.alias, label: LABELS[s.alias] ?? s.alias, fields, split: splitOf(s), columns };
+        return { source: s.name, alias: s.alias, label: s.label, fields, split: splitOf(s), columns };
       }),
     });
   });

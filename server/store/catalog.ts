@@ -60,6 +60,15 @@ export function setMeta(db: Db, key: string, value: string): void {
   db.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]);
 }
 
+/** The meta key of the URL dictionary's committed state. */
+export const URLS_META = 'urls';
+
+/** The URL dictionary's committed length and count, as the catalog records them. */
+export function urlsState(catalog: Db): { bytes: number; count: number } {
+  const v = metaValue(catalog, URLS_META);
+  return v ? (JSON.parse(v) as { bytes: number; count: number }) : { bytes: 0, count: 0 };
+}
+
 export interface PartitionRow {
   source: number;
   start: number;

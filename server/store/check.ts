@@ -7,13 +7,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SOURCES } from '../sources.ts';
-import { CATALOG_FILE, partitionRows, prepareCatalog } from './catalog.ts';
+import { CATALOG_FILE, partitionRows, prepareCatalog, urlsState } from './catalog.ts';
 import { partFileName, StoreFileDamaged } from './damage.ts';
 import { EngineTrapped, loadEngine, openDbSync, type Db } from './db.ts';
-import { PARTS_DIR, PATHS_FILE, URLS_FILE, urlsState } from './log-store.ts';
 import { Partition } from './partition.ts';
 import { verifyRecordFile } from './record-blocks.ts';
 import { columnsFileOf, readScanColumns, ROW_COLUMNS } from './scan-columns.ts';
+import { PARTS_DIR, PATHS_FILE, URLS_FILE } from './store-files.ts';
 import { readDerivedEpoch, verifyTextFile } from './text-dictionary.ts';
 
 export interface CheckFinding {

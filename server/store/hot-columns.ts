@@ -18,9 +18,10 @@ export interface HotColumn {
   from: readonly string[];
   /**
    * `number`: a finite number or numeric text, else NULL. `text`: text kept as is.
-   * `families`: bits of the API family strings in the request path (the path from `from`,
-   * else the URL's path). Text fields are stored as dictionary ids (`dictionary`). `source`: the
-   * explorer's fields, read where each source keeps them (SOURCE_FIELDS; `from` is unused).
+   * `families`: the bits of the API families (API_FAMILIES, contract/registry.ts) whose string
+   * the request path contains (the path from `from`, else the URL's path). Text fields are
+   * stored as dictionary ids (`dictionary`). `source`: the explorer's fields, read where each
+   * source keeps them (SOURCE_FIELDS; `from` is unused).
    */
   read: 'number' | 'text' | 'families' | 'source';
   dictionary?: 'urls' | 'functions';
@@ -85,6 +86,3 @@ export const HOT_LAYOUT: Readonly<Record<HotKind, { clusteredBy?: readonly strin
   function_event: { index: ['project', 'ts', 'function'] },
   plain: { index: ['project', 'ts'] },
 };
-
-/** Bits of the `families` column: which API family strings the request path contains. */
-export const FAMILY = { rest: 1, storage: 2, auth: 4, realtime: 8 } as const;

@@ -1,9 +1,10 @@
 /**
- * One time partition of one source: an hour of its records. Its hot rows, ids and minute
- * rollups are one sql.js database file (`parts/<alias>/<hour>-v<version>.sqlite`, a new file
- * per committed version, so the catalog decides which one counts); its full records are a
- * file of compressed blocks (`parts/<alias>/<hour>.records`). The database is loaded on
- * demand and dropped under the store's memory budget; see docs/ARCHITECTURE.md.
+ * One time partition of one source: a UTC day of its records, or an hour of a day split for
+ * its size (see SPLIT_ROWS). Its hot rows, ids and minute rollups are one sql.js database file
+ * (`parts/<alias>/<label>-v<version>.sqlite`, a new file per committed version, so the catalog
+ * decides which one counts); its full records are a file of compressed blocks
+ * (`parts/<alias>/<label>.records`). The database is loaded on demand and dropped under the
+ * store's memory budget; see docs/ARCHITECTURE.md.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -110,6 +111,12 @@ export class Partition {
 
   dbFile(version: number): string {
     return path.join(this.dir, `${this.label}-v${version}.sqlite`);
+  }
+
+  /** A new version number for a file of this partition: above every one written, staged or committed. */
+  nextVersion(): number {
+    this.maxVersion = Math.max(this.maxVersion, this.row.version, this.staged ?? 0) + 1;
+    return this.maxVersion;
   }
 
   /** The version whose file holds this partition's current rows, if not in memory only. */

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LogRow } from '../api-types.ts';
+import type { LogRow } from '../../contract/api-types.ts';
 import { filesUnder, sleep, storeProblems } from '../hardening/helpers.ts';
 import { importStream } from '../ingest/import.ts';
 import type { SourceName } from '../sources.ts';
@@ -215,6 +215,17 @@ describe(`a day past SPLIT_ROWS (${SPLIT_ROWS.toLocaleString('en')}) rows`, () =
     expect(await importStream(again, [ndjson([{ ...rec(0), id: 'late', timestamp: D + 23 * HOUR + 30 * MIN }])], { source: 'postgres_logs' })).toMatchObject({ imported: 1 });
     expect(labels(again, 'postgres.logs')).toEqual([...hoursOf(N), '20261120T23']);
     expect(storeProblems(again)).toEqual([]);
+  });
+
+  it('records dense enough go to hour partitions from the first batch, though an import inserts each batch in slices: no day partition is made, none split', async () => {
+    const dir = newDir();
+    const store = await open(dir);
+    const seen = new Set<string>();
+    const report = await importStream(store, [body(range(0, N))], { source: 'postgres_logs', onProgress: () => labels(store, 'postgres.logs').forEach((l) => seen.add(l)) });
+    expect(report).toMatchObject({ imported: N });
+    expect(seen.size).toBeGreaterThan(0);
+    expect([...seen].filter((l) => !l.includes('T'))).toEqual([]);
+    expectHours(store, dir, N);
   });
 
   it('a day partition is split into hours by the import that takes it past the limit: the day files go, every record is kept and deduped', async () => {

@@ -5,11 +5,9 @@
  * errors, min, max and avg stay exact, p95/p99 come from the merged sketches (within 1%).
  */
 import { ERROR_RULE } from '../../queries/registry.ts';
+import { MICROS } from '../time.ts';
 import type { Db, SqlValue } from './db.ts';
 import { QuantileSketch } from './sketch.ts';
-
-const HOUR = 3_600_000_000;
-const MINUTE = 60_000_000;
 
 /** Where a rollup lives: its table, its bucket column and the bucket width (µs). */
 export interface RollupGrain {
@@ -18,9 +16,9 @@ export interface RollupGrain {
   unit: number;
 }
 
-export const HOUR_GRAIN: RollupGrain = { table: 'function_edge_hours', column: 'hour', unit: HOUR };
-export const DAY_GRAIN: RollupGrain = { table: 'function_edge_days', column: 'day', unit: 24 * HOUR };
-export const MINUTE_GRAIN: RollupGrain = { table: 'function_edge_minutes', column: 'minute', unit: MINUTE };
+export const HOUR_GRAIN: RollupGrain = { table: 'function_edge_hours', column: 'hour', unit: MICROS.hour };
+export const DAY_GRAIN: RollupGrain = { table: 'function_edge_days', column: 'day', unit: MICROS.day };
+export const MINUTE_GRAIN: RollupGrain = { table: 'function_edge_minutes', column: 'minute', unit: MICROS.minute };
 
 /** Keyed by (project, function, bucket): a window of one function (or of all) is one range. */
 export function rollupDdl(g: RollupGrain): string {

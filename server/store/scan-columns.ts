@@ -32,6 +32,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { SourceInfo } from '../sources.ts';
+import { MICROS } from '../time.ts';
 import type { Db, SqlValue } from './db.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
@@ -48,7 +49,7 @@ const CRCS_AT = 64;
 const PATH_COUNT_AT = 120;
 /** A missing number (status) or text (dictionary id). */
 export const NONE = -1;
-const HOUR = 3_600_000_000;
+const HOUR = MICROS.hour;
 
 const F64 = ['ts', 'blk'] as const;
 const I32 = ['rid', 'project', 'boff', 'len', 'status', 'method', 'path', 'level', 'fn', 'url'] as const;

@@ -6,37 +6,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { MAX_SEARCH_LABEL_CHARS, MAX_VIEW_NAME_CHARS, VIEW_PAGES, type RecentSearch, type SavedView } from '../../contract/views.ts';
 import { syncDir, writeSynced } from './durable.ts';
 
+export type { RecentSearch, SavedView };
+
 export const VIEWS_FILE = 'views.json';
-/** The renderer's pages (renderer/src/lib/url-state.ts, PAGES). */
-export const VIEW_PAGES = ['functions', 'logs', 'usage', 'data', 'settings'] as const;
-export type ViewPage = (typeof VIEW_PAGES)[number];
 export const MAX_SAVED_VIEWS = 200;
 export const MAX_RECENT_SEARCHES = 20;
-export const MAX_VIEW_NAME_CHARS = 100;
-export const MAX_SEARCH_LABEL_CHARS = 256;
 export const MAX_VIEW_STATE_BYTES = 4096;
-
-export interface SavedView {
-  id: string;
-  name: string;
-  page: ViewPage;
-  /** The page's URL query string, without the `?`. */
-  state: string;
-  /** ISO 8601, UTC. */
-  createdAt: string;
-}
-
-export interface RecentSearch {
-  id: string;
-  page: ViewPage;
-  state: string;
-  /** What the user typed; may be empty. */
-  label: string;
-  /** When it was last run, ISO 8601 UTC. */
-  at: string;
-}
 
 export interface ViewsData {
   /** Newest first. */

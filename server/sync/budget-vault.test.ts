@@ -19,6 +19,24 @@ describe('RateBudget: one sliding minute for the whole app', () => {
     expect(b.take('b')).toBe(0);
     expect(b.callsLastMinute('a')).toBe(1);
   });
+
+  it('a restart counts the calls of the last minute it was given, none older and none after now', () => {
+    const now = 1_000 * MICROS.second;
+    const b = new RateBudget(new ManualClock(now), 3);
+    b.restore([
+      { at: now - 61 * MICROS.second, who: 'old' },
+      { at: now - 30 * MICROS.second, who: 'a' },
+      { at: now - 10 * MICROS.second, who: 'a' },
+      { at: now + 5 * MICROS.second, who: 'ahead' },
+    ]);
+    expect(b.recent()).toEqual([
+      { at: now - 30 * MICROS.second, who: 'a' },
+      { at: now - 10 * MICROS.second, who: 'a' },
+    ]);
+    expect(b.take('b')).toBe(0);
+    // Full: the oldest leaves the minute 30 s from now.
+    expect(b.take('b')).toBe(30_000);
+  });
 });
 
 describe('token vaults', () => {

@@ -3,7 +3,8 @@
  * edge, and kept in the data folder's `connections.json` (owner-only, written whole and
  * atomically: temp file, fsync, rename, folder fsync). Tokens are kept sealed by a TokenVault
  * (vault.ts). Where each source's sync stands is not here: its cursor is committed with the
- * records it covers, in the store's catalog (engine.ts).
+ * records it covers, in the store's catalog (engine.ts), and what its card shows besides is in
+ * `sync-state.json` (state.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import type { ConnectionView } from '../api-types.ts';
+import type { ConnectionView } from '../../contract/api-types.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { NOW, tempDir } from '../testing/fixtures.ts';
 import { CONNECTIONS_FILE } from './connections.ts';

@@ -17,7 +17,7 @@
 import { fromClickHouseRow, clickHouseSourceOf } from '../ingest/clickhouse-shape.ts';
 import { normalizeRecord } from '../ingest/normalize.ts';
 import { isObject, setOwn, type JsonObject } from '../store/shape.ts';
-import type { SourceSyncView } from '../api-types.ts';
+import type { SourceSyncView, SyncErrorKind, SyncStateName, WaitReason } from '../../contract/api-types.ts';
 import type { SourceInfo } from '../sources.ts';
 import { metaValue } from '../store/catalog.ts';
 import type { LogStore, StoredRecord } from '../store/log-store.ts';
@@ -30,6 +30,7 @@ import {
   bigQueryPageSql,
   clickHousePageSql,
   compareCursor,
+  dayCut,
   floorMinute,
   laterCursor,
   LOGFLARE_FIRST_WINDOW_US,
@@ -42,10 +43,10 @@ import {
 } from './pages.ts';
 import type { RateBudget } from './rate-budget.ts';
 import { logflareQuery, managementQuery, RemoteError, type Dialect } from './remote.ts';
+import type { SavedSourceState } from './state.ts';
 import type { Timers } from './timers.ts';
 
-export type { SyncErrorKind, SyncStateName, WaitReason } from '../api-types.ts';
-import type { SyncErrorKind, SyncStateName, WaitReason } from '../api-types.ts';
+export type { SyncErrorKind, SyncStateName, WaitReason } from '../../contract/api-types.ts';
 
 /** First back-off after a 5xx or a network failure, doubled each time up to MAX_BACKOFF_MS. */
 export const FIRST_BACKOFF_MS = 5_000;
@@ -53,6 +54,13 @@ export const MAX_BACKOFF_MS = 5 * 60_000;
 /** A 429 without Retry-After pauses the connection this long (the platform blocks for a minute). */
 export const RATE_LIMIT_PAUSE_MS = 60_000;
 const MAX_WARNINGS = 5;
+/**
+ * Rows converted, and records inserted, between two turns of the event loop: a page is a
+ * thousand records, and the app's other answers wait while a slice is worked on. Not fewer: the
+ * store judges from a batch of at least 200 records of a new day whether to keep it as hours.
+ */
+const SLICE_ROWS = 500;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The catalog meta key of a source's sync cursor. */
 export function cursorKey(connectionId: string, source: SourceInfo): string {
@@ -92,6 +100,10 @@ export interface SyncContext {
   requestTimeoutMs: number;
   /** A `detect` connection's first answer settled its dialect: keep it. */
   detected(rt: ConnectionRuntime, dialect: Dialect): void;
+  /** What the last run saved of a source (state.ts), to show and go on from. */
+  saved(connectionId: string, source: SourceInfo): SavedSourceState | undefined;
+  /** Something a restart keeps changed (state.ts): save it soon. */
+  changed(): void;
 }
 
 /** A connection while the app runs: its record, its token in clear (never written out), what stops it. */
@@ -146,19 +158,21 @@ interface Hold {
 /** A page's rows made into records. */
 interface Batch {
   records: StoredRecord[];
+  /** The (timestamp, id) of each row that has a timestamp, and where that row is in the page. */
   keys: Cursor[];
+  keyRows: number[];
   rejected: number;
   reason?: string;
 }
 
 /** The rows of one page as records of `source`, each with the connection's project. */
 export function convertRows(rows: readonly unknown[], source: SourceInfo, project: string, shape: 'query' | 'clickhouse'): Batch {
-  const batch: Batch = { records: [], keys: [], rejected: 0 };
+  const batch: Batch = { records: [], keys: [], keyRows: [], rejected: 0 };
   const refuse = (reason: string) => {
     batch.rejected++;
     batch.reason ??= reason;
   };
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
     if (!isObject(row)) {
       refuse('a row is not a JSON object');
       continue;
@@ -173,7 +187,10 @@ export function convertRows(rows: readonly unknown[], source: SourceInfo, projec
       rec = c.record;
     } else rec = { ...row };
     const ts = parseRecordTimestamp(rec.timestamp);
-    if (ts !== undefined) batch.keys.push({ ts, id: typeof row.id === 'string' ? row.id : row.id === undefined || row.id === null ? '' : String(row.id) });
+    if (ts !== undefined) {
+      batch.keys.push({ ts, id: typeof row.id === 'string' ? row.id : row.id === undefined || row.id === null ? '' : String(row.id) });
+      batch.keyRows.push(i);
+    }
     // Synced records are the connection's project's, wherever the source keeps it.
     if (source.project.in === 'record') setOwn(rec, 'project', project);
     const n = normalizeRecord(rec, source, project);
@@ -181,6 +198,21 @@ export function convertRows(rows: readonly unknown[], source: SourceInfo, projec
     else batch.records.push(n.record);
   }
   return batch;
+}
+
+/** convertRows in slices, letting other work run between them. */
+async function convertInSlices(rows: readonly unknown[], source: SourceInfo, project: string, shape: 'query' | 'clickhouse'): Promise<Batch> {
+  const out: Batch = { records: [], keys: [], keyRows: [], rejected: 0 };
+  for (let i = 0; i < rows.length; i += SLICE_ROWS) {
+    if (i > 0) await yieldToEventLoop();
+    const b = convertRows(rows.slice(i, i + SLICE_ROWS), source, project, shape);
+    out.records.push(...b.records);
+    out.keys.push(...b.keys);
+    out.keyRows.push(...b.keyRows.map((r) => r + i));
+    out.rejected += b.rejected;
+    out.reason ??= b.reason;
+  }
+  return out;
 }
 
 export class SourceWorker {
@@ -221,6 +253,37 @@ export class SourceWorker {
     readonly source: SourceInfo,
   ) {
     this.committed = readCommitted(ctx.store, this.key);
+    const saved = ctx.saved(rt.conn.id, source);
+    if (saved) this.restore(saved);
+  }
+
+  /** Takes up what the last run left (a restart): its time, its warnings, and what held it, shown at once. */
+  private restore(s: SavedSourceState): void {
+    this.syncedAt = s.syncedAt;
+    this.warnings = s.warnings.slice(-MAX_WARNINGS);
+    if (s.refused) {
+      this.failure = s.refused.message;
+      this.failureStatus = s.refused.status;
+    }
+    if (s.backoff) {
+      this.backoffs = s.backoff.count;
+      this.backoffUntil = s.backoff.until;
+      this.transient = s.backoff.message;
+      this.transientKind = s.backoff.kind;
+      this.transientStatus = s.backoff.status;
+    }
+    const hold = this.hold(this.ctx.clock.now());
+    if (hold) this.show(hold);
+  }
+
+  /** What a restart keeps of this source (state.ts). */
+  saved(): SavedSourceState {
+    return {
+      syncedAt: this.syncedAt,
+      refused: this.failure === null ? null : { message: this.failure, status: this.failureStatus },
+      backoff: this.transient === null ? null : { until: this.backoffUntil, count: this.backoffs, message: this.transient, kind: this.transientKind, status: this.transientStatus },
+      warnings: [...this.warnings],
+    };
   }
 
   get key(): string {
@@ -317,12 +380,7 @@ export class SourceWorker {
       const now = this.ctx.clock.now();
       const hold = this.hold(now);
       if (hold) {
-        this.state = hold.state;
-        this.error = hold.error;
-        this.errorKind = hold.error === null ? null : (hold.kind ?? null);
-        this.errorStatus = hold.error === null ? null : (hold.status ?? null);
-        this.waitReason = hold.reason ?? null;
-        this.waitUntil = hold.reason ? (hold.until ?? null) : null;
+        this.show(hold);
         await this.sleep(hold.until === undefined ? null : Math.ceil((hold.until - now) / 1000));
         continue;
       }
@@ -354,6 +412,15 @@ export class SourceWorker {
         this.failed(err, this.ctx.clock.now());
       }
     }
+  }
+
+  private show(hold: Hold): void {
+    this.state = hold.state;
+    this.error = hold.error;
+    this.errorKind = hold.error === null ? null : (hold.kind ?? null);
+    this.errorStatus = hold.error === null ? null : (hold.status ?? null);
+    this.waitReason = hold.reason ?? null;
+    this.waitUntil = hold.reason ? (hold.until ?? null) : null;
   }
 
   /** The next page to ask for, or null when this pass has reached now. */
@@ -395,7 +462,7 @@ export class SourceWorker {
     const { conn, token } = { conn: this.rt.conn, token: this.rt.token! };
     if (plan.kind === 'logflare') {
       const rows = await logflareQuery(conn.url, conn.ref, token, plan.window.from, plan.window.pageEnd, this.callOptions());
-      const batch = convertRows(rows, this.source, conn.ref, 'query');
+      const batch = await convertInSlices(rows, this.source, conn.ref, 'query');
       const outcome = afterLogflarePage(plan.window, batch.keys.map((k) => k.ts), this.span);
       if (outcome.warning) this.warn(outcome.warning);
       const cursor = outcome.done ? laterCursor(this.cursor(), { ts: outcome.cursor, id: null }) : this.cursor();
@@ -426,9 +493,18 @@ export class SourceWorker {
       this.ctx.detected(this.rt, plan.dialect);
       this.releaseDetection();
     }
-    const batch = convertRows(rows, this.source, conn.ref, plan.dialect === 'clickhouse' ? 'clickhouse' : 'query');
+    const shape = plan.dialect === 'clickhouse' ? 'clickhouse' : 'query';
+    const batch = await convertInSlices(rows, this.source, conn.ref, shape);
     const outcome = afterManagementPage(plan.pos, plan.window, batch.keys, rows.length, plan.now);
     if ('error' in outcome) throw new SourceRefused(outcome.error);
+    const cut = dayCut(batch.keys, rows.length);
+    if (cut !== null) {
+      // Only the first day's rows (converted again: once a day of history); the next page starts at the new day.
+      const pos = batch.keys[cut - 1]!;
+      await this.commit(await convertInSlices(rows.slice(0, batch.keyRows[cut]), this.source, conn.ref, shape), laterCursor(this.cursor(), pos));
+      this.pass = { pos, window: null };
+      return;
+    }
     await this.commit(batch, laterCursor(this.cursor(), outcome.next));
     this.pass = { pos: outcome.next, window: null };
     if (outcome.caughtUp) this.endPass();
@@ -439,13 +515,18 @@ export class SourceWorker {
     const before = this.committed ?? { cursor, records: 0, rejected: 0 };
     let next: Committed | undefined;
     await this.ctx.store.withWriter(this.source.name, async (writer) => {
-      const imported = batch.records.length ? writer.write(batch.records).imported : 0;
+      let imported = 0;
+      for (let i = 0; i < batch.records.length; i += SLICE_ROWS) {
+        if (i > 0) await yieldToEventLoop();
+        imported += writer.write(batch.records.slice(i, i + SLICE_ROWS)).imported;
+      }
       next = { cursor, records: before.records + imported, rejected: before.rejected + batch.rejected };
       writer.setMeta(this.key, committedText(next));
     });
     this.committed = next!;
     this.syncedAt = this.ctx.clock.now();
     if (batch.rejected) this.warn(`${batch.rejected} record${batch.rejected === 1 ? '' : 's'} of a page could not be stored: ${batch.reason}`);
+    this.ctx.changed();
   }
 
   private warn(message: string): void {
@@ -453,6 +534,11 @@ export class SourceWorker {
   }
 
   private failed(err: unknown, now: number): void {
+    this.holdFor(err, now);
+    this.ctx.changed();
+  }
+
+  private holdFor(err: unknown, now: number): void {
     const rt = this.rt;
     if (err instanceof RemoteError) {
       const f = err.failure;

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ConnectionView } from '../api-types.ts';
+import type { ConnectionView } from '../../contract/api-types.ts';
 import { DEMO_PROJECTS, generateRecords } from '../demo/generate.ts';
 import { importStream } from '../ingest/import.ts';
 import { startServer, type RunningServer } from '../server.ts';

@@ -1,10 +1,11 @@
 /**
  * The connections of one data folder and their syncs (README, "Sync a live project"): one
  * SourceWorker per (connection, source), one call budget for the whole app, the connections
- * file, and the operations the `/api/connections` routes expose.
+ * file, what the cards show kept across restarts (state.ts), and the operations the
+ * `/api/connections` routes expose.
  */
 import { randomUUID } from 'node:crypto';
-import type { ConnectionRemoval, ConnectionTestResult, ConnectionView } from '../api-types.ts';
+import type { ConnectionRemoval, ConnectionTestResult, ConnectionView } from '../../contract/api-types.ts';
 import { AppError } from '../errors.ts';
 import { clickHouseSourceOf } from '../ingest/clickhouse-shape.ts';
 import { sourceInfo, type SourceName } from '../sources.ts';
@@ -16,6 +17,7 @@ import { ConnectionRuntime, cursorKey, readCommitted, SourceWorker, type SyncCon
 import { bigQueryPageSql, clickHousePageSql, floorMinute } from './pages.ts';
 import { RateBudget, DEFAULT_CALLS_PER_MINUTE } from './rate-budget.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, logflareQuery, managementQuery, RemoteError, type Dialect } from './remote.ts';
+import { SyncStateFile, type SavedConnectionState, type SavedState } from './state.ts';
 import { systemTimers, type Timers } from './timers.ts';
 import { plainVault, tokenHint, type TokenVault } from './vault.ts';
 
@@ -41,6 +43,12 @@ export class SyncManager {
   private readonly ctx: SyncContext;
   private readonly vault: TokenVault;
   private readonly runtimes = new Map<string, ConnectionRuntime>();
+  /**
+   * What was saved of each connection: read at open, and taken from a source's worker when it
+   * stops, so that a worker made again for it (a change of settings) goes on from there.
+   */
+  private readonly saved: Map<string, SavedConnectionState>;
+  private readonly state: SyncStateFile;
   private running = false;
 
   private constructor(
@@ -48,9 +56,12 @@ export class SyncManager {
     private readonly file: ConnectionFile,
     opts: SyncOptions,
   ) {
+    this.state = SyncStateFile.open(store.dataDir, () => this.snapshot());
+    this.saved = new Map(Object.entries(this.state.loaded.connections).filter(([id]) => file.list.some((c) => c.id === id)));
     const pollSeconds = opts.pollSeconds ?? DEFAULT_POLL_SECONDS;
     if (!(pollSeconds >= MIN_POLL_SECONDS)) throw new RangeError(`polls must be at least ${MIN_POLL_SECONDS} s apart, not ${pollSeconds}`);
     this.budget = new RateBudget(opts.clock, opts.callsPerMinute ?? DEFAULT_CALLS_PER_MINUTE);
+    this.budget.restore(this.state.loaded.budget);
     this.vault = opts.vault ?? plainVault;
     this.ctx = {
       store,
@@ -60,8 +71,49 @@ export class SyncManager {
       pollMs: pollSeconds * 1000,
       requestTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       detected: (rt, dialect) => this.detected(rt, dialect),
+      saved: (id, source) => this.saved.get(id)?.sources[source.name],
+      changed: () => this.state.changed(),
     };
-    for (const conn of file.list) this.runtimes.set(conn.id, new ConnectionRuntime(conn, this.vault.open(conn.token, conn.id)));
+    for (const conn of file.list) {
+      const rt = new ConnectionRuntime(conn, this.vault.open(conn.token, conn.id));
+      const saved = this.saved.get(conn.id);
+      if (saved?.auth) {
+        rt.authFailure = saved.auth.message;
+        rt.authStatus = saved.auth.status;
+      }
+      if (saved?.rateLimited) {
+        rt.blockedUntil = saved.rateLimited.until;
+        rt.blockedMessage = saved.rateLimited.message;
+      }
+      this.runtimes.set(conn.id, rt);
+    }
+  }
+
+  /** What a restart keeps of every connection (state.ts); a stopped source keeps what it had. */
+  private snapshot(): SavedState {
+    const now = this.ctx.clock.now();
+    const out: SavedState = { connections: {}, budget: this.budget.recent() };
+    for (const [id, rt] of this.runtimes) {
+      const sources: SavedConnectionState['sources'] = {};
+      for (const name of rt.conn.sources) {
+        const s = rt.workers.get(name)?.saved() ?? this.saved.get(id)?.sources[name];
+        if (s) sources[name] = s;
+      }
+      out.connections[id] = {
+        auth: rt.authFailure === null ? null : { message: rt.authFailure, status: rt.authStatus },
+        rateLimited: rt.blockedUntil > now ? { until: rt.blockedUntil, message: rt.blockedMessage } : null,
+        sources,
+      };
+    }
+    return out;
+  }
+
+  /** Keeps what a stopping worker holds, for the worker made after it. */
+  private remember(id: string, name: string, saved: SavedConnectionState['sources'][string] | null): void {
+    const conn = this.saved.get(id) ?? { auth: null, rateLimited: null, sources: {} };
+    if (saved) conn.sources[name] = saved;
+    else delete conn.sources[name];
+    this.saved.set(id, conn);
   }
 
   /** The sync's "now" (windows, polls, a connection's start). */
@@ -87,10 +139,11 @@ export class SyncManager {
     }
   }
 
-  /** Stops every sync (the pages in hand are committed or dropped, never half-kept). */
+  /** Stops every sync (the pages in hand are committed or dropped, never half-kept) and saves what the cards show. */
   async stop(): Promise<void> {
     this.running = false;
     await Promise.all([...this.runtimes.values()].map((rt) => this.stopWorkers(rt)));
+    await this.state.flush();
   }
 
   /** True when no source is working (all asleep or stopped): for tests driving virtual time. */
@@ -112,7 +165,7 @@ export class SyncManager {
     for (const [name, w] of rt.workers) {
       if (only && !only(name)) continue;
       rt.workers.delete(name);
-      stopping.push(w.stop());
+      stopping.push(w.stop().then(() => this.remember(rt.conn.id, name, w.saved())));
     }
     await Promise.all(stopping);
   }
@@ -229,6 +282,7 @@ export class SyncManager {
     }
     this.startWorkers(rt);
     rt.poke();
+    this.state.changed();
     return this.viewOf(rt);
   }
 
@@ -267,11 +321,14 @@ export class SyncManager {
       this.startWorkers(rt);
       throw err;
     }
+    this.saved.delete(id);
+    this.state.changed();
     const deleted: ConnectionRemoval['deleted'] = [];
     if (data === 'delete') {
       for (const name of sources) {
         const count = this.store.summary().find((s) => s.source === name)?.count ?? 0;
-        if (count > 0) deleted.push({ source: name, records: await this.store.deleteSource(name) });
+        // Another connection to the same project may sync the source too: it reads it again.
+        if (count > 0) deleted.push({ source: name, records: await this.deleteSource(name) });
       }
     }
     // Its cursors go too (a leftover key would only be unused: ids are never reused).
@@ -282,6 +339,34 @@ export class SyncManager {
       });
     }
     return { id, deleted };
+  }
+
+  /**
+   * Deletes every record of a source (`DELETE /api/sources/<name>`, and `data=delete` above): each
+   * connection that syncs it reads its history again from the connection's start, so what the
+   * remote still holds comes back. Returns how many records the source held.
+   */
+  async deleteSource(name: SourceName): Promise<number> {
+    const syncing = [...this.runtimes.values()].filter((rt) => rt.conn.sources.includes(name));
+    // Stopped first: a page in flight must not commit a cursor past the records deleted.
+    await Promise.all(syncing.map((rt) => this.stopWorkers(rt, (n) => n === name)));
+    try {
+      // The cursors go in a commit before the records': a crash between the two leaves a source
+      // that is read again (the store's dedupe drops what it still holds), never one emptied
+      // with its cursor at the end, which no sync would fill again.
+      const keys = syncing.map((rt) => cursorKey(rt.conn.id, sourceInfo(name))).filter((k) => readCommitted(this.store, k));
+      if (keys.length) {
+        await this.store.withWriter(name, async (w) => {
+          for (const k of keys) w.setMeta(k, null);
+        });
+      }
+      // Its time, problems and warnings were about the records gone: the source starts afresh.
+      for (const rt of syncing) this.remember(rt.conn.id, name, null);
+      return await this.store.deleteSource(name);
+    } finally {
+      for (const rt of syncing) if (this.runtimes.get(rt.conn.id) === rt) this.startWorkers(rt);
+      this.state.changed();
+    }
   }
 
   /** A `detect` connection's dialect, settled by its first answer. */

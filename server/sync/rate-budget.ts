@@ -9,9 +9,15 @@ import { MICROS } from '../time.ts';
 
 export const DEFAULT_CALLS_PER_MINUTE = 50;
 
+/** One call the budget counts: when (µs) and for whom (a connection's id, or 'test'). */
+export interface BudgetCall {
+  at: number;
+  who: string;
+}
+
 export class RateBudget {
   /** Instants (µs) of the calls in the last minute, oldest first, with who made them. */
-  private calls: Array<{ at: number; who: string }> = [];
+  private calls: BudgetCall[] = [];
 
   constructor(
     private readonly clock: Clock,
@@ -36,6 +42,19 @@ export class RateBudget {
       return 0;
     }
     return Math.max(1, Math.ceil((this.calls[0]!.at + MICROS.minute - now) / 1000));
+  }
+
+  /** The calls of the last minute, oldest first: a restart takes them up (state.ts), since the platform counts them still. */
+  recent(): BudgetCall[] {
+    this.prune(this.clock.now());
+    return this.calls.map((c) => ({ ...c }));
+  }
+
+  /** Counts calls made before (a restart), with any made since; none "after now" (a clock set back would hold them for good). */
+  restore(calls: readonly BudgetCall[]): void {
+    const now = this.clock.now();
+    this.calls = [...calls.filter((c) => c.at <= now).map((c) => ({ ...c })), ...this.calls].sort((a, b) => a.at - b.at);
+    this.prune(now);
   }
 
   /** Calls in the last minute, all of them or `who`'s. */

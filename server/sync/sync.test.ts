@@ -6,15 +6,16 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sourceInfo, type SourceName } from '../sources.ts';
 import { LogStore } from '../store/log-store.ts';
-import { FakeManagementApi, type FakeDialect } from '../testing/fake-management-api.ts';
+import { FakeManagementApi, type FakeDialect, type FakeRecord } from '../testing/fake-management-api.ts';
 import { tempDir } from '../testing/fixtures.ts';
 import { MICROS } from '../time.ts';
 import { readConnectionInput, CONNECTIONS_FILE } from './connections.ts';
 import { SyncManager } from './manager.ts';
 import { floorMinute, MAX_WINDOW_US } from './pages.ts';
+import { SYNC_STATE_FILE } from './state.ts';
 import { allIn, FOUR, recordOf, recordsOf, REF, remoteById, runUntil, settle, storedById, TOKEN } from './testing.ts';
 import { ManualClock, ManualTimers } from './timers.ts';
 
@@ -34,6 +35,7 @@ interface World {
 
 const worlds: World[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const w of worlds.splice(0)) {
     await w.sync.stop();
     await w.store.close();
@@ -73,9 +75,35 @@ function fill(fake: FakeManagementApi, count = 2400): Map<string, ReturnType<typ
   return out;
 }
 
-/** The store holds exactly the fake's records of each table: the same ids, the same content, the connection's project. */
-function expectSameRecords(w: World): void {
-  for (const [table, source] of FOUR) {
+/**
+ * The calls a backfill from START to NOW makes over `records`, as docs/sync.md describes the
+ * paging: windows of whole minutes from the minute before the cursor, at most 24 hours; pages of
+ * at most 1,000 rows after the cursor; a full page moves the cursor to its last row (to its last
+ * row before a later UTC day, when it reaches one), a shorter one to the window's end.
+ */
+function backfillCalls(records: readonly FakeRecord[]): number {
+  const sorted = [...records].sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1));
+  const day = (ts: number) => Math.floor(ts / DAY);
+  let cursor: { ts: number; id: string | null } = { ts: START, id: null };
+  let calls = 0;
+  while (cursor.ts < floorMinute(NOW)) {
+    const from = floorMinute(cursor.ts - 1);
+    const end = Math.min(from + MAX_WINDOW_US, floorMinute(NOW));
+    const after = (r: FakeRecord) => (cursor.id === null ? r.timestamp >= cursor.ts : r.timestamp > cursor.ts || (r.timestamp === cursor.ts && r.id > cursor.id));
+    const page = sorted.filter((r) => r.timestamp >= from && r.timestamp < end && after(r)).slice(0, 1000);
+    calls++;
+    if (page.length < 1000) cursor = { ts: end, id: null };
+    else {
+      const last = page.findLastIndex((r) => day(r.timestamp) === day(page[0]!.timestamp));
+      cursor = { ts: page[last]!.timestamp, id: page[last]!.id };
+    }
+  }
+  return calls;
+}
+
+/** The store holds exactly the fake's records of each table (of `tables`): the same ids, the same content, the connection's project. */
+function expectSameRecords(w: World, tables: readonly string[] = FOUR.map(([t]) => t)): void {
+  for (const [table, source] of FOUR.filter(([t]) => tables.includes(t))) {
     const stored = storedById(w.store, source);
     const remote = remoteById(w.fake.records(REF, table), source);
     expect([...stored.keys()].sort(), table).toEqual([...remote.keys()].sort());
@@ -102,8 +130,9 @@ describe.each(['bigquery', 'clickhouse'] as const)('a %s project', (dialect) => 
     }
     // Every call asked for whole minutes, at most 24 hours, in one of the two SQL forms of its dialect.
     const ok = w.fake.calls.filter((c) => c.status === 200);
-    // Per source: three windows of 24 hours, and one more page for the minute holding more than 1,000.
-    expect(ok.length).toBe(4 * 4);
+    // Per source: three windows of 24 hours, one more page for the minute holding more than 1,000,
+    // and one more where a full page reaches a later day.
+    expect(ok.length).toBe(FOUR.reduce((n, [table]) => n + backfillCalls(filled.get(table)!), 0));
     for (const c of ok) {
       expect(c.startText).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
       expect(c.endText).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00Z$/);
@@ -365,6 +394,153 @@ describe('the app', () => {
     await expect(w.sync.remove(a.id, 'delete')).rejects.toMatchObject({ kind: 'conflict', message: expect.stringContaining('records of other projects') });
     expect(w.sync.list()).toHaveLength(1);
     expect(w.store.summary().find((s) => s.source === 'cloudflare.logs.prod')!.count).toBe(51);
+  });
+});
+
+describe('pages across midnight', () => {
+  it('a full page is committed up to midnight, so a busy new day is stored as hours from its first page, never rewritten later', async () => {
+    const w = await world('bigquery');
+    // One record every 1.85 s from 23:00 to 01:03: the second page holds 950 rows of the first day and 50 of the next.
+    const midnight = Date.UTC(2026, 5, 22) * 1000;
+    const records = Array.from({ length: 4000 }, (_, i) => recordOf('edge_logs', `n${String(i).padStart(4, '0')}`, midnight + (i - 1950) * 1_850_000, i));
+    w.fake.add(REF, 'edge_logs', records);
+    await connect(w, { dialect: 'bigquery', sources: ['edge_logs'] });
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
+    expectSameRecords(w, ['edge_logs']);
+    const newDay = w.store.partitions('cloudflare.logs.prod').filter((p) => p.start >= midnight);
+    expect(newDay.length).toBeGreaterThan(0);
+    for (const p of newDay) expect(p.row.width, `partition at ${new Date(p.start / 1000).toISOString()}`).toBe(HOUR);
+    // The rows after the cut were asked again once: the page after it starts at the last row before midnight.
+    const cutPage = w.fake.calls.find((c) => c.sql!.includes(`timestamp_micros(${midnight - 1_850_000}) and id > 'n1949'`));
+    expect(cutPage?.rows).toBe(1000);
+  });
+});
+
+describe('deleting a source', () => {
+  it('sets the connections that sync it to read it again: the next sync brings its records back, and the counts equal the remote', async () => {
+    const w = await world('bigquery');
+    fill(w.fake, 1500);
+    const view = await connect(w, { dialect: 'bigquery', sources: ['edge_logs', 'auth_logs'] });
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
+    const remote = w.fake.records(REF, 'edge_logs').length;
+    const mark = w.fake.calls.length;
+    expect(await w.sync.deleteSource('cloudflare.logs.prod')).toBe(remote);
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
+    expectSameRecords(w, ['edge_logs', 'auth_logs']);
+    expect(w.store.summary().find((s) => s.source === 'cloudflare.logs.prod')!.count).toBe(remote);
+    expect(w.sync.view(view.id).sources['cloudflare.logs.prod']).toMatchObject({ records: remote, through: floorMinute(NOW), state: 'following' });
+    // Read again from the connection's start; the other source asked for nothing.
+    const again = w.fake.calls.slice(mark);
+    expect(again[0]!.sql).toContain(`from edge_logs where timestamp >= timestamp_micros(${START})`);
+    expect(again.every((c) => c.sql!.includes('from edge_logs'))).toBe(true);
+  });
+});
+
+describe('restarts', () => {
+  /** Stops the sync (saving what the cards show), closes the store, opens both again over the folder; the new sync is not started. */
+  async function restart(w: World, meanwhile?: () => void): Promise<void> {
+    await w.sync.stop();
+    await w.store.close();
+    meanwhile?.();
+    w.store = await LogStore.open(path.join(w.dir, 'data'));
+    w.sync = SyncManager.open({ store: w.store, clock: w.clock, timers: w.timers });
+  }
+
+  it('what the cards show is kept (times, counts, cursors); the new run asks only for what came after its cursors', async () => {
+    const w = await world('bigquery');
+    fill(w.fake, 1200);
+    const view = await connect(w, { dialect: 'bigquery', sources: ['edge_logs', 'postgres_logs'] });
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
+    const before = w.sync.list();
+    for (const s of Object.values(before[0]!.sources)) expect(s.syncedAt).not.toBeNull();
+
+    await restart(w);
+    expect(fs.existsSync(path.join(w.store.dataDir, SYNC_STATE_FILE))).toBe(true);
+    // At the same instant every source is caught up: no call, and the cards read as before.
+    const calls = w.fake.calls.length;
+    w.sync.start();
+    await settle(w.sync);
+    expect(w.fake.calls.length).toBe(calls);
+    expect(w.sync.list()).toEqual(before);
+
+    // Five minutes later, with records after the cursors: one call a source, from its cursor.
+    await restart(w);
+    w.clock.us += 5 * MIN;
+    const cursor = floorMinute(NOW);
+    w.fake.add(REF, 'edge_logs', [recordOf('edge_logs', 'after-restart-1', cursor + 30 * SEC, 1), recordOf('edge_logs', 'after-restart-2', cursor + 2 * MIN, 2)]);
+    expect(w.sync.view(view.id).sources['cloudflare.logs.prod']!.syncedAt).toBe(before[0]!.sources['cloudflare.logs.prod']!.syncedAt);
+    w.sync.start();
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
+    const after = w.fake.calls.slice(calls);
+    expect(after).toHaveLength(2);
+    for (const c of after) expect(c.sql).toContain(`where timestamp >= timestamp_micros(${cursor})`);
+    expect(after.map((c) => c.rows).sort()).toEqual([0, 2]);
+    expect(w.sync.view(view.id).sources['cloudflare.logs.prod']).toMatchObject({ records: 1202, through: floorMinute(NOW + 5 * MIN), syncedAt: NOW + 5 * MIN });
+    expect(storedById(w.store, 'cloudflare.logs.prod').size).toBe(1202);
+  });
+
+  it("a 429's pause is kept: the new run shows the wait and asks nothing before it ends", async () => {
+    const w = await world('bigquery', { fakeOptions: { retryAfterSeconds: 90 } });
+    fill(w.fake, 100);
+    w.fake.failNext({ status: 429, body: { message: 'ThrottlerException: Too Many Requests' }, headers: { 'retry-after': '90' } });
+    const view = await connect(w, { dialect: 'bigquery', sources: ['edge_logs'] });
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'waiting'));
+    const waiting = { state: 'waiting', waitReason: 'rate_limited', waitUntil: NOW + 90 * SEC, error: 'ThrottlerException: Too Many Requests', errorKind: 'rate_limited', errorStatus: 429 };
+    expect(w.sync.view(view.id).sources['cloudflare.logs.prod']).toMatchObject(waiting);
+    await restart(w);
+    expect(w.sync.view(view.id).sources['cloudflare.logs.prod']).toMatchObject(waiting);
+    const calls = w.fake.calls.length;
+    w.sync.start();
+    await settle(w.sync);
+    expect(w.fake.calls.length).toBe(calls);
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
+    expect(w.fake.calls[calls]!.at).toBeGreaterThanOrEqual(NOW + 90 * SEC);
+    expect(storedById(w.store, 'cloudflare.logs.prod').size).toBe(100);
+  });
+
+  it("a refused token is kept: the new run shows the remote's message and asks nothing until a new token", async () => {
+    const w = await world('bigquery');
+    fill(w.fake, 100);
+    const view = await w.sync.create(readConnectionInput({ kind: 'supabase', ref: REF, url: w.fake.url, token: 'sbp_wrong0123456789', dialect: 'bigquery', sources: ['edge_logs'], start: new Date(START / 1000).toISOString() }, w.clock.now()));
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'failed'));
+    await restart(w);
+    const failed = { state: 'failed', error: 'Unauthorized', errorKind: 'auth', errorStatus: 401 };
+    expect(w.sync.view(view.id).sources['cloudflare.logs.prod']).toMatchObject(failed);
+    const calls = w.fake.calls.length;
+    w.sync.start();
+    w.clock.us += HOUR;
+    await settle(w.sync);
+    expect(w.fake.calls.length).toBe(calls);
+    expect(w.sync.view(view.id).sources['cloudflare.logs.prod']).toMatchObject(failed);
+    await w.sync.update(view.id, { token: TOKEN });
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
+    expect(storedById(w.store, 'cloudflare.logs.prod').size).toBe(100);
+  });
+
+  it('a damaged state file is ignored with one logged line; the sync resumes from the cursors the store holds, and the file is written again', async () => {
+    const w = await world('clickhouse');
+    fill(w.fake, 1200);
+    const view = await connect(w, { dialect: 'clickhouse', sources: ['edge_logs', 'auth_logs'] });
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
+    const before = w.sync.view(view.id);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const file = path.join(w.dir, 'data', SYNC_STATE_FILE);
+    await restart(w, () => fs.writeFileSync(file, '{"version": 1, "connections": {"'));
+    expect(warn.mock.calls.filter(([m]) => String(m).includes(SYNC_STATE_FILE))).toEqual([[expect.stringMatching(/could not be read \(not JSON .*\); ignored it/)]]);
+    for (const [name, s] of Object.entries(w.sync.view(view.id).sources)) {
+      expect({ records: s.records, through: s.through, syncedAt: s.syncedAt }).toEqual({ records: before.sources[name]!.records, through: before.sources[name]!.through, syncedAt: null });
+    }
+    const calls = w.fake.calls.length;
+    w.clock.us += 3 * MIN;
+    w.sync.start();
+    await runUntil(w.sync, w.clock, w.timers, () => allIn(w.sync, 'following'));
+    const after = w.fake.calls.slice(calls);
+    expect(after).toHaveLength(2);
+    for (const c of after) expect(c.sql).toContain(`timestamp >= fromUnixTimestamp64Micro(${floorMinute(NOW)})`);
+    expectSameRecords(w, ['edge_logs', 'auth_logs']);
+    await w.sync.stop();
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { connections: Record<string, { sources: Record<string, { syncedAt: number }> }> };
+    expect(saved.connections[view.id]!.sources['cloudflare.logs.prod']!.syncedAt).toBe(NOW + 3 * MIN);
   });
 });
 

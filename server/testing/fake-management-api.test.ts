@@ -100,6 +100,37 @@ describe('the fake Management API, from its documented contract', () => {
     expect((await get({})).status).toBe(200);
   });
 
+  it('callsPerMinute: Infinity turns the limit off (the bench)', async () => {
+    await start({ callsPerMinute: Infinity });
+    for (let i = 0; i < 150; i++) expect((await get({})).status).toBe(200);
+  });
+
+  it('pages equal a plain filter of the records, ties and late arrivals included; a table set whole answers the same', async () => {
+    await start();
+    const base = NOW - 30 * SEC - 3 * HOUR;
+    // Every 7th instant is shared by three ids; some records arrive after the others.
+    const records = Array.from({ length: 900 }, (_, i) => edge(`k${String((i * 37) % 900).padStart(3, '0')}`, base + Math.floor(i / 3) * 7 * SEC));
+    fake!.add(REF, 'edge_logs', records.slice(300)).add(REF, 'edge_logs', records.slice(0, 300));
+    const sorted = [...records].sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1));
+    fake!.addProject('tablesetwholeaaaaaaa', 'bigquery').addUser('u1', TOKEN, ['tablesetwholeaaaaaaa']);
+    fake!.setTable('tablesetwholeaaaaaaa', 'edge_logs', { length: sorted.length, timestamp: (i) => sorted[i]!.timestamp, id: (i) => sorted[i]!.id, rows: (f, t) => sorted.slice(f, t) });
+    const range = { iso_timestamp_start: iso(base + 10 * MIN), iso_timestamp_end: iso(base + 40 * MIN) };
+    const [s, e] = [base + 10 * MIN, base + 40 * MIN];
+    for (const cursor of [{ ts: base, id: null }, { ts: sorted[400]!.timestamp, id: sorted[400]!.id }, { ts: sorted[401]!.timestamp, id: null }]) {
+      const expected = records
+        .filter((r) => r.timestamp >= s && r.timestamp < e && (cursor.id === null ? r.timestamp >= cursor.ts : r.timestamp > cursor.ts || (r.timestamp === cursor.ts && r.id > cursor.id)))
+        .sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1))
+        .map((r) => r.id);
+      for (const ref of [REF, 'tablesetwholeaaaaaaa']) {
+        const r = await get({ ...range, sql: bigQueryPageSql('edge_logs', cursor) }, { ref });
+        expect(r.body.result!.map((x) => x.id), `${ref} after ${JSON.stringify(cursor)}`).toEqual(expected);
+      }
+    }
+    const newest = records.filter((r) => r.timestamp >= s && r.timestamp < e).sort((a, b) => b.timestamp - a.timestamp || (a.id < b.id ? 1 : -1)).map((r) => r.id);
+    for (const ref of [REF, 'tablesetwholeaaaaaaa']) expect((await get(range, { ref })).body.result!.map((x) => x.id)).toEqual(newest);
+    expect(() => fake!.add('tablesetwholeaaaaaaa', 'edge_logs', [edge('x', base)])).toThrow(/set whole/);
+  });
+
   it('bigquery: answers the two page forms from its records, in the query shape; anything else is a 400 like BigQuery gives', async () => {
     await start();
     const t = NOW - 30 * SEC - 10 * MIN;

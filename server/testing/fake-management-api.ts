@@ -7,7 +7,8 @@
  *   projects. Unknown token: 401. A ref that is not 20 lowercase letters: 400. A project the
  *   user cannot read (or that does not exist): 403.
  * - 60 calls a minute per user, across all their tokens; past that every call is refused with a
- *   429 for a minute (`Retry-After` only when `retryAfterSeconds` is set).
+ *   429 for a minute (`Retry-After` only when `retryAfterSeconds` is set). `callsPerMinute`
+ *   changes the limit; Infinity turns it off (the bench).
  * - The range: none given is the last minute; more than 24 hours is a 400; the ends are rounded
  *   down to the minute. Rows are those with start <= timestamp < end.
  * - Without `sql`: edge logs of the range, newest first. With `sql`: exactly one of the two
@@ -17,8 +18,9 @@
  * - At most 1,000 rows an answer. Answers: `{"result": [...]}`, errors `{"error": ...}` or
  *   `{"message": ...}` (the gateway's 401/403/429).
  *
- * Records are held in the BigQuery-era shape per table (`edge_logs`, ..., `supavisor_logs`) and
- * answered in the project's dialect: BigQuery rows `{id, timestamp (µs), event_message, metadata
+ * Records are held in the BigQuery-era shape per table (`edge_logs`, ..., `supavisor_logs`), in
+ * (timestamp, id) order, found by binary search (the bench holds a million in a table, read from
+ * a file: FakeTable), and answered in the project's dialect: BigQuery rows `{id, timestamp (µs), event_message, metadata
  * (query shape)}`, ClickHouse rows `{id, timestamp (text, UTC), event_message, severity_text,
  * log_attributes}` (clickhouse-shape.ts, toClickHouseRow).
  */
@@ -40,6 +42,47 @@ export interface FakeRecord {
 }
 
 export type FakeDialect = 'bigquery' | 'clickhouse';
+
+/**
+ * A table's rows in (timestamp, id) order (ids compared as JavaScript strings), read by
+ * position: an array of records (`add`), or rows kept elsewhere (`setTable`).
+ */
+export interface FakeTable {
+  readonly length: number;
+  timestamp(i: number): number;
+  id(i: number): string;
+  /** The rows at positions from .. to - 1. */
+  rows(from: number, to: number): FakeRecord[];
+}
+
+class ArrayTable implements FakeTable {
+  constructor(readonly list: FakeRecord[]) {}
+  get length(): number {
+    return this.list.length;
+  }
+  timestamp(i: number): number {
+    return this.list[i]!.timestamp;
+  }
+  id(i: number): string {
+    return this.list[i]!.id;
+  }
+  rows(from: number, to: number): FakeRecord[] {
+    return this.list.slice(from, to);
+  }
+}
+
+/** The first position whose row comes after `(ts, id)`; with id null, the first at or after `ts`. */
+function firstAfter(t: FakeTable, ts: number, id: string | null): number {
+  let lo = 0;
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = t.timestamp(mid);
+    if (at < ts || (at === ts && id !== null && t.id(mid) <= id)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 export interface FakeCall {
   /** When it came (the fake's clock, µs). */
@@ -67,7 +110,7 @@ export interface FakeFault {
 
 export interface FakeOptions {
   clock?: Clock;
-  /** Calls a minute per user before every call is refused for a minute (60). */
+  /** Calls a minute per user before every call is refused for a minute (60); Infinity: no limit. */
   callsPerMinute?: number;
   /** Sent as Retry-After on a 429; none by default (the platform's answer does not promise one). */
   retryAfterSeconds?: number;
@@ -135,7 +178,7 @@ export class FakeManagementApi {
   readonly calls: FakeCall[] = [];
   private readonly tokens = new Map<string, string>();
   private readonly access = new Map<string, Set<string>>();
-  private readonly projects = new Map<string, { dialect: FakeDialect; tables: Map<string, FakeRecord[]> }>();
+  private readonly projects = new Map<string, { dialect: FakeDialect; tables: Map<string, FakeTable> }>();
   private readonly usage = new Map<string, { calls: number[]; blockedUntil: number }>();
   private readonly faults: FakeFault[] = [];
   private readonly faultsAt = new Map<number, FakeFault>();
@@ -165,17 +208,30 @@ export class FakeManagementApi {
 
   /** Adds records to a table (`edge_logs`, ..., `supavisor_logs`) of a project; they may arrive late (older than ones held). */
   add(ref: string, table: string, records: readonly FakeRecord[]): this {
-    const p = this.projects.get(ref);
-    if (!p) throw new Error(`no project ${ref}`);
-    const list = p.tables.get(table) ?? [];
-    list.push(...records);
-    list.sort(byKey);
-    p.tables.set(table, list);
+    const p = this.project(ref);
+    const t = p.tables.get(table) ?? new ArrayTable([]);
+    if (!(t instanceof ArrayTable)) throw new Error(`${table} of ${ref} was set whole (setTable): records cannot be added to it`);
+    t.list.push(...records);
+    t.list.sort(byKey);
+    p.tables.set(table, t);
+    return this;
+  }
+
+  /** Sets a table whole: rows the caller keeps, in (timestamp, id) order. */
+  setTable(ref: string, table: string, rows: FakeTable): this {
+    this.project(ref).tables.set(table, rows);
     return this;
   }
 
   records(ref: string, table: string): FakeRecord[] {
-    return [...(this.projects.get(ref)?.tables.get(table) ?? [])];
+    const t = this.projects.get(ref)?.tables.get(table);
+    return t ? t.rows(0, t.length) : [];
+  }
+
+  private project(ref: string): { dialect: FakeDialect; tables: Map<string, FakeTable> } {
+    const p = this.projects.get(ref);
+    if (!p) throw new Error(`no project ${ref}`);
+    return p;
   }
 
   /** The next calls (that pass the token and rate checks) answer these, in order. */
@@ -240,11 +296,14 @@ export class FakeManagementApi {
     this.usage.set(user, u);
     const retry: Record<string, string> = this.opts.retryAfterSeconds !== undefined ? { 'retry-after': String(this.opts.retryAfterSeconds) } : {};
     if (now < u.blockedUntil) return answer(429, { message: 'ThrottlerException: Too Many Requests' }, retry, base);
-    u.calls = u.calls.filter((t) => t > now - MINUTE);
-    u.calls.push(now);
-    if (u.calls.length > (this.opts.callsPerMinute ?? 60)) {
-      u.blockedUntil = now + MINUTE;
-      return answer(429, { message: 'ThrottlerException: Too Many Requests' }, retry, base);
+    const limit = this.opts.callsPerMinute ?? 60;
+    if (Number.isFinite(limit)) {
+      u.calls = u.calls.filter((t) => t > now - MINUTE);
+      u.calls.push(now);
+      if (u.calls.length > limit) {
+        u.blockedUntil = now + MINUTE;
+        return answer(429, { message: 'ThrottlerException: Too Many Requests' }, retry, base);
+      }
     }
 
     const fault = this.faultsAt.get(this.calls.length + 1) ?? this.faults.shift();
@@ -272,15 +331,17 @@ export class FakeManagementApi {
     if (end < start) return answer(400, { error: 'iso_timestamp_end must not be before iso_timestamp_start' }, {}, call);
     if (end - start > 24 * MICROS.hour) return answer(400, { error: 'the range of iso_timestamp_start to iso_timestamp_end must not be longer than 24 hours' }, {}, call);
 
-    const inRange = (r: FakeRecord) => r.timestamp >= start && r.timestamp < end;
     const refuse = (message: string) => {
       const error = project.dialect === 'bigquery' ? bigQueryError(message) : message;
       const status = this.opts.queryErrorStatus ?? 400;
       return answer(status, { result: [], error }, {}, call);
     };
+    const empty = new ArrayTable([]);
     if (sql === null || sql === '') {
       // Without sql: edge logs of the range, newest first.
-      const rows = (project.tables.get('edge_logs') ?? []).filter(inRange).reverse().slice(0, FAKE_MAX_ROWS);
+      const t = project.tables.get('edge_logs') ?? empty;
+      const to = firstAfter(t, end, null);
+      const rows = t.rows(Math.max(firstAfter(t, start, null), to - FAKE_MAX_ROWS), to).reverse();
       return answer(200, { result: rows.map((r) => this.render(r, 'edge_logs', project.dialect)) }, {}, call, rows.length);
     }
     const parsed = parsePageSql(sql, project.dialect);
@@ -290,8 +351,10 @@ export class FakeManagementApi {
       if (project.dialect === 'bigquery') return refuse(`Not found: Table ${q.table} was not found in location US`);
       return answer(200, { result: [] }, {}, call);
     }
-    const after = (r: FakeRecord) => (q.id === null ? r.timestamp >= q.ts : r.timestamp > q.ts || (r.timestamp === q.ts && r.id > q.id));
-    const rows = (project.tables.get(q.table) ?? []).filter((r) => inRange(r) && after(r)).slice(0, Math.min(q.limit, FAKE_MAX_ROWS));
+    // In the range (start <= timestamp < end) and after the keyset, the first `limit`.
+    const t = project.tables.get(q.table) ?? empty;
+    const from = Math.max(firstAfter(t, start, null), firstAfter(t, q.ts, q.id));
+    const rows = t.rows(from, Math.max(from, Math.min(from + Math.min(q.limit, FAKE_MAX_ROWS), firstAfter(t, end, null))));
     return answer(200, { result: rows.map((r) => this.render(r, q.table, project.dialect)) }, {}, call, rows.length);
   }
 

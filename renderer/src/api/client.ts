@@ -3,7 +3,7 @@
  * the API key header, and every failure becomes an ApiError carrying the server's envelope
  * (`{"error": {code, status, message, errors: [{reason, location, message}]}}`).
  */
-import type { ErrorBody, ImportReport } from '../../../server/api-types.ts';
+import type { ErrorBody, ImportReport } from '../../../contract/api-types.ts';
 import { extractKeyFromHash } from '../lib/key-hash.ts';
 
 export type ApiErrorInfo = ErrorBody['error'];

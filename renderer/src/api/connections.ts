@@ -6,7 +6,7 @@
  * `asOf`, never from the browser's idea of the date.
  */
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import type { ConnectionRemoval, ConnectionTestResult, ConnectionView, SourceSyncView } from '../../../server/api-types.ts';
+import type { ConnectionRemoval, ConnectionTestResult, ConnectionView, SourceSyncView } from '../../../contract/api-types.ts';
 import { api } from './client.ts';
 import { invalidateData } from './hooks.ts';
 

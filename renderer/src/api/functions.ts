@@ -1,10 +1,13 @@
 /**
- * The function table's API calls: `GET /api/functions` (every function of a project over an
- * interval's whole window) and `GET /api/functions/total` (all of them together). Keyed under
- * `['endpoint', …]`, so imports, deletes, clock changes and Refresh re-read them with the charts.
+ * The Functions page's own API calls: `GET /api/functions` (every function of a project over an
+ * interval's whole window), `GET /api/functions/total` (all of them together) and
+ * `GET /api/functions/buckets` (the chart's buckets over another window: the compared period).
+ * Keyed under `['endpoint', …]`, so imports, deletes, clock changes and Refresh re-read them
+ * with the charts.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { FunctionStatsRow, FunctionTotal } from '../../../server/functions/types.ts';
+import type { FunctionBucketsAnswer, FunctionStatsRow, FunctionTotal } from '../../../contract/api-types.ts';
+import { formatIsoMicros } from '../../../contract/instants.ts';
 import { api } from './client.ts';
 
 export interface FunctionTableParams {
@@ -42,6 +45,29 @@ export function useFunctionTotal(params: FunctionTableParams | null) {
   return useQuery({
     queryKey: ['endpoint', 'api/functions/total', p],
     queryFn: ({ signal }) => fetchFunctionTotal(p!, signal),
+    enabled: p !== null,
+  });
+}
+
+export interface FunctionBucketsParams {
+  project: string;
+  /** One function id; '' = all. */
+  functionId: string;
+  /** [start, end), µs, on boundaries of `width`. */
+  start: number;
+  end: number;
+  /** `second`, `minute`, `hour` or `day`. */
+  width: string;
+}
+
+/** The invocation-stats buckets of an explicit window. */
+export function useFunctionBuckets(params: FunctionBucketsParams | null) {
+  const p: Record<string, string> | null = params
+    ? { project: params.project, start: formatIsoMicros(params.start), end: formatIsoMicros(params.end), width: params.width, ...(params.functionId ? { function_id: params.functionId } : {}) }
+    : null;
+  return useQuery({
+    queryKey: ['endpoint', 'api/functions/buckets', p],
+    queryFn: ({ signal }) => api<FunctionBucketsAnswer['result']>('functions/buckets', { params: p!, signal }),
     enabled: p !== null,
   });
 }

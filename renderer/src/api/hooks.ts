@@ -12,7 +12,7 @@ import type {
   ImportRun,
   InvocationStatsRow,
   SourceListing,
-} from '../../../server/api-types.ts';
+} from '../../../contract/api-types.ts';
 import { api, ApiError, runEndpoint } from './client.ts';
 
 export function createQueryClient(): QueryClient {

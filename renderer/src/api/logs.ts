@@ -6,12 +6,12 @@
  * same error envelope.
  */
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import type { ErrorBody } from '../../../server/api-types.ts';
-import type { FilterField } from '../lib/logs.ts';
+import type { ErrorBody } from '../../../contract/api-types.ts';
+import type { FilterField } from '../../../contract/filters.ts';
 import { ApiError, getApiKey } from './client.ts';
 import { downloadBlob } from '../lib/download.ts';
 import { formatBytes } from '../lib/format.ts';
-import { parseIsoMicros } from '../lib/time.ts';
+import { parseIsoMicros } from '../../../contract/instants.ts';
 import { SEARCH_REFETCH_MS, searchProgress } from '../lib/search-progress.ts';
 
 /** Columns a source's table can show (`columns` of `/api/logs/fields`). */

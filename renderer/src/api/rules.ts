@@ -6,24 +6,19 @@
  */
 import { useCallback } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import type { EndpointListing } from '../../../server/api-types.ts';
-import type { IntervalRules } from '../lib/buckets.ts';
+import type { EndpointListing } from '../../../contract/api-types.ts';
+import { API_COUNTS, INVOCATION_STATS, LOGS_ALL } from '../../../contract/registry.ts';
+import type { SeriesRules } from '../lib/buckets.ts';
 import { api } from './client.ts';
 
-export type { IntervalRules };
-
-export const INVOCATION_STATS = 'functions.invocation-stats';
-export const API_COUNTS = 'usage.api-counts';
-export const LOGS_ALL = 'logs.all';
-
 /** A bucketed endpoint's rules: its windows, and the error rule when it counts errors. */
-export interface BucketedRules extends IntervalRules {
+export interface BucketedRules extends SeriesRules {
   /** A status at least this is an error; absent on endpoints that count none. */
   errorStatusAtLeast?: number;
 }
 
 /** logs.all's rules. */
-export interface TierRules {
+export interface LogsAllRules {
   /** The parameter that names the tier. */
   param: string;
   /** Retention per tier, µs: records strictly newer than now − retention are visible. */
@@ -65,7 +60,7 @@ export function bucketedRules(listing: readonly EndpointListing[], name: string)
 }
 
 /** logs.all's tiers and row cut, from its listing entry. */
-export function tierRules(listing: readonly EndpointListing[], name: string = LOGS_ALL): TierRules {
+export function tierRules(listing: readonly EndpointListing[], name: string = LOGS_ALL): LogsAllRules {
   const e = entry(listing, name);
   if (!e.tiers || !e.tierParam || e.fallbackTier === undefined) throw new MissingRule(name, 'tiers');
   const retentionUs: Record<string, number> = {};

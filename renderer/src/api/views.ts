@@ -3,7 +3,7 @@
  * (`/api/views`, `/api/searches`), so they outlive the tab, a restart and a new port.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { RecentSearch, SavedView } from '../../../server/store/view-store.ts';
+import { MAX_SEARCH_LABEL_CHARS, type RecentSearch, type SavedView } from '../../../contract/views.ts';
 import type { PageId } from '../lib/url-state.ts';
 import { api } from './client.ts';
 
@@ -11,8 +11,6 @@ export type { RecentSearch, SavedView };
 
 const VIEWS_KEY = ['saved-views'] as const;
 const SEARCHES_KEY = ['recent-searches'] as const;
-/** The server's limit on a label (what the user typed). */
-const MAX_LABEL_CHARS = 256;
 // client.ts lists GET/PUT/POST/DELETE only; fetch sends PATCH as given, so this is the one cast.
 const PATCH = 'PATCH' as NonNullable<NonNullable<Parameters<typeof api>[1]>['method']>;
 
@@ -65,7 +63,7 @@ export function useClearSearches() {
  */
 export async function recordSearch(page: PageId, state: string, label: string): Promise<RecentSearch | null> {
   // Cut by characters, not UTF-16 units, to the server's limit rather than be refused.
-  const text = Array.from(label.trim().replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')).slice(0, MAX_LABEL_CHARS).join('');
+  const text = Array.from(label.trim().replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')).slice(0, MAX_SEARCH_LABEL_CHARS).join('');
   try {
     return await api<RecentSearch>('searches', { method: 'POST', body: { page, state, label: text } });
   } catch {

@@ -1,4 +1,5 @@
-import type { SourceListing } from '../../../server/api-types.ts';
+import type { SourceListing } from '../../../contract/api-types.ts';
+import { MICROS } from '../../../contract/instants.ts';
 import { useClock, useSetClock } from '../api/hooks.ts';
 import { formatDateTime } from '../lib/time.ts';
 
@@ -11,7 +12,7 @@ export function ClockHint({ what, source }: { what: string; source: SourceListin
   const setClock = useSetClock();
   if (!clock.data) return null;
   const hasSpan = source && source.minTimestamp !== null && source.maxTimestamp !== null;
-  const stale = hasSpan && source.maxTimestamp! < clock.data.now - 60_000_000;
+  const stale = hasSpan && source.maxTimestamp! < clock.data.now - MICROS.minute;
   return (
     <div className="notice" data-testid="clock-hint">
       <div>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { downloadExport, useLogsCount, type ExportFormat, type LogsParams } from '../api/logs.ts';
 import { formatBytes, formatInt } from '../lib/format.ts';
 import { searchProgress } from '../lib/search-progress.ts';
-import { parseIsoMicros } from '../lib/time.ts';
+import { parseIsoMicros } from '../../../contract/instants.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { ErrorPanel } from './error-panel.tsx';
 

@@ -1,8 +1,10 @@
 import type { ReactNode } from 'react';
 import type { FacetsAnswer, FacetValue } from '../api/logs.ts';
-import { facetChange, facetChangeText, facetChangeTitle, type FacetChange } from '../lib/compare.ts';
+import { facetChangeOf, type FacetChange } from '../lib/compare.ts';
 import { formatInt } from '../lib/format.ts';
-import { checkFilterValue, findFilter, type FilterField, type LogFilter } from '../lib/logs.ts';
+import { checkFilterValue, type FilterField } from '../../../contract/filters.ts';
+import { findFilter, type LogFilter } from '../lib/logs.ts';
+import { FacetChangeBadge } from './facet-change.tsx';
 import { Skeleton } from './skeleton.tsx';
 
 const FIELD_LABELS: Record<FilterField, string> = {
@@ -90,8 +92,7 @@ export function ExplorerFacets({
               <ul className="ex-facet__values">
                 {values.map((v) => {
                   const filterValue = filterValueOf(field, v.value);
-                  const prev = compared?.answer;
-                  const change = compared && prev ? facetChange(v.count, v.value, prev.result[field] ?? [], prev.others[field] ?? 0) : null;
+                  const change = facetChangeOf(compared?.answer, field, v);
                   return (
                     <FacetRow
                       key={String(v.value)}
@@ -173,15 +174,7 @@ function FacetRow({
         ) : (
           <span className={`ex-facet__text ellipsis${v.value === null ? ' ex-facet__text--none' : ' mono'}`}>{text}</span>
         )}
-        {change && (
-          <span
-            className={`ex-facet__change is-${change.change.kind === 'change' ? (change.change.diff > 0 ? 'up' : change.change.diff < 0 ? 'down' : 'same') : change.change.kind}`}
-            title={facetChangeTitle(change.change, change.label)}
-            data-testid="facet-change"
-          >
-            {facetChangeText(change.change)}
-          </span>
-        )}
+        {change && <FacetChangeBadge change={change.change} label={change.label} />}
         <span className="ex-facet__count">{formatInt(v.count)}</span>
       </button>
       <button

@@ -4,19 +4,20 @@ import type { HistogramAnswer, HistogramBucket } from '../api/logs.ts';
 import { formatCompact, formatInt } from '../lib/format.ts';
 import type { SearchProgress } from '../lib/search-progress.ts';
 import { chartPalette, type Theme } from '../lib/theme.ts';
-import { formatDateTime, formatShortDate, formatTime, US, type TimePrecision } from '../lib/time.ts';
+import { MICROS } from '../../../contract/instants.ts';
+import { formatDateTime, formatShortDate, formatTime, type TimePrecision } from '../lib/time.ts';
 import { partialBucket, selectionRange, seriesOf, toneColor, type Series } from '../pages/logs/series.ts';
 import { BucketTooltip, type TooltipNote } from './chart-tooltip.tsx';
 import { useTimeMode } from './time-mode.tsx';
 import { zoneOf } from '../lib/time-display.ts';
 
 function precisionFor(width: number): TimePrecision {
-  return width < US.minute ? 'second' : 'minute';
+  return width < MICROS.minute ? 'second' : 'minute';
 }
 
 /** Axis labels in the zone times are shown in (time-mode.tsx: UTC, or the browser's zone). */
 function tickFormatter(width: number, span: number, timeZone?: string): (us: number) => string {
-  if (span > 2 * US.day) return (us) => `${formatShortDate(us, timeZone)} ${formatTime(us, 'minute', timeZone)}`;
+  if (span > 2 * MICROS.day) return (us) => `${formatShortDate(us, timeZone)} ${formatTime(us, 'minute', timeZone)}`;
   return (us) => formatTime(us, precisionFor(width), timeZone);
 }
 

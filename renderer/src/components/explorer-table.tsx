@@ -2,11 +2,12 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent, type ReactNode } from 'react';
 import type { ExplorerColumn, ExplorerFields } from '../api/logs.ts';
 import { useClock } from '../api/hooks.ts';
-import { fieldText, valueAtPath } from '../lib/field-filters.ts';
+import { fieldText, valueAtPath } from '../../../contract/fields.ts';
 import { statusClass } from '../lib/logs.ts';
 import { messageText } from '../lib/message-text.ts';
 import { clampWidth, columnField, MIN_COLUMN_WIDTH, type ColumnId, type ColumnSpec } from '../lib/table-columns.ts';
-import { formatDateTime, formatUtc, isoMicros, localZoneName } from '../lib/time.ts';
+import { formatIsoMicros } from '../../../contract/instants.ts';
+import { formatDateTime, formatUtc, localZoneName } from '../lib/time.ts';
 import { relativeText, zoneOf, type TimeMode } from '../lib/time-display.ts';
 import { useTimeMode } from './time-mode.tsx';
 import type { Highlighter, TextPart } from '../pages/logs/highlight.ts';
@@ -118,14 +119,14 @@ export function Marked({ parts }: { parts: TextPart[] }) {
 function TimeCell({ us, mode, now }: { us: number; mode: TimeMode; now: number | undefined }) {
   if (mode === 'relative' && now !== undefined) {
     return (
-      <time dateTime={isoMicros(us)} title={`${formatDateTime(us, 'us')} ${localZoneName()}\n${formatUtc(us, 'us')}\n${us} µs since epoch`}>
+      <time dateTime={formatIsoMicros(us)} title={`${formatDateTime(us, 'us')} ${localZoneName()}\n${formatUtc(us, 'us')}\n${us} µs since epoch`}>
         {relativeText(us, now)}
       </time>
     );
   }
   const text = formatDateTime(us, 'ms', zoneOf(mode)); // YYYY-MM-DD HH:MM:SS.mmm
   return (
-    <time dateTime={isoMicros(us)} title={`${mode === 'utc' ? `${formatDateTime(us, 'us')} ${localZoneName()}` : formatUtc(us, 'us')}\n${us} µs since epoch`}>
+    <time dateTime={formatIsoMicros(us)} title={`${mode === 'utc' ? `${formatDateTime(us, 'us')} ${localZoneName()}` : formatUtc(us, 'us')}\n${us} µs since epoch`}>
       <span className="ex-year">{text.slice(0, 5)}</span>
       {text.slice(5, 19)}
       <span className="ex-ms">{text.slice(19)}</span>

@@ -1,6 +1,7 @@
 import { useClock } from '../api/hooks.ts';
 import { formatInstant } from '../lib/time-display.ts';
-import { formatDateTime, formatUtc, isoMicros, localZoneName, type TimePrecision } from '../lib/time.ts';
+import { formatIsoMicros } from '../../../contract/instants.ts';
+import { formatDateTime, formatUtc, localZoneName, type TimePrecision } from '../lib/time.ts';
 import { useTimeMode } from './time-mode.tsx';
 
 /**
@@ -11,7 +12,7 @@ export function TimeText({ us, precision = 'second', className }: { us: number; 
   const mode = useTimeMode();
   const now = useClock().data?.now;
   return (
-    <time className={className} dateTime={isoMicros(us)} title={`${formatDateTime(us, 'us')} ${localZoneName()}\n${formatUtc(us, 'us')}\n${us} µs since epoch`}>
+    <time className={className} dateTime={formatIsoMicros(us)} title={`${formatDateTime(us, 'us')} ${localZoneName()}\n${formatUtc(us, 'us')}\n${us} µs since epoch`}>
       {formatInstant(us, mode, now, precision)}
     </time>
   );

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiCountsRow, EndpointListing } from '../../../server/api-types.ts';
+import type { ApiCountsRow, EndpointListing } from '../../../contract/api-types.ts';
 import { bucketedRules, MissingRule, tierRules } from '../api/rules.ts';
 import {
   bucketStarts,
-  datetimeLabel,
   isUtcDayUnit,
   seriesOf,
   spanLabel,
@@ -11,9 +10,9 @@ import {
   unitPrecision,
   usageTotals,
   zeroFillUsageBuckets,
-  type IntervalRules,
+  type SeriesRules,
 } from './buckets.ts';
-import { isoMicros } from './time.ts';
+import { formatDatetime, formatIsoMicros } from '../../../contract/instants.ts';
 
 const NOW = 1773500966535897; // 2026-03-14T15:09:26.535897Z
 const ON_HOUR = 1773500400000000; // 2026-03-14T15:00:00Z
@@ -24,7 +23,7 @@ const MIN = 60 * SEC;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 
-const STATS: IntervalRules = {
+const STATS: SeriesRules = {
   param: 'interval',
   windows: {
     '5min': { span: 5 * MIN, unit: SEC },
@@ -36,7 +35,7 @@ const STATS: IntervalRules = {
   fallback: '1day',
 };
 
-const USAGE: IntervalRules = {
+const USAGE: SeriesRules = {
   param: 'interval',
   windows: {
     hourly: { span: HOUR, unit: HOUR },
@@ -45,7 +44,7 @@ const USAGE: IntervalRules = {
   },
 };
 
-const spec = (rules: IntervalRules, interval: string) => {
+const spec = (rules: SeriesRules, interval: string) => {
   const s = seriesOf(rules, interval);
   if (!s) throw new Error(`no window for ${interval}`);
   return s;
@@ -71,8 +70,8 @@ describe('functions.invocation-stats buckets from a given now', () => {
     it(`${interval}: ${count} buckets from ${first} to ${last}`, () => {
       const starts = bucketStarts(NOW, spec(STATS, interval));
       expect(starts).toHaveLength(count);
-      expect(isoMicros(starts[0]!)).toBe(first);
-      expect(isoMicros(starts.at(-1)!)).toBe(last);
+      expect(formatIsoMicros(starts[0]!)).toBe(first);
+      expect(formatIsoMicros(starts.at(-1)!)).toBe(last);
     });
   }
   it('a now exactly on a boundary still gives N+1 buckets', () => {
@@ -86,7 +85,7 @@ describe('functions.invocation-stats buckets from a given now', () => {
     expect(seriesOf(USAGE, 'weekly')).toBeUndefined();
   });
   it('the windows are the ones passed in: other rules give other buckets', () => {
-    const halfHour: IntervalRules = { param: 'interval', windows: { '1day': { span: DAY, unit: 30 * MIN } } };
+    const halfHour: SeriesRules = { param: 'interval', windows: { '1day': { span: DAY, unit: 30 * MIN } } };
     // 24 h of 30 min buckets from trunc(now − 1 day) to trunc(now): 48 + 1.
     expect(bucketStarts(NOW, spec(halfHour, '1day'))).toHaveLength(49);
   });
@@ -94,16 +93,16 @@ describe('functions.invocation-stats buckets from a given now', () => {
 
 describe('usage.api-counts windows', () => {
   it('hourly: the hour buckets from trunc(now − 1 h) to trunc(now)', () => {
-    expect(bucketStarts(NOW, spec(USAGE, 'hourly')).map(datetimeLabel)).toEqual(['2026-03-14T14:00:00', '2026-03-14T15:00:00']);
+    expect(bucketStarts(NOW, spec(USAGE, 'hourly')).map(formatDatetime)).toEqual(['2026-03-14T14:00:00', '2026-03-14T15:00:00']);
   });
   it('daily: 8 day buckets', () => {
-    const labels = bucketStarts(NOW, spec(USAGE, 'daily')).map(datetimeLabel);
+    const labels = bucketStarts(NOW, spec(USAGE, 'daily')).map(formatDatetime);
     expect(labels).toHaveLength(8);
     expect(labels[0]).toBe('2026-03-07T00:00:00');
     expect(labels[7]).toBe('2026-03-14T00:00:00');
   });
   it('minutely: 61 minute buckets', () => {
-    const labels = bucketStarts(NOW, spec(USAGE, 'minutely')).map(datetimeLabel);
+    const labels = bucketStarts(NOW, spec(USAGE, 'minutely')).map(formatDatetime);
     expect(labels).toHaveLength(61);
     expect(labels[0]).toBe('2026-03-14T14:09:00');
     expect(labels[60]).toBe('2026-03-14T15:09:00');

@@ -4,18 +4,10 @@
  * windows and bucket units are the registry's, read from `GET /api/endpoints`
  * (api/rules.ts) and passed in: nothing here restates them.
  */
-import type { ApiCountsRow } from '../../../server/api-types.ts';
-import { parseIsoMicros, truncMicros, US, type TimePrecision } from './time.ts';
-
-/**
- * The interval names the pages keep in their URLs (url-state.ts reads a URL before the
- * listing arrives); what each one means comes from the listing.
- */
-export const FUNCTION_INTERVALS = ['5min', '15min', '1hr', '1day', '7day'] as const;
-export type FunctionInterval = (typeof FUNCTION_INTERVALS)[number];
-
-export const USAGE_INTERVALS = ['hourly', 'daily', 'minutely'] as const;
-export type UsageInterval = (typeof USAGE_INTERVALS)[number];
+import type { ApiCountsRow } from '../../../contract/api-types.ts';
+import { formatDatetime, MICROS, parseIsoMicros, truncMicros } from '../../../contract/instants.ts';
+import { API_FAMILIES, type ApiFamilyKey } from '../../../contract/registry.ts';
+import type { TimePrecision } from './time.ts';
 
 export interface SeriesSpec {
   /** Window length looked back from now, µs. */
@@ -25,7 +17,7 @@ export interface SeriesSpec {
 }
 
 /** A bucketed endpoint's windows, as the registry lists them (api/rules.ts builds this). */
-export interface IntervalRules {
+export interface SeriesRules {
   /** The parameter that names the interval. */
   param: string;
   /** Window and bucket unit per interval name. */
@@ -35,17 +27,17 @@ export interface IntervalRules {
 }
 
 /** The window an interval name gets under the rules: its own, else the fallback's (as the server answers it). */
-export function seriesOf(rules: IntervalRules, interval: string): SeriesSpec | undefined {
+export function seriesOf(rules: SeriesRules, interval: string): SeriesSpec | undefined {
   return rules.windows[interval] ?? (rules.fallback !== undefined ? rules.windows[rules.fallback] : undefined);
 }
 
 /** `5 min`, `1 hour`, `7 days`: an interval's label, from its window. */
 export function spanLabel(us: number): string {
   for (const [unit, one, many] of [
-    [US.day, 'day', 'days'],
-    [US.hour, 'hour', 'hours'],
-    [US.minute, 'min', 'min'],
-    [US.second, 's', 's'],
+    [MICROS.day, 'day', 'days'],
+    [MICROS.hour, 'hour', 'hours'],
+    [MICROS.minute, 'min', 'min'],
+    [MICROS.second, 's', 's'],
   ] as const) {
     if (us >= unit && us % unit === 0) return `${us / unit} ${us === unit ? one : many}`;
   }
@@ -54,20 +46,20 @@ export function spanLabel(us: number): string {
 
 /** `second`, `minute`, `hour`, `day`: the bucket unit in words ("per hour"). */
 export function unitName(unitUs: number): string {
-  if (unitUs >= US.day && unitUs % US.day === 0) return unitUs === US.day ? 'day' : `${unitUs / US.day} days`;
-  if (unitUs >= US.hour && unitUs % US.hour === 0) return unitUs === US.hour ? 'hour' : `${unitUs / US.hour} hours`;
-  if (unitUs >= US.minute && unitUs % US.minute === 0) return unitUs === US.minute ? 'minute' : `${unitUs / US.minute} minutes`;
-  return unitUs === US.second ? 'second' : `${unitUs / US.second} seconds`;
+  if (unitUs >= MICROS.day && unitUs % MICROS.day === 0) return unitUs === MICROS.day ? 'day' : `${unitUs / MICROS.day} days`;
+  if (unitUs >= MICROS.hour && unitUs % MICROS.hour === 0) return unitUs === MICROS.hour ? 'hour' : `${unitUs / MICROS.hour} hours`;
+  if (unitUs >= MICROS.minute && unitUs % MICROS.minute === 0) return unitUs === MICROS.minute ? 'minute' : `${unitUs / MICROS.minute} minutes`;
+  return unitUs === MICROS.second ? 'second' : `${unitUs / MICROS.second} seconds`;
 }
 
 /** Day buckets are UTC days (trunc from the epoch): labels must say so, and name them in UTC. */
 export function isUtcDayUnit(unitUs: number): boolean {
-  return unitUs >= US.day;
+  return unitUs >= MICROS.day;
 }
 
 /** How finely a bucket's range is written: seconds for sub-minute buckets, else minutes. */
 export function unitPrecision(unitUs: number): TimePrecision {
-  return unitUs < US.minute ? 'second' : 'minute';
+  return unitUs < MICROS.minute ? 'second' : 'minute';
 }
 
 export interface BucketRange {
@@ -91,22 +83,23 @@ export function bucketRange(start: number, unit: number): BucketRange {
   return { start, end: start + unit };
 }
 
-export interface UsageBucket {
+/** Requests per API family (contract/registry.ts, API_FAMILIES). */
+export type UsageTotals = Record<ApiFamilyKey, number>;
+
+export interface UsageBucket extends UsageTotals {
   /** Bucket start, µs. */
   start: number;
   /** The API's `YYYY-MM-DDTHH:MM:SS` label (also for filled buckets). */
   timestamp: string;
-  rest: number;
-  storage: number;
-  auth: number;
-  realtime: number;
   /** True when the API returned no row for this bucket. */
   filled: boolean;
 }
 
-/** `YYYY-MM-DDTHH:MM:SS` (UTC, no zone) of a µs instant, as the API labels buckets. */
-export function datetimeLabel(us: number): string {
-  return new Date(Math.floor(us / 1000)).toISOString().slice(0, 19);
+const noRequests = (): UsageTotals => Object.fromEntries(API_FAMILIES.map((f) => [f.key, 0])) as UsageTotals;
+
+/** Adds a row's count of each family to `into`. */
+function addRow(into: UsageTotals, row: ApiCountsRow): void {
+  for (const f of API_FAMILIES) into[f.key] += row[f.column];
 }
 
 /**
@@ -117,48 +110,26 @@ export function datetimeLabel(us: number): string {
 export function zeroFillUsageBuckets(rows: readonly ApiCountsRow[], now: number, spec: SeriesSpec): UsageBucket[] {
   const byStart = new Map<number, UsageBucket>();
   for (const start of bucketStarts(now, spec)) {
-    byStart.set(start, { start, timestamp: datetimeLabel(start), rest: 0, storage: 0, auth: 0, realtime: 0, filled: true });
+    byStart.set(start, { start, timestamp: formatDatetime(start), ...noRequests(), filled: true });
   }
   for (const row of rows) {
     const start = parseIsoMicros(row.timestamp);
     if (start === undefined) continue;
-    const bucket: UsageBucket = {
-      start,
-      timestamp: row.timestamp,
-      rest: row.total_rest_requests,
-      storage: row.total_storage_requests,
-      auth: row.total_auth_requests,
-      realtime: row.total_realtime_requests,
-      filled: false,
-    };
     const existing = byStart.get(start);
     if (existing && !existing.filled) {
-      existing.rest += bucket.rest;
-      existing.storage += bucket.storage;
-      existing.auth += bucket.auth;
-      existing.realtime += bucket.realtime;
+      addRow(existing, row);
     } else {
+      const bucket: UsageBucket = { start, timestamp: row.timestamp, ...noRequests(), filled: false };
+      addRow(bucket, row);
       byStart.set(start, bucket);
     }
   }
   return [...byStart.values()].sort((a, b) => a.start - b.start);
 }
 
-export interface UsageTotals {
-  rest: number;
-  storage: number;
-  auth: number;
-  realtime: number;
-}
-
 /** Per-family sums of the API rows. */
 export function usageTotals(rows: readonly ApiCountsRow[]): UsageTotals {
-  const t: UsageTotals = { rest: 0, storage: 0, auth: 0, realtime: 0 };
-  for (const r of rows) {
-    t.rest += r.total_rest_requests;
-    t.storage += r.total_storage_requests;
-    t.auth += r.total_auth_requests;
-    t.realtime += r.total_realtime_requests;
-  }
+  const t = noRequests();
+  for (const r of rows) addRow(t, r);
   return t;
 }

@@ -4,7 +4,7 @@
  * parameters and draw it over the current one; these are the pure parts.
  */
 import { formatInt } from './format.ts';
-import { US } from './time.ts';
+import { MICROS } from '../../../contract/instants.ts';
 
 export const COMPARE_CHOICES = ['prev', '1d', '7d'] as const;
 export type CompareChoice = (typeof COMPARE_CHOICES)[number];
@@ -21,9 +21,9 @@ export function compareOffset(choice: CompareChoice, spanUs: number): number {
     case 'prev':
       return spanUs;
     case '1d':
-      return US.day;
+      return MICROS.day;
     case '7d':
-      return 7 * US.day;
+      return 7 * MICROS.day;
   }
 }
 
@@ -69,4 +69,31 @@ export function facetChangeTitle(c: FacetChange, label: string): string {
   if (c.kind === 'new') return `None in the compared period (${label})`;
   if (c.kind === 'unknown') return `Not among the compared period's top values (${label}): at most ${formatInt(c.atMost)}`;
   return `${formatInt(c.previous)} in the compared period (${label}), ${c.diff >= 0 ? '+' : '−'}${formatInt(Math.abs(c.diff))}`;
+}
+
+/** A view state with its compared period set, or taken out (absent = none, so the URL omits it). */
+export function withCompare<T extends { compare?: CompareChoice }>(state: T, choice: CompareChoice | undefined): T {
+  const { compare: _old, ...rest } = state;
+  return choice ? ({ ...rest, compare: choice } as T) : (rest as T);
+}
+
+/**
+ * The compared period's bucket for each current bucket: the earlier bucket that lies `offset`
+ * before it (null where the answer has none). The widths are the same and every offset choice
+ * is a whole number of widths, so each current bucket has at most one.
+ */
+export function comparedBuckets<B extends { timestamp: number }>(current: ReadonlyArray<{ timestamp: number }>, previous: readonly B[], offset: number): Array<B | null> {
+  const byStart = new Map(previous.map((p) => [p.timestamp + offset, p]));
+  return current.map((c) => byStart.get(c.timestamp) ?? null);
+}
+
+/** A facets answer as the compared period gives it: top values per field, and how many others. */
+export interface ComparedFacets {
+  result: Readonly<Partial<Record<string, ReadonlyArray<{ value: string | number | null; count: number }>>>>;
+  others: Readonly<Partial<Record<string, number>>>;
+}
+
+/** A value's change against the compared answer's `field` (null when there is no compared answer yet). */
+export function facetChangeOf(compared: ComparedFacets | undefined, field: string, v: { value: string | number | null; count: number }): FacetChange | null {
+  return compared ? facetChange(v.count, v.value, compared.result[field] ?? [], compared.others[field] ?? 0) : null;
 }

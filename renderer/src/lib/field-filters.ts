@@ -1,86 +1,15 @@
 /**
- * Filters on fields inside the records (issue 21): `field=<path>:<value>` on every `/api/logs*`
- * route and in the page's URL. The path is the dotted path inside `metadata`
- * (`request.headers.cf_ipcountry`), one-element arrays looked through, as the server reads it
- * (server/explorer/record-fields.ts). Pure: the chips, the picker and the detail panel use it.
+ * The page's side of filters on fields inside the records: checking what a person types,
+ * keeping the chips (add, remove, flip, label) and turning a value of the detail panel's JSON
+ * into a chip. The written form, its limits and how a field's value is read are the shared
+ * grammar (contract/fields.ts), as the server reads it. Pure: the chips, the picker and the
+ * detail panel use it.
  */
-
-/** How a chip tests its field: equal (as text), not equal, starts with, at least, at most. */
-export const FIELD_OPS = ['is', 'not', 'prefix', 'gte', 'lte'] as const;
-export type FieldOp = (typeof FIELD_OPS)[number];
-
-export interface FieldFilter {
-  path: string;
-  op: FieldOp;
-  /** As typed, without the wire's `!`, `*`, `>=` or `<=`. */
-  value: string;
-}
+import { fieldText, isFieldKey, isFieldPath, unsendable, type FieldFilter, type FieldOp } from '../../../contract/fields.ts';
 
 export const FIELD_OP_LABELS: Record<FieldOp, string> = { is: 'is', not: 'is not', prefix: 'starts with', gte: '≥', lte: '≤' };
 
-/** The server's limits: conditions per query, facets on record fields per request, lengths. */
-export const MAX_FIELD_FILTERS = 20;
-export const MAX_FIELD_FACETS = 5;
-const MAX_PATH = 200;
-const MAX_VALUE = 1000;
-
-const KEY = /^[A-Za-z0-9_@$-]+$/;
-const PATH = /^[A-Za-z0-9_@$-]+(\.[A-Za-z0-9_@$-]+)*$/;
-
-/** Whether the server takes `path` as a field path (letters, digits, `_ @ $ -`, dot-separated). */
-export function isFieldPath(path: string): boolean {
-  return path.length <= MAX_PATH && PATH.test(path);
-}
-
-/** The wire form: `path:DE`, `path:!DE`, `path:DE*`, `path:>=100`, `path:<=100`. */
-export function fieldFilterParam(f: FieldFilter): string {
-  switch (f.op) {
-    case 'is':
-      return `${f.path}:${f.value}`;
-    case 'not':
-      return `${f.path}:!${f.value}`;
-    case 'prefix':
-      return `${f.path}:${f.value}*`;
-    case 'gte':
-      return `${f.path}:>=${f.value}`;
-    case 'lte':
-      return `${f.path}:<=${f.value}`;
-  }
-}
-
-/** Reads the wire form back as the server does; null for what the server would refuse. */
-export function parseFieldFilter(text: string): FieldFilter | null {
-  const colon = text.indexOf(':');
-  if (colon <= 0) return null;
-  const path = text.slice(0, colon);
-  const rest = text.slice(colon + 1);
-  if (!isFieldPath(path) || rest.length > MAX_VALUE) return null;
-  for (const [sign, op] of [['>=', 'gte'], ['<=', 'lte']] as const) {
-    if (!rest.startsWith(sign)) continue;
-    const n = rest.slice(2);
-    return n !== '' && Number.isFinite(Number(n)) ? { path, op, value: n } : null;
-  }
-  if (rest.startsWith('!')) return { path, op: 'not', value: rest.slice(1) };
-  if (rest.endsWith('*') && rest.length > 1) return { path, op: 'prefix', value: rest.slice(0, -1) };
-  return { path, op: 'is', value: rest };
-}
-
 export type FieldFilterCheck = { ok: true; filter: FieldFilter } | { ok: false; reason: string };
-
-/**
- * Why a value cannot be sent with an operator, or null when it can. The wire form has no
- * escapes: an equal value that starts with `!`, `>=` or `<=` or ends with `*` would be read as
- * another test, so it is refused (exclusion carries any value).
- */
-export function unsendable(op: FieldOp, value: string): string | null {
-  if (value.length > MAX_VALUE) return `A value is at most ${MAX_VALUE} characters`;
-  if (op === 'not') return null;
-  if (op === 'gte' || op === 'lte') return value.trim() !== '' && Number.isFinite(Number(value)) ? null : 'Enter a number';
-  if (value.startsWith('!')) return 'A value starting with ! can only be excluded';
-  if (value.startsWith('>=') || value.startsWith('<=')) return 'A value starting with >= or <= cannot be matched exactly';
-  if (op === 'prefix') return value === '' ? 'Enter the start of the value' : null;
-  return value.endsWith('*') && value.length > 1 ? 'A value ending with * cannot be matched exactly; use “starts with”' : null;
-}
 
 /** A typed filter, checked: the path as the server takes it, numbers for ≥ and ≤. */
 export function checkFieldFilter(path: string, op: FieldOp, raw: string): FieldFilterCheck {
@@ -121,26 +50,6 @@ export function fieldFilterLabel(f: FieldFilter): string {
   return `${f.path} ${FIELD_OP_LABELS[f.op]} ${f.op === 'prefix' ? `${f.value}…` : f.value}`;
 }
 
-/** The value at a dotted path of a record's metadata, one-element arrays looked through (the server's valueAt). */
-export function valueAtPath(metadata: unknown, path: string): unknown {
-  let v = metadata;
-  for (const k of path.split('.')) {
-    while (Array.isArray(v)) v = v.length === 1 ? v[0] : undefined;
-    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, k)) return undefined;
-    v = (v as Record<string, unknown>)[k];
-  }
-  while (Array.isArray(v) && v.length === 1) v = v[0];
-  return v;
-}
-
-/** A field's value as the server compares it: scalars as text, objects and arrays as JSON; null when absent. */
-export function fieldText(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v);
-}
-
 /** A step from a JSON value to one inside it: an object's key or an array's index. */
 export type JsonStep = string | number;
 
@@ -158,7 +67,7 @@ export function fieldPathAt(root: unknown, steps: readonly JsonStep[]): string |
       v = v[0];
       continue;
     }
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || !Object.hasOwn(v, step) || !KEY.test(step)) return null;
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || !Object.hasOwn(v, step) || !isFieldKey(step)) return null;
     keys.push(step);
     v = (v as Record<string, unknown>)[step];
   }

@@ -5,7 +5,8 @@
  * `facets=request.headers.cf_ipcountry,parsed.user_name`, `cols=…` (table-columns.ts),
  * `wrap=1` and `dense=1`.
  */
-import { fieldFilterParam, isFieldPath, MAX_FIELD_FACETS, MAX_FIELD_FILTERS, parseFieldFilter, addFieldFilter, type FieldFilter } from './field-filters.ts';
+import { isFieldPath, MAX_FIELD_FACETS, MAX_FIELD_FILTERS, printFieldFilter, readFieldFilter, type FieldFilter } from '../../../contract/fields.ts';
+import { addFieldFilter } from './field-filters.ts';
 import { columnsParam, parseColumns, type ColumnSpec } from './table-columns.ts';
 
 export interface FieldViewState {
@@ -23,7 +24,7 @@ export interface FieldViewState {
 
 /** Writes the state into a query string (nothing for what is empty or default). */
 export function writeFieldState(q: URLSearchParams, s: FieldViewState): void {
-  for (const f of s.fieldFilters ?? []) q.append('field', fieldFilterParam(f));
+  for (const f of s.fieldFilters ?? []) q.append('field', printFieldFilter(f));
   if (s.fieldFacets?.length) q.set('facets', s.fieldFacets.join(','));
   if (s.columns?.length) q.set('cols', columnsParam(s.columns));
   if (s.wrap) q.set('wrap', '1');
@@ -34,8 +35,8 @@ export function writeFieldState(q: URLSearchParams, s: FieldViewState): void {
 export function readFieldState(q: URLSearchParams): FieldViewState {
   let fieldFilters: FieldFilter[] = [];
   for (const text of q.getAll('field')) {
-    const f = parseFieldFilter(text);
-    if (f && fieldFilters.length < MAX_FIELD_FILTERS) fieldFilters = addFieldFilter(fieldFilters, f);
+    const read = readFieldFilter(text);
+    if (read.ok && fieldFilters.length < MAX_FIELD_FILTERS) fieldFilters = addFieldFilter(fieldFilters, read.filter);
   }
   const fieldFacets = [...new Set((q.get('facets') ?? '').split(',').filter(isFieldPath))].slice(0, MAX_FIELD_FACETS);
   // Only what is there: a view without any of it reads as it did before (issue 12's views).
@@ -74,5 +75,5 @@ export function forOtherSource<S extends FieldViewState>(s: S): S {
 
 /** The `field` parameters the API takes for the chips. */
 export function fieldParams(filters: readonly FieldFilter[] | undefined): { field?: string[] } {
-  return filters?.length ? { field: filters.map(fieldFilterParam) } : {};
+  return filters?.length ? { field: filters.map(printFieldFilter) } : {};
 }

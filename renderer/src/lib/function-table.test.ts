@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FunctionStatsRow } from '../../../server/functions/types.ts';
+import type { FunctionStatsRow } from '../../../contract/api-types.ts';
 import { functionLogsHref, functionName, nextSort, rangeCovering, sortFunctionRows } from './function-table.ts';
 
 function row(functionId: string, slug: string | null, invocations: number, errors: number, p99Ms: number | null = null): FunctionStatsRow {

@@ -2,9 +2,9 @@
  * The Functions page's table: sorting (empty figures always last, whichever the direction) and
  * the link to a function's logs.
  */
-import type { FunctionStatsRow } from '../../../server/functions/types.ts';
+import type { FunctionStatsRow } from '../../../contract/api-types.ts';
 import { PRESET_SPAN, RANGE_PRESETS, type RangePreset } from './logs.ts';
-import { isoMicros } from './time.ts';
+import { formatIsoMicros } from '../../../contract/instants.ts';
 
 export const SORT_KEYS = ['name', 'invocations', 'errors', 'errorRate', 'avgMs', 'p95Ms', 'p99Ms'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -65,6 +65,6 @@ export function rangeCovering(spanUs: number): RangePreset {
  * buckets, not 24 h (issue 21). The explorer's range is (start, end], hence the 1 µs shifts.
  */
 export function functionLogsHref(project: string, functionId: string, window: { start: number; end: number }): string {
-  const q = new URLSearchParams({ project, source: 'function_edge_logs', function_id: functionId, range: 'custom', start: isoMicros(window.start - 1), end: isoMicros(window.end - 1) });
+  const q = new URLSearchParams({ project, source: 'function_edge_logs', function_id: functionId, range: 'custom', start: formatIsoMicros(window.start - 1), end: formatIsoMicros(window.end - 1) });
   return `/logs?${q.toString()}`;
 }

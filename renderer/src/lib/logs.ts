@@ -1,25 +1,18 @@
 /**
- * logs.all helpers: tiers and their retention (the registry's, read from `GET /api/endpoints`),
- * time-range presets resolved against the server's now, paging older rows, and the request
- * fields of an edge log record in the query shape (`metadata[0].request[0].method`).
+ * logs.all helpers: tiers (named in contract/registry.ts) and their retention (read from
+ * `GET /api/endpoints`), time-range presets resolved against the server's now, paging older
+ * rows, and the request fields of an edge log record in the query shape
+ * (`metadata[0].request[0].method`); the explorer's chips, written in the shared filter grammar
+ * (contract/filters.ts).
  */
-import type { LogRow } from '../../../server/api-types.ts';
+import type { LogRow } from '../../../contract/api-types.ts';
 import type { CompareChoice } from './compare.ts';
-import { isoMicros, US } from './time.ts';
+import { checkFilterValue, FILTER_FIELDS, parseFilterList, printFilterList, type FilterField, type FilterItem } from '../../../contract/filters.ts';
+import { formatIsoMicros, MICROS } from '../../../contract/instants.ts';
+import { isTier, type Tier } from '../../../contract/registry.ts';
 import type { FieldViewState } from './field-state.ts';
 
-/**
- * The tier names a Logs URL may carry (url-state.ts reads a URL before the listing arrives);
- * what each one keeps comes from the listing (RetentionRules).
- */
-export const TIERS = ['FREE', 'PRO', 'PAYG', 'ENTERPRISE'] as const;
-export type Tier = (typeof TIERS)[number];
-
-export function isTier(name: string): name is Tier {
-  return (TIERS as readonly string[]).includes(name);
-}
-
-/** logs.all's retention rules as the registry lists them (api/rules.ts `TierRules` has this shape). */
+/** logs.all's retention rules as the registry lists them (api/rules.ts `LogsAllRules` has this shape). */
 export interface RetentionRules {
   /** Retention per tier, µs: records strictly newer than now − retention are returned. */
   retentionUs: Readonly<Record<string, number>>;
@@ -44,11 +37,11 @@ export type RangePreset = (typeof RANGE_PRESETS)[number];
 export type RangeChoice = RangePreset | 'custom';
 
 export const PRESET_SPAN: Record<RangePreset, number> = {
-  '15m': 15 * US.minute,
-  '1h': US.hour,
-  '3h': 3 * US.hour,
-  '24h': US.day,
-  '7d': 7 * US.day,
+  '15m': 15 * MICROS.minute,
+  '1h': MICROS.hour,
+  '3h': 3 * MICROS.hour,
+  '24h': MICROS.day,
+  '7d': 7 * MICROS.day,
 };
 
 /** The Logs page's two views: the explorer over every source, or the exact logs.all endpoint. */
@@ -95,8 +88,8 @@ export function resolveRange(choice: RangeChoice, now: number, custom: LogsRange
 /** The logs.all query parameters for a project, tier and range (ISO with microseconds). */
 export function logsParams(project: string, tier: Tier, range: LogsRange): Record<string, string> {
   const p: Record<string, string> = { project, project_tier: tier };
-  if (range.start !== undefined) p.iso_timestamp_start = isoMicros(range.start);
-  if (range.end !== undefined) p.iso_timestamp_end = isoMicros(range.end);
+  if (range.start !== undefined) p.iso_timestamp_start = formatIsoMicros(range.start);
+  if (range.end !== undefined) p.iso_timestamp_end = formatIsoMicros(range.end);
   return p;
 }
 
@@ -290,45 +283,9 @@ export function rowMatches(row: LogRow, fields: RequestFields, filter: string): 
 
 // ---- the explorer: filters over every source ----
 
-/** The fields the explorer filters on; a source has the ones `/api/logs/fields` lists. */
-export const FILTER_FIELDS = ['status', 'method', 'path', 'level', 'function_id'] as const;
-export type FilterField = (typeof FILTER_FIELDS)[number];
-
-export function isFilterField(name: string): name is FilterField {
-  return (FILTER_FIELDS as readonly string[]).includes(name);
-}
-
-/** One chip: `status: 5xx`, or with `exclude` a "not" chip (`!404` on the wire). */
-export interface LogFilter {
+/** One chip: `status: 5xx`, or with `exclude` a "not" chip (`!404` in the parameter). */
+export interface LogFilter extends FilterItem {
   field: FilterField;
-  value: string;
-  exclude: boolean;
-}
-
-export type FilterValueCheck = { ok: true; value: string } | { ok: false; reason: string };
-
-/**
- * Normalizes a typed or clicked value for a field. The wire form is comma-separated with `!`
- * for exclusion, so a value holding a comma or starting with `!` cannot be sent and is refused.
- */
-export function checkFilterValue(field: FilterField, raw: string): FilterValueCheck {
-  const value = raw.trim();
-  if (!value) return { ok: false, reason: 'Enter a value' };
-  if (value.includes(',')) return { ok: false, reason: 'A value cannot contain a comma' };
-  if (value.startsWith('!')) return { ok: false, reason: 'Use “exclude” instead of a leading !' };
-  switch (field) {
-    case 'status': {
-      const v = value.toLowerCase();
-      // `none`: records without a status (auth records that answered nothing).
-      if (/^[1-5]xx$/.test(v) || /^[1-5]\d\d$/.test(v) || v === 'none') return { ok: true, value: v };
-      return { ok: false, reason: 'A status is a code (503), a class (5xx) or none' };
-    }
-    case 'method':
-      // Methods are stored upper-case.
-      return /^[A-Za-z]+$/.test(value) ? { ok: true, value: value.toUpperCase() } : { ok: false, reason: 'A method is a word such as GET' };
-    default:
-      return { ok: true, value };
-  }
 }
 
 const fieldOrder = (f: FilterField) => FILTER_FIELDS.indexOf(f);
@@ -364,9 +321,9 @@ export function findFilter(filters: readonly LogFilter[], field: FilterField, va
 /** `{status: "5xx,!404"}`: one parameter per field, as the API and the page's URL take them. */
 export function filtersToParams(filters: readonly LogFilter[]): Partial<Record<FilterField, string>> {
   const out: Partial<Record<FilterField, string>> = {};
-  for (const f of canonical(filters)) {
-    const item = `${f.exclude ? '!' : ''}${f.value}`;
-    out[f.field] = out[f.field] === undefined ? item : `${out[f.field]},${item}`;
+  for (const field of FILTER_FIELDS) {
+    const items = filters.filter((f) => f.field === field);
+    if (items.length) out[field] = printFilterList(items);
   }
   return out;
 }
@@ -375,11 +332,8 @@ export function filtersToParams(filters: readonly LogFilter[]): Partial<Record<F
 export function filtersFromParams(get: (name: FilterField) => string | null): LogFilter[] {
   let out: LogFilter[] = [];
   for (const field of FILTER_FIELDS) {
-    const raw = get(field);
-    if (!raw) continue;
-    for (const part of raw.split(',')) {
-      const exclude = part.startsWith('!');
-      const checked = checkFilterValue(field, exclude ? part.slice(1) : part);
+    for (const { value, exclude } of parseFilterList(get(field) ?? '')) {
+      const checked = checkFilterValue(field, value);
       if (checked.ok) out = addFilter(out, { field, value: checked.value, exclude });
     }
   }
@@ -387,7 +341,7 @@ export function filtersFromParams(get: (name: FilterField) => string | null): Lo
 }
 
 /** What the explorer asks the server: one source, optional project, a range, text and chips. */
-export interface ExplorerQuery {
+export interface ExplorerRequest {
   /** A source name or alias. */
   source: string;
   project: string | null;
@@ -401,11 +355,11 @@ export interface ExplorerQuery {
  * The `/api/logs*` query parameters, in a fixed order (they key the caches). Bounds are ISO
  * with microseconds: start exclusive, end inclusive.
  */
-export function explorerParams(query: ExplorerQuery): Record<string, string> {
+export function explorerParams(query: ExplorerRequest): Record<string, string> {
   const p: Record<string, string> = { source: query.source };
   if (query.project) p.project = query.project;
-  if (query.range.start !== undefined) p.start = isoMicros(query.range.start);
-  if (query.range.end !== undefined) p.end = isoMicros(query.range.end);
+  if (query.range.start !== undefined) p.start = formatIsoMicros(query.range.start);
+  if (query.range.end !== undefined) p.end = formatIsoMicros(query.range.end);
   if (query.q) {
     p.q = query.q;
     if (query.regex) p.regex = '1';

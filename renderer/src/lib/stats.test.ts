@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InvocationStatsRow } from '../../../server/api-types.ts';
+import type { InvocationStatsRow } from '../../../contract/api-types.ts';
 import { bucketPercentileKind, percentileAccuracy, summarizeInvocations } from './stats.ts';
 
 const b = (count: number, error_count: number, avg: number | null, p95: number | null, max: number | null = p95): InvocationStatsRow => ({

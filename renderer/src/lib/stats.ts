@@ -3,9 +3,8 @@
  * is the bucket averages weighted by invocation counts; a period percentile cannot be
  * recovered from bucket percentiles, so only the largest bucket p95 is offered, labelled as such.
  */
-import type { InvocationStatsRow } from '../../../server/api-types.ts';
-import type { PercentileKind } from '../../../server/functions/types.ts';
-import { US } from './time.ts';
+import type { InvocationStatsRow, PercentileKind } from '../../../contract/api-types.ts';
+import { MICROS } from '../../../contract/instants.ts';
 
 export type { PercentileKind };
 
@@ -71,7 +70,7 @@ export function summarizeInvocations(rows: readonly InvocationStatsRow[]): Invoc
  * so anything finer than a minute is exact.
  */
 export function bucketPercentileKind(unitUs: number): PercentileKind {
-  return unitUs < US.minute ? 'exact' : 'approximate';
+  return unitUs < MICROS.minute ? 'exact' : 'approximate';
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectionView, SourceListing, SourceSyncView } from '../../../server/api-types.ts';
+import type { ConnectionView, SourceListing, SourceSyncView } from '../../../contract/api-types.ts';
 import { backfillProgress, formatAge, formatCountdown, formatDuration, freshnessOf, parseProjectRef, problemWords, remoteLabel, syncingConnections } from './sync.ts';
-import { US } from './time.ts';
+import { MICROS } from '../../../contract/instants.ts';
 
 const REF = 'abcdefghijklmnopqrst';
 const T0 = Date.UTC(2026, 5, 22, 12, 0, 0) * 1000;
@@ -37,7 +37,7 @@ function connection(ref: string, sources: Record<string, SourceSyncView>, p: Par
     detectedDialect: null,
     follow: true,
     paused: false,
-    start: T0 - 7 * US.day,
+    start: T0 - 7 * MICROS.day,
     startIso: '',
     sources,
     callsLastMinute: 0,
@@ -51,39 +51,39 @@ function connection(ref: string, sources: Record<string, SourceSyncView>, p: Par
 describe('words for time', () => {
   it('ages: whole seconds under a minute, then minutes, hours, days', () => {
     expect(formatAge(0)).toBe('0 s');
-    expect(formatAge(40.9 * US.second)).toBe('40 s');
-    expect(formatAge(59 * US.second)).toBe('59 s');
-    expect(formatAge(60 * US.second)).toBe('1 min');
-    expect(formatAge(US.hour - 1)).toBe('59 min');
-    expect(formatAge(3 * US.hour - 1)).toBe('2 h');
-    expect(formatAge(3 * US.hour)).toBe('3 h');
-    expect(formatAge(47 * US.hour)).toBe('47 h');
-    expect(formatAge(50 * US.hour)).toBe('2 days');
+    expect(formatAge(40.9 * MICROS.second)).toBe('40 s');
+    expect(formatAge(59 * MICROS.second)).toBe('59 s');
+    expect(formatAge(60 * MICROS.second)).toBe('1 min');
+    expect(formatAge(MICROS.hour - 1)).toBe('59 min');
+    expect(formatAge(3 * MICROS.hour - 1)).toBe('2 h');
+    expect(formatAge(3 * MICROS.hour)).toBe('3 h');
+    expect(formatAge(47 * MICROS.hour)).toBe('47 h');
+    expect(formatAge(50 * MICROS.hour)).toBe('2 days');
     // A clock a little behind never makes an age negative.
-    expect(formatAge(-5 * US.second)).toBe('0 s');
+    expect(formatAge(-5 * MICROS.second)).toBe('0 s');
   });
   it('countdowns round up, so a wait never reads 0 s before it ends', () => {
-    expect(formatCountdown(41.2 * US.second)).toBe('42 s');
+    expect(formatCountdown(41.2 * MICROS.second)).toBe('42 s');
     expect(formatCountdown(1)).toBe('1 s');
     expect(formatCountdown(0)).toBe('0 s');
-    expect(formatCountdown(65 * US.second)).toBe('1 min 05 s');
-    expect(formatCountdown(300 * US.second)).toBe('5 min 00 s');
+    expect(formatCountdown(65 * MICROS.second)).toBe('1 min 05 s');
+    expect(formatCountdown(300 * MICROS.second)).toBe('5 min 00 s');
   });
   it('durations', () => {
-    expect(formatDuration(45 * US.second)).toBe('45 s');
-    expect(formatDuration(12 * US.minute)).toBe('12 min');
-    expect(formatDuration(5.5 * US.hour)).toBe('5.5 h');
-    expect(formatDuration(7 * US.day)).toBe('7 days');
-    expect(formatDuration(3.25 * US.day)).toBe('3.3 days');
+    expect(formatDuration(45 * MICROS.second)).toBe('45 s');
+    expect(formatDuration(12 * MICROS.minute)).toBe('12 min');
+    expect(formatDuration(5.5 * MICROS.hour)).toBe('5.5 h');
+    expect(formatDuration(7 * MICROS.day)).toBe('7 days');
+    expect(formatDuration(3.25 * MICROS.day)).toBe('3.3 days');
   });
 });
 
 describe('backfill progress', () => {
   it('is the time covered since the start, of the time from the start to now', () => {
-    expect(backfillProgress(T0 - 4 * US.day, T0 - 3 * US.day, T0)).toEqual({ ratio: 0.25, covered: US.day, total: 4 * US.day });
-    expect(backfillProgress(T0 - 4 * US.day, null, T0)).toEqual({ ratio: 0, covered: 0, total: 4 * US.day });
+    expect(backfillProgress(T0 - 4 * MICROS.day, T0 - 3 * MICROS.day, T0)).toEqual({ ratio: 0.25, covered: MICROS.day, total: 4 * MICROS.day });
+    expect(backfillProgress(T0 - 4 * MICROS.day, null, T0)).toEqual({ ratio: 0, covered: 0, total: 4 * MICROS.day });
     // A cursor past now (the clock read a little earlier) is whole, never more.
-    expect(backfillProgress(T0 - 4 * US.day, T0 + US.second, T0).ratio).toBe(1);
+    expect(backfillProgress(T0 - 4 * MICROS.day, T0 + MICROS.second, T0).ratio).toBe(1);
   });
 });
 
@@ -128,11 +128,11 @@ describe('problems in plain words', () => {
 
 describe('freshness', () => {
   const listing: SourceListing[] = [
-    { source: 'cloudflare.logs.prod', alias: 'edge_logs', count: 5, minTimestamp: T0 - US.day, maxTimestamp: T0 - US.hour, minIso: null, maxIso: null, projects: [], functionIds: [] },
+    { source: 'cloudflare.logs.prod', alias: 'edge_logs', count: 5, minTimestamp: T0 - MICROS.day, maxTimestamp: T0 - MICROS.hour, minIso: null, maxIso: null, projects: [], functionIds: [] },
   ];
   it('a synced source: the connection of that project whose last commit is newest', () => {
-    const older = connection(REF, { 'cloudflare.logs.prod': source({ syncedAt: T0 - 60 * US.second }) }, { id: 'a' });
-    const newer = connection(REF, { 'cloudflare.logs.prod': source({ syncedAt: T0 - 40 * US.second }) }, { id: 'b' });
+    const older = connection(REF, { 'cloudflare.logs.prod': source({ syncedAt: T0 - 60 * MICROS.second }) }, { id: 'a' });
+    const newer = connection(REF, { 'cloudflare.logs.prod': source({ syncedAt: T0 - 40 * MICROS.second }) }, { id: 'b' });
     const other = connection('qqqqqqqqqqqqqqqqqqqq', { 'cloudflare.logs.prod': source({ syncedAt: T0 }) }, { id: 'c' });
     const f = freshnessOf([older, newer, other], listing, 'cloudflare.logs.prod', REF);
     expect(f?.kind === 'synced' && f.connection.id).toBe('b');
@@ -142,8 +142,8 @@ describe('freshness', () => {
   });
   it('an imported source: its newest record; a source with nothing: null', () => {
     const other = connection('qqqqqqqqqqqqqqqqqqqq', { 'cloudflare.logs.prod': source({ syncedAt: T0 }) });
-    expect(freshnessOf([other], listing, 'cloudflare.logs.prod', REF)).toEqual({ kind: 'imported', newest: T0 - US.hour });
-    expect(freshnessOf([], listing, 'edge_logs', null)).toEqual({ kind: 'imported', newest: T0 - US.hour });
+    expect(freshnessOf([other], listing, 'cloudflare.logs.prod', REF)).toEqual({ kind: 'imported', newest: T0 - MICROS.hour });
+    expect(freshnessOf([], listing, 'edge_logs', null)).toEqual({ kind: 'imported', newest: T0 - MICROS.hour });
     expect(freshnessOf([], listing, 'postgres.logs', null)).toBeNull();
   });
   it('the connections behind a source’s records of a project, and their remote in short', () => {

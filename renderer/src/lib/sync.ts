@@ -3,12 +3,12 @@
  * a backfill's progress, a project ref read from what a user pastes, each problem of a sync in
  * plain words with what to do, and how fresh a page's source is.
  */
-import type { ConnectionView, SourceListing, SourceSyncView, SyncErrorKind } from '../../../server/api-types.ts';
-import { US } from './time.ts';
+import type { ConnectionView, SourceListing, SourceSyncView, SyncErrorKind } from '../../../contract/api-types.ts';
+import { MICROS } from '../../../contract/instants.ts';
 
 /** An age in words, for "synced … ago": `0 s`, `40 s`, `5 min`, `3 h`, `2 days`. */
 export function formatAge(us: number): string {
-  const s = Math.max(0, Math.floor(us / US.second));
+  const s = Math.max(0, Math.floor(us / MICROS.second));
   if (s < 60) return `${s} s`;
   const min = Math.floor(s / 60);
   if (min < 60) return `${min} min`;
@@ -19,7 +19,7 @@ export function formatAge(us: number): string {
 
 /** A wait in words, rounded up so it never says 0 while waiting: `42 s`, `1 min 05 s`, `5 min 00 s`. */
 export function formatCountdown(us: number): string {
-  const s = Math.max(0, Math.ceil(us / US.second));
+  const s = Math.max(0, Math.ceil(us / MICROS.second));
   if (s < 60) return `${s} s`;
   return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
 }
@@ -27,10 +27,10 @@ export function formatCountdown(us: number): string {
 /** A length of time in words, for "3.5 days of 7 days": `45 s`, `12 min`, `5.5 h`, `3.5 days`. */
 export function formatDuration(us: number): string {
   const a = Math.max(0, us);
-  if (a >= 2 * US.day) return `${trim(a / US.day)} days`;
-  if (a >= 2 * US.hour) return `${trim(a / US.hour)} h`;
-  if (a >= US.minute) return `${Math.round(a / US.minute)} min`;
-  return `${Math.round(a / US.second)} s`;
+  if (a >= 2 * MICROS.day) return `${trim(a / MICROS.day)} days`;
+  if (a >= 2 * MICROS.hour) return `${trim(a / MICROS.hour)} h`;
+  if (a >= MICROS.minute) return `${Math.round(a / MICROS.minute)} min`;
+  return `${Math.round(a / MICROS.second)} s`;
 }
 
 function trim(n: number): string {

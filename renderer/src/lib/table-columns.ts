@@ -4,7 +4,7 @@
  * URL as `cols=timestamp,status:60,metadata.request.cf.country:120,event_message`: a record
  * field is named `metadata.<path>` so it never reads as a built-in column of the same name.
  */
-import { isFieldPath } from './field-filters.ts';
+import { isFieldPath } from '../../../contract/fields.ts';
 
 /** A built-in column of the explorer's table. */
 export type ExplorerColumn = 'timestamp' | 'status' | 'method' | 'path' | 'level' | 'function_id' | 'event_message';

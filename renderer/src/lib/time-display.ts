@@ -3,7 +3,8 @@
  * clock ("3 min 12 s ago"). A record's time is shown in the chosen form; a range bound, an
  * axis tick or a bucket cannot read as "ago", so in relative mode they keep the local zone.
  */
-import { formatDateTime, localZoneName, US, type TimePrecision } from './time.ts';
+import { MICROS } from '../../../contract/instants.ts';
+import { formatDateTime, localZoneName, type TimePrecision } from './time.ts';
 
 export const TIME_MODES = ['local', 'utc', 'relative'] as const;
 export type TimeMode = (typeof TIME_MODES)[number];
@@ -26,17 +27,17 @@ export function zoneLabel(mode: TimeMode): string {
 
 function unitText(us: number): string {
   const a = Math.abs(us);
-  if (a < US.second) return `${Math.floor(a / 1000)} ms`;
-  if (a < 10 * US.second) return `${(Math.floor(a / 100_000) / 10).toFixed(1)} s`;
-  if (a < US.minute) return `${Math.floor(a / US.second)} s`;
+  if (a < MICROS.second) return `${Math.floor(a / 1000)} ms`;
+  if (a < 10 * MICROS.second) return `${(Math.floor(a / 100_000) / 10).toFixed(1)} s`;
+  if (a < MICROS.minute) return `${Math.floor(a / MICROS.second)} s`;
   const two = (big: number, bigName: string, small: number, smallName: string) => {
     const n = Math.floor(a / big);
     const rest = Math.floor((a - n * big) / small);
     return rest ? `${n} ${bigName} ${rest} ${smallName}` : `${n} ${bigName}`;
   };
-  if (a < US.hour) return two(US.minute, 'min', US.second, 's');
-  if (a < US.day) return two(US.hour, 'h', US.minute, 'min');
-  return two(US.day, a < 2 * US.day ? 'day' : 'days', US.hour, 'h');
+  if (a < MICROS.hour) return two(MICROS.minute, 'min', MICROS.second, 's');
+  if (a < MICROS.day) return two(MICROS.hour, 'h', MICROS.minute, 'min');
+  return two(MICROS.day, a < 2 * MICROS.day ? 'day' : 'days', MICROS.hour, 'h');
 }
 
 /** `3 min 12 s ago`, `4.2 s ago`, `2 days 3 h ago`; `in 5 min` for an instant after now. */

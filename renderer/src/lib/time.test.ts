@@ -1,46 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { formatDateTime, formatRange, formatSpan, formatUtc, isoMicros, parseIsoMicros, truncMicros, US } from './time.ts';
+import { MICROS } from '../../../contract/instants.ts';
+import { formatDateTime, formatRange, formatSpan, formatUtc } from './time.ts';
 
 // 2026-03-14T15:09:26.535897Z, computed independently (Python datetime).
 const T = 1773500966535897;
-
-describe('isoMicros', () => {
-  it('writes all six fraction digits, UTC', () => {
-    expect(isoMicros(T)).toBe('2026-03-14T15:09:26.535897Z');
-  });
-  it('pads small sub-millisecond parts', () => {
-    expect(isoMicros(1773500400000007)).toBe('2026-03-14T15:00:00.000007Z');
-    expect(isoMicros(0)).toBe('1970-01-01T00:00:00.000000Z');
-  });
-  it('round-trips through parseIsoMicros', () => {
-    for (const us of [T, T + 1, T - 999, 1773500400000000]) expect(parseIsoMicros(isoMicros(us))).toBe(us);
-  });
-});
-
-describe('parseIsoMicros', () => {
-  it('reads offsets', () => {
-    expect(parseIsoMicros('2026-03-14T16:09:26.535897+01:00')).toBe(T);
-    expect(parseIsoMicros('2026-03-14T10:09:26.535897-0500')).toBe(T);
-  });
-  it('truncates nanoseconds instead of rounding up', () => {
-    expect(parseIsoMicros('2026-03-14T15:09:26.535897999Z')).toBe(T);
-  });
-  it('reads a zone-less api-counts DATETIME as UTC', () => {
-    expect(parseIsoMicros('2026-03-14T15:00:00')).toBe(1773500400000000);
-  });
-  it('rejects dates that do not exist and garbage', () => {
-    expect(parseIsoMicros('2026-02-31T00:00:00Z')).toBeUndefined();
-    expect(parseIsoMicros('yesterday')).toBeUndefined();
-  });
-});
-
-describe('truncMicros', () => {
-  it('truncates to whole units from the epoch', () => {
-    expect(truncMicros(T, US.hour)).toBe(1773500400000000);
-    expect(truncMicros(T, US.second)).toBe(1773500966000000);
-    expect(truncMicros(1773500400000000, US.hour)).toBe(1773500400000000);
-  });
-});
 
 describe('formatDateTime (µs → wall clock in a zone)', () => {
   it('formats UTC at each precision', () => {
@@ -64,19 +27,19 @@ describe('formatDateTime (µs → wall clock in a zone)', () => {
 
 describe('formatRange', () => {
   it('omits the repeated date', () => {
-    expect(formatRange(1773500400000000, 1773500400000000 + US.hour, 'minute', 'UTC')).toBe('2026-03-14 15:00 – 16:00');
+    expect(formatRange(1773500400000000, 1773500400000000 + MICROS.hour, 'minute', 'UTC')).toBe('2026-03-14 15:00 – 16:00');
   });
   it('keeps the date when the range crosses midnight', () => {
-    expect(formatRange(1773446400000000 - US.hour, 1773446400000000, 'minute', 'UTC')).toBe('2026-03-13 23:00 – 2026-03-14 00:00');
+    expect(formatRange(1773446400000000 - MICROS.hour, 1773446400000000, 'minute', 'UTC')).toBe('2026-03-13 23:00 – 2026-03-14 00:00');
   });
 });
 
 describe('formatSpan', () => {
   it('names spans', () => {
-    expect(formatSpan(15 * US.minute)).toBe('15 min');
-    expect(formatSpan(US.hour)).toBe('1 h');
-    expect(formatSpan(US.day)).toBe('1 day');
-    expect(formatSpan(90 * US.day)).toBe('90 days');
+    expect(formatSpan(15 * MICROS.minute)).toBe('15 min');
+    expect(formatSpan(MICROS.hour)).toBe('1 h');
+    expect(formatSpan(MICROS.day)).toBe('1 day');
+    expect(formatSpan(90 * MICROS.day)).toBe('90 days');
   });
 });
 

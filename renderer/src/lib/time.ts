@@ -2,50 +2,10 @@
  * Time at the renderer's edges. Every instant is integer microseconds since the epoch (UTC),
  * as the API returns it; JavaScript's Date keeps only milliseconds, so the microsecond part is
  * carried by hand. "Now" always comes from the server's clock (`/api/clock`), never Date.now().
+ * ISO text is read and written by the shared rules (contract/instants.ts), as the server does;
+ * this adds the wall-clock forms people read and type.
  */
-
-export const US = {
-  second: 1_000_000,
-  minute: 60_000_000,
-  hour: 3_600_000_000,
-  day: 86_400_000_000,
-} as const;
-
-/** Truncates to a whole unit; all units divide evenly from the epoch (UTC). */
-export function truncMicros(us: number, unit: number): number {
-  return us - (((us % unit) + unit) % unit);
-}
-
-/** `2026-11-22T10:00:00.123456Z`, exact to the microsecond (what the endpoints accept). */
-export function isoMicros(us: number): string {
-  const ms = Math.floor(us / 1000);
-  const rest = us - ms * 1000;
-  return `${new Date(ms).toISOString().slice(0, -1)}${String(rest).padStart(3, '0')}Z`;
-}
-
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
-
-/**
- * Parses an ISO 8601 instant to microseconds, keeping up to 6 fraction digits. A string with
- * no zone is read as UTC (the api-counts DATETIME convention). Undefined when unparseable.
- */
-export function parseIsoMicros(text: string): number | undefined {
-  const m = ISO_RE.exec(text.trim());
-  if (!m) return undefined;
-  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
-  const month = Number(mo);
-  const day = Number(d);
-  const ms = Date.UTC(Number(y), month - 1, day, Number(h), Number(mi), Number(s));
-  const check = new Date(ms);
-  if (Number.isNaN(ms) || check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return undefined;
-  let offsetMinutes = 0;
-  if (zone && /^[+-]/.test(zone)) {
-    const digits = zone.slice(1).replace(':', '');
-    offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + (digits.length > 2 ? Number(digits.slice(2, 4)) : 0));
-  }
-  const fracUs = frac ? Number(frac.slice(0, 6).padEnd(6, '0')) : 0;
-  return ms * 1000 + fracUs - offsetMinutes * US.minute;
-}
+import { MICROS } from '../../../contract/instants.ts';
 
 export interface ZonedParts {
   year: string;
@@ -90,7 +50,7 @@ export function zonedParts(us: number, timeZone?: string): ZonedParts {
 export type TimePrecision = 'minute' | 'second' | 'ms' | 'us';
 
 function fraction(us: number, precision: TimePrecision): string {
-  const sub = ((us % US.second) + US.second) % US.second;
+  const sub = ((us % MICROS.second) + MICROS.second) % MICROS.second;
   if (precision === 'ms') return `.${String(Math.floor(sub / 1000)).padStart(3, '0')}`;
   if (precision === 'us') return `.${String(sub).padStart(6, '0')}`;
   return '';
@@ -131,10 +91,10 @@ export function localZoneName(): string {
 
 /** A span in words: `15 min`, `1 h`, `7 days`. */
 export function formatSpan(us: number): string {
-  if (us % US.day === 0) return `${us / US.day} ${us === US.day ? 'day' : 'days'}`;
-  if (us % US.hour === 0) return `${us / US.hour} h`;
-  if (us % US.minute === 0) return `${us / US.minute} min`;
-  return `${us / US.second} s`;
+  if (us % MICROS.day === 0) return `${us / MICROS.day} ${us === MICROS.day ? 'day' : 'days'}`;
+  if (us % MICROS.hour === 0) return `${us / MICROS.hour} h`;
+  if (us % MICROS.minute === 0) return `${us / MICROS.minute} min`;
+  return `${us / MICROS.second} s`;
 }
 
 /**

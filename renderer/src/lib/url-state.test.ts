@@ -17,6 +17,12 @@ describe('encodeView / decodeView', () => {
     expect(encodeView(v)).toBe('/logs?project=abc&mode=exact&tier=PRO&range=custom&start=2026-03-14T15%3A09%3A26.535897Z&end=2026-03-14T16%3A09%3A26.535898Z');
     expect(roundTrip(v)).toEqual(v);
   });
+  it('logs: a custom start in year 0050 is year 50 (outside what the API takes), never 1950: it is dropped', () => {
+    // 2026-03-14T16:09:26.535898Z, the end, is 1773504566535898 µs (as in the round trip above).
+    const l = decodeView('/logs', '?mode=exact&range=custom&start=0050-03-01T00:00:00Z&end=2026-03-14T16:09:26.535898Z');
+    expect(l.logs.start).toBeUndefined();
+    expect(l.logs.end).toBe(1773504566535898);
+  });
   it('logs (exact): a preset range writes no bounds', () => {
     const v: AppView = { ...DEFAULT_VIEW, page: 'logs', project: 'abc', logs: { ...DEFAULT_VIEW.logs, mode: 'exact', tier: 'FREE', range: '15m' } };
     expect(encodeView(v)).toBe('/logs?project=abc&mode=exact&tier=FREE&range=15m');
@@ -68,10 +74,12 @@ describe('encodeView / decodeView', () => {
     expect(v.logs).toMatchObject({ mode: 'explore', source: 'function_edge_logs', range: '7d', q: '', regex: false, filters: [{ field: 'function_id', value: 'f-1', exclude: false }] });
   });
   it('logs (explorer): malformed chips are dropped, not an error; chips come back grouped by field', () => {
-    const v = decodeView('/logs', '?source=edge_logs&method=get&status=5xx,abc,!,!404,999&level=&path=/a,!/a/b');
+    const v = decodeView('/logs', '?source=edge_logs&method=get&status=5xx,abc,!,!404,99,999&level=&path=/a,!/a/b');
     expect(v.logs.filters).toEqual([
       { field: 'status', value: '5xx', exclude: false },
       { field: 'status', value: '404', exclude: true },
+      // Any three digits are a code, as the server reads them; two are not.
+      { field: 'status', value: '999', exclude: false },
       { field: 'method', value: 'GET', exclude: false },
       { field: 'path', value: '/a', exclude: false },
       { field: 'path', value: '/a/b', exclude: true },

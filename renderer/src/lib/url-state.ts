@@ -2,17 +2,19 @@
  * The view state that a URL carries: page (the path) and its parameters (the query string),
  * so a reload or a copied link restores the view. The API key is never part of it.
  */
-import { FUNCTION_INTERVALS, USAGE_INTERVALS, type FunctionInterval, type UsageInterval } from './buckets.ts';
-import { filtersFromParams, filtersToParams, FILTER_FIELDS, LOGS_MODES, RANGE_PRESETS, TIERS, type LogsMode, type LogsView, type RangeChoice } from './logs.ts';
-import { isoMicros, parseIsoMicros } from './time.ts';
+import { FILTER_FIELDS } from '../../../contract/filters.ts';
+import { VIEW_PAGES, type ViewPage } from '../../../contract/views.ts';
+import { FUNCTION_INTERVALS, INVOCATION_STATS_INTERVALS, LOGS_ALL_TIERS, TIERS, USAGE_INTERVALS, type FunctionInterval, type UsageInterval } from '../../../contract/registry.ts';
+import { filtersFromParams, filtersToParams, LOGS_MODES, RANGE_PRESETS, type LogsMode, type LogsView, type RangeChoice } from './logs.ts';
+import { formatIsoMicros, parseIsoMicros } from '../../../contract/instants.ts';
 import { COMPARE_CHOICES, type CompareChoice } from './compare.ts';
 import { copyFieldState, readFieldState, writeFieldState } from './field-state.ts';
 
 // The Logs view's state lives with the Logs rules (logs.ts), which build views too; kept importable from here.
 export { LOGS_MODES, type LogsMode, type LogsView };
 
-export const PAGES = ['functions', 'logs', 'usage', 'data', 'settings'] as const;
-export type PageId = (typeof PAGES)[number];
+/** The pages, as saved views name them. */
+export type PageId = ViewPage;
 
 export interface FunctionsView {
   /** One function id, or '' for all. */
@@ -40,8 +42,9 @@ export interface AppView {
 export const DEFAULT_VIEW: AppView = {
   page: 'functions',
   project: null,
-  functions: { fn: '', interval: '1day' },
-  logs: { tier: 'FREE', range: '1h', mode: 'explore', source: '', q: '', regex: false, filters: [] },
+  // The interval and tier an endpoint answers when given another: the page opens on them.
+  functions: { fn: '', interval: INVOCATION_STATS_INTERVALS.fallback },
+  logs: { tier: LOGS_ALL_TIERS.fallback, range: '1h', mode: 'explore', source: '', q: '', regex: false, filters: [] },
   usage: { interval: 'daily', regex: null },
 };
 
@@ -79,8 +82,8 @@ export function encodeView(view: AppView): string {
       }
       q.set('range', l.range);
       if (l.range === 'custom') {
-        if (l.start !== undefined) q.set('start', isoMicros(l.start));
-        if (l.end !== undefined) q.set('end', isoMicros(l.end));
+        if (l.start !== undefined) q.set('start', formatIsoMicros(l.start));
+        if (l.end !== undefined) q.set('end', formatIsoMicros(l.end));
       }
       if (!exact) {
         if (l.q) q.set('q', l.q);
@@ -118,7 +121,7 @@ function compareOf(q: URLSearchParams): CompareChoice | undefined {
  */
 export function decodeView(pathname: string, search: string, base: AppView = DEFAULT_VIEW): AppView {
   const segment = pathname.replace(/^\/+/, '').split('/')[0] ?? '';
-  const page = oneOf(PAGES, segment || null, base.page);
+  const page = oneOf(VIEW_PAGES, segment || null, base.page);
   const q = new URLSearchParams(search);
   const view: AppView = {
     page,

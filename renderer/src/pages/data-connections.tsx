@@ -6,7 +6,7 @@
  * (keeping or deleting the synced records).
  */
 import { useEffect, useId, useMemo, useState, type ReactNode } from 'react';
-import type { ConnectionTestResult, SyncErrorKind } from '../../../server/api-types.ts';
+import type { ConnectionTestResult, SyncErrorKind } from '../../../contract/api-types.ts';
 import { ApiError } from '../api/client.ts';
 import {
   syncNow,
@@ -28,7 +28,7 @@ import { ProgressBar } from '../components/progress-bar.tsx';
 import { Segmented } from '../components/segmented.tsx';
 import { TimeText } from '../components/time-text.tsx';
 import { formatInt } from '../lib/format.ts';
-import { SOURCE_OPTIONS, sourceLabel } from '../lib/sources.ts';
+import { SOURCE_LABELS, sourceAlias, sourceLabel } from '../../../contract/sources.ts';
 import {
   backfillProgress,
   formatAge,
@@ -39,7 +39,8 @@ import {
   remoteLabel,
   SUPABASE_TOKENS_URL,
 } from '../lib/sync.ts';
-import { fromLocalInputValue, isoMicros, toLocalInputValue, US } from '../lib/time.ts';
+import { formatIsoMicros, MICROS } from '../../../contract/instants.ts';
+import { fromLocalInputValue, toLocalInputValue } from '../lib/time.ts';
 import { useTick } from '../lib/use-tick.ts';
 
 type Kind = 'supabase' | 'logflare';
@@ -47,7 +48,7 @@ type DialectChoice = 'detect' | 'bigquery' | 'clickhouse';
 const HISTORY = ['1d', '7d', '30d', '90d', 'date'] as const;
 type History = (typeof HISTORY)[number];
 const HISTORY_LABELS: Record<History, string> = { '1d': '1 day', '7d': '7 days', '30d': '30 days', '90d': '90 days', date: 'From…' };
-const HISTORY_SPAN: Record<Exclude<History, 'date'>, number> = { '1d': US.day, '7d': 7 * US.day, '30d': 30 * US.day, '90d': 90 * US.day };
+const HISTORY_SPAN: Record<Exclude<History, 'date'>, number> = { '1d': MICROS.day, '7d': 7 * MICROS.day, '30d': 30 * MICROS.day, '90d': 90 * MICROS.day };
 const EDGE = 'cloudflare.logs.prod';
 
 const STATE_LABELS: Record<SourceSyncView['state'], string> = {
@@ -142,7 +143,7 @@ function ConnectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
   const [serverUrl, setServerUrl] = useState('');
   const [token, setToken] = useState('');
   const [dialect, setDialect] = useState<DialectChoice>('detect');
-  const [picked, setPicked] = useState<string[]>(() => SOURCE_OPTIONS.map((s) => s.name));
+  const [picked, setPicked] = useState<string[]>(() => SOURCE_LABELS.map((s) => s.name));
   const [history, setHistory] = useState<History>('7d');
   const [fromDate, setFromDate] = useState('');
   const [follow, setFollow] = useState(true);
@@ -166,8 +167,8 @@ function ConnectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
     // 7 days is the server's own default, counted from its own clock.
     if (history === 'date') {
       const us = fromLocalInputValue(fromDate);
-      if (us !== undefined) b.start = isoMicros(us);
-    } else if (history !== '7d') b.start = isoMicros(syncClockNow(clock.data) - HISTORY_SPAN[history]);
+      if (us !== undefined) b.start = formatIsoMicros(us);
+    } else if (history !== '7d') b.start = formatIsoMicros(syncClockNow(clock.data) - HISTORY_SPAN[history]);
     return b;
   };
 
@@ -322,7 +323,7 @@ function ConnectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
               Sources to sync
               {kind === 'supabase' && (
                 <span className="connect-form__all">
-                  <button type="button" className="link-btn" onClick={() => setPicked(SOURCE_OPTIONS.map((s) => s.name))}>
+                  <button type="button" className="link-btn" onClick={() => setPicked(SOURCE_LABELS.map((s) => s.name))}>
                     all
                   </button>{' '}
                   ·{' '}
@@ -333,7 +334,7 @@ function ConnectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
               )}
             </legend>
             <div className="connect-form__checks">
-              {SOURCE_OPTIONS.map((s) => {
+              {SOURCE_LABELS.map((s) => {
                 const fixed = kind === 'logflare';
                 const checked = fixed ? s.name === EDGE : picked.includes(s.name);
                 return (
@@ -363,7 +364,7 @@ function ConnectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
                 labels={HISTORY_LABELS}
                 value={history}
                 onChange={(h) => {
-                  if (h === 'date' && !fromDate) setFromDate(toLocalInputValue(syncClockNow(clock.data) - 7 * US.day));
+                  if (h === 'date' && !fromDate) setFromDate(toLocalInputValue(syncClockNow(clock.data) - 7 * MICROS.day));
                   setHistory(h);
                 }}
               />
@@ -564,7 +565,7 @@ function ConnectionCard({ connection: c, now }: { connection: ConnectionView; no
 }
 
 function SourceRow({ name, s, c, now }: { name: string; s: SourceSyncView; c: ConnectionView; now: number }) {
-  const alias = SOURCE_OPTIONS.find((o) => o.name === name)?.alias ?? name;
+  const alias = sourceAlias(name);
   const p = backfillProgress(c.start, s.through, now);
   // Mid-backfill waits and stops keep their progress bar (once something is synced); a caught-up source has nothing left to show.
   const behind = s.state === 'backfilling' || ((s.state === 'waiting' || s.state === 'failed' || s.state === 'paused') && s.through !== null && p.ratio < 0.999);
@@ -628,7 +629,7 @@ function ProblemBox({ problem: p, connection: c, all, now }: { problem: Problem;
   const [token, setToken] = useState('');
   const failed = !words.retries;
   const remote = c.kind === 'supabase' ? 'Supabase' : 'The server';
-  const aliases = p.sources.map((n) => SOURCE_OPTIONS.find((o) => o.name === n)?.alias ?? n);
+  const aliases = p.sources.map((n) => sourceAlias(n));
   return (
     <div className={`sync-problem notice ${failed ? 'sync-problem--error' : 'notice--warn'}`} role={failed ? 'alert' : undefined} data-testid="sync-problem" data-kind={p.kind}>
       <div className="sync-problem__body">
@@ -693,7 +694,7 @@ function RemoveDialog({ open, connection: c, records, onClose }: { open: boolean
   const remove = useRemoveConnection();
   const [data, setData] = useState<'keep' | 'delete'>('keep');
   const name = useId();
-  const aliases = useMemo(() => Object.keys(c.sources).map((n) => SOURCE_OPTIONS.find((o) => o.name === n)?.alias ?? n), [c.sources]);
+  const aliases = useMemo(() => Object.keys(c.sources).map((n) => sourceAlias(n)), [c.sources]);
   const close = () => {
     remove.reset();
     setData('keep');

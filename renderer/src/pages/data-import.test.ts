@@ -5,7 +5,7 @@
  * as a row.
  */
 import { describe, expect, it } from 'vitest';
-import type { ImportReport } from '../../../server/api-types.ts';
+import type { ImportReport } from '../../../contract/api-types.ts';
 import type { ImportFilesResult } from '../api/bridge.ts';
 import { fakeBridge } from '../testing/fake-bridge.ts';
 import { chooseFiles, fileNameOf, importOptions, nativeJobs, type ChooseFilesDeps, type ImportFilesOptions, type NativeImportJob } from './data-import.ts';

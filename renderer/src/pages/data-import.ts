@@ -5,7 +5,7 @@
  * is tested without a DOM.
  */
 import type { ImportFilesResult, LogExplorerBridge } from '../api/bridge.ts';
-import type { ImportReport } from '../../../server/api-types.ts';
+import type { ImportReport } from '../../../contract/api-types.ts';
 
 /** What importFiles takes (source, project), from the bridge's own signature. */
 export type ImportFilesOptions = NonNullable<Parameters<LogExplorerBridge['importFiles']>[0]>;

@@ -1,7 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
-import type { ImportReport, SourceListing } from '../../../server/api-types.ts';
-import type { ImportErrorEntry } from '../../../server/ingest/import.ts';
+import type { ImportErrorEntry, ImportReport, SourceListing } from '../../../contract/api-types.ts';
 import { getBridge, refreshAll } from '../api/bridge.ts';
 import { ApiError, uploadImport } from '../api/client.ts';
 import { useConnections } from '../api/connections.ts';
@@ -15,9 +14,10 @@ import { ProgressBar } from '../components/progress-bar.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
 import { TimeText } from '../components/time-text.tsx';
 import { formatBytes, formatInt } from '../lib/format.ts';
-import { SOURCE_OPTIONS, sourceLabel } from '../lib/sources.ts';
+import { SOURCE_LABELS, sourceLabel } from '../../../contract/sources.ts';
 import { remoteLabel, syncingConnections } from '../lib/sync.ts';
-import { formatSpan, US } from '../lib/time.ts';
+import { MICROS } from '../../../contract/instants.ts';
+import { formatSpan } from '../lib/time.ts';
 import { useExportCurrentView } from '../lib/view-export.ts';
 import { ConnectionsSection } from './data-connections.tsx';
 import { chooseFiles, type ImportFilesOptions, type NativeImportJob } from './data-import.ts';
@@ -220,7 +220,7 @@ export function DataPage() {
             <Field label="Source" htmlFor="import-source">
               <select id="import-source" className="select" value={source} onChange={(e) => setSource(e.target.value)} data-testid="import-source">
                 <option value="">Recognize automatically</option>
-                {SOURCE_OPTIONS.map((s) => (
+                {SOURCE_LABELS.map((s) => (
                   <option key={s.name} value={s.name}>
                     {s.label} — {s.name} ({s.alias})
                   </option>
@@ -405,10 +405,10 @@ function fromNative(job: NativeImportJob, options: ImportFilesOptions): ImportJo
 }
 
 function humanSpan(us: number): string {
-  if (us >= 2 * US.day) return `${(us / US.day).toFixed(1)} days`;
-  if (us >= 2 * US.hour) return `${(us / US.hour).toFixed(1)} h`;
-  if (us >= US.minute) return `${Math.round(us / US.minute)} min`;
-  return formatSpan(Math.max(US.second, Math.round(us / US.second) * US.second));
+  if (us >= 2 * MICROS.day) return `${(us / MICROS.day).toFixed(1)} days`;
+  if (us >= 2 * MICROS.hour) return `${(us / MICROS.hour).toFixed(1)} h`;
+  if (us >= MICROS.minute) return `${Math.round(us / MICROS.minute)} min`;
+  return formatSpan(Math.max(MICROS.second, Math.round(us / MICROS.second) * MICROS.second));
 }
 
 function ImportJobRow({

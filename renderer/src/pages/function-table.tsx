@@ -1,5 +1,5 @@
 import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
-import type { FunctionStatsRow } from '../../../server/functions/types.ts';
+import type { FunctionStatsRow } from '../../../contract/api-types.ts';
 import { ErrorPanel } from '../components/error-panel.tsx';
 import { TableSkeleton } from '../components/skeleton.tsx';
 import { unitName } from '../lib/buckets.ts';

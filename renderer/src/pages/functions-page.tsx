@@ -1,9 +1,10 @@
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { Bar, CartesianGrid, Cell, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { InvocationStatsRow } from '../../../server/api-types.ts';
+import type { InvocationStatsRow } from '../../../contract/api-types.ts';
 import { useClock, useInvocationStats } from '../api/hooks.ts';
 import { useView } from '../app-state.tsx';
-import { INVOCATION_STATS, useIntervalRules } from '../api/rules.ts';
+import { useIntervalRules } from '../api/rules.ts';
+import { FUNCTION_INTERVALS, INVOCATION_STATS, type FunctionInterval } from '../../../contract/registry.ts';
 import { ChartLegend, useSeriesToggle, type LegendItem } from '../components/chart-legend.tsx';
 import { BucketTooltip, type TooltipNote } from '../components/chart-tooltip.tsx';
 import { CurlButton } from '../components/curl-button.tsx';
@@ -20,20 +21,19 @@ import { Segmented } from '../components/segmented.tsx';
 import { ChartSkeleton, StatsSkeleton, TableSkeleton } from '../components/skeleton.tsx';
 import { Stat } from '../components/stat.tsx';
 import { ClockHint } from '../components/clock-hint.tsx';
-import { useHistogram } from '../api/logs.ts';
-import { COMPARE_CHOICES, COMPARE_LABELS, compareOffset, type CompareChoice } from '../lib/compare.ts';
-import { explorerParams } from '../lib/logs.ts';
-import { alignPrevious } from './logs/series.ts';
-import { bucketStarts, FUNCTION_INTERVALS, isUtcDayUnit, seriesOf, spanLabel, unitName, unitPrecision, type FunctionInterval } from '../lib/buckets.ts';
+import { COMPARE_LABELS, compareOffset, comparedBuckets, withCompare } from '../lib/compare.ts';
+import { ComparePicker } from '../components/compare-picker.tsx';
+import { bucketStarts, isUtcDayUnit, seriesOf, spanLabel, unitName, unitPrecision } from '../lib/buckets.ts';
 import { formatAxisMs, formatCompact, formatInt, formatMs, formatPercent } from '../lib/format.ts';
 import { chartPalette, type ChartPalette } from '../lib/theme.ts';
 import { clampForLog, logAxis } from '../lib/chart-scale.ts';
-import { localZoneName, formatRange, formatShortDate, formatTime, isoMicros, US } from '../lib/time.ts';
+import { formatIsoMicros, MICROS } from '../../../contract/instants.ts';
+import { localZoneName, formatRange, formatShortDate, formatTime } from '../lib/time.ts';
 import { functionsRequest } from '../lib/view-request.ts';
 import { bucketPercentileKind, percentileAccuracy, summarizeInvocations } from '../lib/stats.ts';
 import { FUNCTION_SOURCE, sourceOf, useSourceProjects } from './page-data.ts';
 import { useSources } from '../api/hooks.ts';
-import { useFunctionTable, useFunctionTotal } from '../api/functions.ts';
+import { useFunctionBuckets, useFunctionTable, useFunctionTotal } from '../api/functions.ts';
 import { FunctionTable, percentileNote } from './function-table.tsx';
 
 /** "Invocations per hour": the bucket unit from the listing; day buckets are UTC days. */
@@ -42,7 +42,7 @@ function perUnit(unit: number): string {
 }
 
 function tickFormat(unit: number): (us: number) => string {
-  if (unit < US.minute) return (us) => formatTime(us, 'second');
+  if (unit < MICROS.minute) return (us) => formatTime(us, 'second');
   // Day buckets are UTC days; a local date could name the day before.
   if (isUtcDayUnit(unit)) return (us) => formatShortDate(us, 'UTC');
   return (us) => formatTime(us, 'minute');
@@ -64,6 +64,8 @@ interface Datum extends InvocationStatsRow {
   ok: number;
   /** The compared period's invocations in this bucket (null: not compared, or not known). */
   prev: number | null;
+  /** The compared period's p95 in this bucket, ms (null: not compared, not known, or no timed invocation). */
+  prev_p95: number | null;
   /** The bucket holds now: it is still filling. */
   partial: boolean;
 }
@@ -119,47 +121,30 @@ export function FunctionsPage() {
     return `${slug ? `${slug} · ` : ''}${functionId} · ${allTimeCount(count)}`;
   };
 
-  // The compared period (issue 21): the same project (and function) over the chart's window moved
-  // back, counted by the explorer's histogram of invocation records, one bucket per chart bucket.
+  // The compared period: the chart's buckets over its window moved back, counted by the
+  // endpoint's own rules for that window (GET /api/functions/buckets), so the compared count and
+  // p95 of each bucket mean what the current ones do.
   const compare = view.functions.compare;
   const chartWindow = rows && rows.length > 0 && spec ? { start: rows[0]!.timestamp, end: rows[rows.length - 1]!.timestamp + spec.unit } : null;
   const compareShift = compare && chartWindow ? compareOffset(compare, chartWindow.end - chartWindow.start) : null;
-  const comparedParams = useMemo(
-    () =>
-      chartWindow && compareShift !== null && view.project
-        ? explorerParams({
-            source: FUNCTION_SOURCE,
-            project: view.project,
-            range: { start: chartWindow.start - compareShift - 1, end: chartWindow.end - compareShift - 1 },
-            q: '',
-            regex: false,
-            filters: view.functions.fn ? [{ field: 'function_id', value: view.functions.fn, exclude: false }] : [],
-          })
-        : null,
-    [chartWindow?.start, chartWindow?.end, compareShift, view.project, view.functions.fn],
+  const compared = useFunctionBuckets(
+    chartWindow && compareShift !== null && view.project && spec
+      ? { project: view.project, functionId: view.functions.fn, start: chartWindow.start - compareShift, end: chartWindow.end - compareShift, width: unitName(spec.unit) }
+      : null,
   );
-  const compared = useHistogram(comparedParams, rows?.length);
-  const prevCounts = useMemo(() => {
-    const h = compared.data;
-    if (!h || compared.isPlaceholderData || !rows || !spec || compareShift === null || h.width > spec.unit || spec.unit % h.width !== 0) return null;
-    return alignPrevious(
-      rows.map((r) => ({ timestamp: r.timestamp, count: r.count, by: {} })),
-      spec.unit,
-      h.result,
-      compareShift,
-    );
-  }, [compared.data, compared.isPlaceholderData, rows, spec, compareShift]);
-  const prevTotal = prevCounts?.reduce<number>((n, c) => n + (c ?? 0), 0) ?? null;
+  const prevRows = useMemo(() => (compared.data && rows && compareShift !== null ? comparedBuckets(rows, compared.data, compareShift) : null), [compared.data, rows, compareShift]);
+  const prevTotal = prevRows?.reduce<number>((n, r) => n + (r?.count ?? 0), 0) ?? null;
   const nowUs = clock.data?.now;
   const data: Datum[] = useMemo(
     () =>
       (rows ?? []).map((r, i) => ({
         ...r,
         ok: r.count - r.error_count,
-        prev: prevCounts?.[i] ?? null,
+        prev: prevRows?.[i]?.count ?? null,
+        prev_p95: prevRows?.[i]?.p95_execution_time ?? null,
         partial: nowUs !== undefined && spec !== undefined && r.timestamp <= nowUs && nowUs < r.timestamp + spec.unit,
       })),
-    [rows, prevCounts, nowUs, spec],
+    [rows, prevRows, nowUs, spec],
   );
   const summary = useMemo(() => summarizeInvocations(rows ?? []), [rows]);
   const windowText = useMemo(() => {
@@ -178,8 +163,8 @@ export function FunctionsPage() {
     { key: 'error_count', label: `Errors${errorAtLeast !== undefined ? ` (≥ ${errorAtLeast})` : ''}`, color: palette.error },
   ];
   // The charts render only once the unit is known; the default never reaches an axis.
-  const fmtTick = tickFormat(unit ?? US.minute);
-  const fileBase = `invocation-stats_${view.project ?? 'none'}_${view.functions.interval}${view.functions.fn ? `_${view.functions.fn}` : ''}_${clock.data ? isoMicros(clock.data.now).slice(0, 19).replace(/:/g, '') : ''}`;
+  const fmtTick = tickFormat(unit ?? MICROS.minute);
+  const fileBase = `invocation-stats_${view.project ?? 'none'}_${view.functions.interval}${view.functions.fn ? `_${view.functions.fn}` : ''}_${clock.data ? formatIsoMicros(clock.data.now).slice(0, 19).replace(/:/g, '') : ''}`;
   // The current view (desktop menu's Export Current View): the buckets the charts draw.
   const currentView = { what: 'invocation stats', fileBase, rows };
   useExportCurrentView(currentView);
@@ -231,26 +216,12 @@ export function FunctionsPage() {
           />
         </Field>
         <Field label="Compare" htmlFor="fn-compare">
-          <select
+          <ComparePicker
             id="fn-compare"
-            className="select"
-            value={compare ?? ''}
-            data-testid="compare-picker"
-            onChange={(e) => {
-              const c = e.target.value as CompareChoice | '';
-              update((v) => {
-                const { compare: _c, ...rest } = v.functions;
-                return { ...v, functions: c ? { ...rest, compare: c } : rest };
-              });
-            }}
-          >
-            <option value="">Off</option>
-            {COMPARE_CHOICES.map((c) => (
-              <option key={c} value={c}>
-                {COMPARE_LABELS[c]}
-              </option>
-            ))}
-          </select>
+            title="Draw another period’s invocations and p95 over the charts"
+            value={compare}
+            onChange={(c) => update((v) => ({ ...v, functions: withCompare(v.functions, c) }))}
+          />
         </Field>
         <Freshness source={FUNCTION_SOURCE} project={view.project} />
       </Toolbar>
@@ -350,10 +321,9 @@ export function FunctionsPage() {
               <div className="card__tools">
                 <ChartLegend items={barItems} toggle={bars} label="Invocation series" testId="legend-invocations" />
                 {compare && (
-                  <span className="fn-compared" data-testid="legend-compared" title="The compared period's invocations per bucket (the dashed line)">
-                    <span className="ex-legend__line" style={{ borderColor: palette.axis }} aria-hidden="true" />
+                  <ComparedLegend testId="legend-compared" color={palette.axis} title="The compared period’s invocations per bucket (the dashed line)" error={compared.error}>
                     {COMPARE_LABELS[compare]} · {prevTotal === null ? '…' : `${formatInt(prevTotal)}${changeText(summary.invocations, prevTotal)}`}
-                  </span>
+                  </ComparedLegend>
                 )}
               </div>
             </div>
@@ -408,7 +378,7 @@ export function FunctionsPage() {
             </div>
           </section>
 
-          <ExecutionChart data={data} unit={unit} palette={palette} fmtTick={fmtTick} />
+          <ExecutionChart data={data} unit={unit} palette={palette} fmtTick={fmtTick} compared={compare ? { label: COMPARE_LABELS[compare], error: compared.error } : null} />
           <p className="footnote">
             {isUtcDayUnit(unit) ? `Day buckets are UTC days, written in UTC; hover one for its range in ${localZoneName()}.` : `Times are in ${localZoneName()}; hover a bucket for its UTC range.`} Windows are
             computed from the server’s clock; the bucket that holds now is drawn lighter, as it is still filling.
@@ -422,6 +392,16 @@ export function FunctionsPage() {
 /** Both charts' plot areas: room on the right for the last time label, one y axis width. */
 const CHART_MARGIN = { top: 8, right: 24, bottom: 0, left: 0 };
 const Y_AXIS_WIDTH = 52;
+
+/** The compared series' legend entry: a dashed swatch and its text; the request's error on hover when it failed. */
+function ComparedLegend({ testId, color, title, error, children }: { testId: string; color: string; title: string; error: Error | null; children: ReactNode }) {
+  return (
+    <span className="fn-compared" data-testid={testId} title={error ? `The compared period could not be read: ${error.message}` : title}>
+      <span className="ex-legend__line" style={{ borderColor: color }} aria-hidden="true" />
+      {error ? <span className="text-error">unavailable</span> : children}
+    </span>
+  );
+}
 
 /** ` · now +12%` after a compared count. */
 function changeText(now: number, before: number): string {
@@ -447,13 +427,30 @@ const SERIES_KEYS: readonly SeriesKey[] = SERIES.map((s) => s.key);
  * avg/p95/p99/max per bucket. Log scale by default: one slow outlier would otherwise press
  * the typical times flat against the axis. Legend entries toggle their series.
  */
-function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit: number; palette: ChartPalette; fmtTick: (us: number) => string }) {
+function ExecutionChart({
+  data,
+  unit,
+  palette,
+  fmtTick,
+  compared,
+}: {
+  data: Datum[];
+  unit: number;
+  palette: ChartPalette;
+  fmtTick: (us: number) => string;
+  /** The compared period's p95 is drawn as a dashed line (null: not comparing). */
+  compared: { label: string; error: Error | null } | null;
+}) {
   const [scale, setScale] = useState<'log' | 'linear'>('log');
   const series = useSeriesToggle(SERIES_KEYS);
   const { hidden } = series;
   const shown = SERIES.filter((s) => !hidden.has(s.key));
   const accuracy = bucketAccuracy(unit);
-  const axis = useMemo(() => logAxis(data.flatMap((d) => SERIES.filter((s) => !hidden.has(s.key)).map((s) => d[s.key]))), [data, hidden]);
+  const comparing = compared !== null;
+  const axis = useMemo(
+    () => logAxis(data.flatMap((d) => [...SERIES.filter((s) => !hidden.has(s.key)).map((s) => d[s.key]), ...(comparing ? [d.prev_p95] : [])])),
+    [data, hidden, comparing],
+  );
   // Plotted copies: on a log axis a 0 ms value sits on the floor; the tooltip reads the originals.
   const plotted = useMemo(
     () =>
@@ -465,6 +462,7 @@ function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit:
             plot_p95_execution_time: clampForLog(d.p95_execution_time, axis.domain[0]),
             plot_p99_execution_time: clampForLog(d.p99_execution_time, axis.domain[0]),
             plot_max_execution_time: clampForLog(d.max_execution_time, axis.domain[0]),
+            plot_prev_p95: clampForLog(d.prev_p95, axis.domain[0]),
           })),
     [data, scale, axis],
   );
@@ -484,6 +482,11 @@ function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit:
         </h2>
         <div className="card__tools">
           <ChartLegend items={items} toggle={series} label="Execution time series" testId="legend-execution" />
+          {compared && (
+            <ComparedLegend testId="legend-compared-p95" color={palette.axis} title="The compared period’s p95 per bucket (the grey dashed line)" error={compared.error}>
+              p95 · {compared.label}
+            </ComparedLegend>
+          )}
           <Segmented label="Y axis scale" options={['log', 'linear'] as const} labels={{ log: 'Log', linear: 'Linear' }} value={scale} onChange={setScale} testId="y-scale" />
         </div>
       </div>
@@ -523,7 +526,11 @@ function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit:
                     utc={isUtcDayUnit(unit)}
                     note={accuracy}
                     rows={[
-                      ...SERIES.map((s) => ({ label: s.name, value: formatMs(d[s.key]), color: palette[s.color] })),
+                      ...SERIES.flatMap((s) => [
+                        { label: s.name, value: formatMs(d[s.key]), color: palette[s.color] },
+                        // The compared p95 right under the current one, to read them together.
+                        ...(compared && s.key === 'p95_execution_time' ? [{ label: `p95 · ${compared.label}`, value: d.prev === null ? '…' : formatMs(d.prev_p95), color: palette.axis }] : []),
+                      ]),
                       { label: 'min', value: formatMs(d.min_execution_time) },
                       { label: 'invocations', value: formatInt(d.count) },
                     ]}
@@ -532,6 +539,21 @@ function ExecutionChart({ data, unit, palette, fmtTick }: { data: Datum[]; unit:
                 );
               }}
             />
+            {/* Under the current series: the compared period is the background to read them against. */}
+            {compared && (
+              <Line
+                type="linear"
+                dataKey={scale === 'log' ? 'plot_prev_p95' : 'prev_p95'}
+                name={`p95 · ${compared.label}`}
+                stroke={palette.axis}
+                strokeWidth={1.5}
+                strokeDasharray="4 3"
+                dot={(props: { cx?: number; cy?: number; index?: number }) => <IsolatedDot key={`prev-${props.index}`} {...props} data={data} field="prev_p95" color={palette.axis} />}
+                activeDot={{ r: 3 }}
+                connectNulls={false}
+                isAnimationActive={false}
+              />
+            )}
             {shown.map((s) => (
               <Line
                 key={s.key}

@@ -1,6 +1,6 @@
 /** Shared page plumbing: the projects of a source and the default project choice. */
 import { useMemo } from 'react';
-import type { SourceListing } from '../../../server/api-types.ts';
+import type { SourceListing } from '../../../contract/api-types.ts';
 import { useSources } from '../api/hooks.ts';
 import type { ProjectOption } from '../components/project-picker.tsx';
 

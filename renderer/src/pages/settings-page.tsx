@@ -10,11 +10,12 @@ import { PageHeader } from '../components/page-header.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
 import { curlCommand } from '../lib/curl.ts';
 import { formatInt } from '../lib/format.ts';
-import { formatDateTime, formatUtc, formatWallTime, isoMicros, localZoneName, parseWallTime } from '../lib/time.ts';
+import { formatIsoMicros } from '../../../contract/instants.ts';
+import { formatDateTime, formatUtc, formatWallTime, localZoneName, parseWallTime } from '../lib/time.ts';
 import { functionsRequest, logsRequest, usageRequest, type EndpointRequest } from '../lib/view-request.ts';
 import type { ThemePref } from '../lib/theme.ts';
 import { spanLabel, unitName } from '../lib/buckets.ts';
-import type { EndpointListing } from '../../../server/api-types.ts';
+import type { EndpointListing } from '../../../contract/api-types.ts';
 
 /** The rules the registry lists for an endpoint, as the server applies them (never restated here). */
 function EndpointRules({ endpoint: e }: { endpoint: EndpointListing }) {
@@ -242,7 +243,7 @@ function ClockSection() {
           onSubmit={(e) => {
             e.preventDefault();
             if (mode === 'fixed') {
-              if (fixedUs !== undefined) setClock.mutate({ mode: 'fixed', now: isoMicros(fixedUs) });
+              if (fixedUs !== undefined) setClock.mutate({ mode: 'fixed', now: formatIsoMicros(fixedUs) });
             } else setClock.mutate({ mode });
           }}
         >

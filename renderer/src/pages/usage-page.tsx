@@ -2,7 +2,8 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MutableR
 import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, useActiveTooltipDataPoints, XAxis, YAxis } from 'recharts';
 import { ApiError } from '../api/client.ts';
 import { useApiCounts, useClock, useSources } from '../api/hooks.ts';
-import { API_COUNTS, useIntervalRules } from '../api/rules.ts';
+import { useIntervalRules } from '../api/rules.ts';
+import { API_COUNTS, API_FAMILIES, USAGE_INTERVALS, type ApiFamilyKey, type UsageInterval } from '../../../contract/registry.ts';
 import { useView } from '../app-state.tsx';
 import { ChartLegend, useSeriesToggle, type LegendItem } from '../components/chart-legend.tsx';
 import { BucketTooltip } from '../components/chart-tooltip.tsx';
@@ -20,12 +21,13 @@ import { RefreshButton } from '../components/refresh-button.tsx';
 import { Segmented } from '../components/segmented.tsx';
 import { ChartSkeleton, StatsSkeleton } from '../components/skeleton.tsx';
 import { Stat } from '../components/stat.tsx';
-import { isUtcDayUnit, seriesOf, spanLabel, unitName, USAGE_INTERVALS, usageTotals, zeroFillUsageBuckets, type UsageBucket, type UsageInterval } from '../lib/buckets.ts';
+import { isUtcDayUnit, seriesOf, spanLabel, unitName, usageTotals, zeroFillUsageBuckets, type UsageBucket } from '../lib/buckets.ts';
 import { formatCompact, formatInt } from '../lib/format.ts';
 import { usageBucketLogs } from '../lib/logs.ts';
 import { escapeRe2 } from '../lib/regex.ts';
 import { chartPalette } from '../lib/theme.ts';
-import { formatRange, formatShortDate, formatTime, isoMicros, localZoneName, type TimePrecision } from '../lib/time.ts';
+import { formatIsoMicros, MICROS } from '../../../contract/instants.ts';
+import { formatRange, formatShortDate, formatTime, localZoneName, type TimePrecision } from '../lib/time.ts';
 import { fieldError, usagePattern, usageRequest } from '../lib/view-request.ts';
 import { EDGE_SOURCE, sourceOf, useSourceProjects } from './page-data.ts';
 
@@ -38,18 +40,11 @@ const FIELD_LABELS: Record<string, string> = { project: 'URL pattern', interval:
 /** The explorer's name for the edge source (the Logs URL keeps the alias). */
 const EDGE_ALIAS = 'edge_logs';
 
-const FAMILIES = [
-  { key: 'rest', label: 'REST', column: 'total_rest_requests', path: '/rest' },
-  { key: 'storage', label: 'Storage', column: 'total_storage_requests', path: '/storage' },
-  { key: 'auth', label: 'Auth', column: 'total_auth_requests', path: '/auth' },
-  { key: 'realtime', label: 'Realtime', column: 'total_realtime_requests', path: '/realtime' },
-] as const;
-type FamilyKey = (typeof FAMILIES)[number]['key'];
-const FAMILY_KEYS: readonly FamilyKey[] = FAMILIES.map((f) => f.key);
+const FAMILY_KEYS: readonly ApiFamilyKey[] = API_FAMILIES.map((f) => f.key);
 
 function tickFormat(unit: number): (us: number) => string {
   // Day buckets are UTC days; a local date could name the day before.
-  if (unit >= 86_400_000_000) return (us) => formatShortDate(us, 'UTC');
+  if (isUtcDayUnit(unit)) return (us) => formatShortDate(us, 'UTC');
   return (us) => formatTime(us, 'minute');
 }
 
@@ -102,7 +97,7 @@ export function UsagePage() {
   const zone = utcDays ? 'UTC' : undefined;
 
   const families = useSeriesToggle(FAMILY_KEYS);
-  const legendItems: Array<LegendItem<FamilyKey>> = FAMILIES.map((f) => ({ key: f.key, label: f.label, color: palette[f.key] }));
+  const legendItems: Array<LegendItem<ApiFamilyKey>> = API_FAMILIES.map((f) => ({ key: f.key, label: f.label, color: palette[f.key] }));
 
   // The pattern input is a draft; it is applied after a pause in typing or on Enter.
   const pattern = usagePattern(view) ?? '';
@@ -140,11 +135,11 @@ export function UsagePage() {
 
   const error = counts.isError ? fieldError(counts.error, FIELD_LABELS) : rules.isError ? rules.error : null;
   const noSources = !sourcesLoading && sources.data !== undefined && !hasData;
-  const fileBase = `api-counts_${view.usage.interval}_${now ? isoMicros(now).slice(0, 19).replace(/:/g, '') : ''}`;
+  const fileBase = `api-counts_${view.usage.interval}_${now ? formatIsoMicros(now).slice(0, 19).replace(/:/g, '') : ''}`;
   // The current view (desktop menu's Export Current View): the buckets the chart draws.
   const currentView = { what: 'API request counts', fileBase, rows };
   useExportCurrentView(currentView);
-  const fmtTick = tickFormat(unit ?? 60_000_000);
+  const fmtTick = tickFormat(unit ?? MICROS.minute);
   const unitWord = unit === undefined ? 'bucket' : unitName(unit);
 
   return (
@@ -212,7 +207,7 @@ export function UsagePage() {
       ) : (
         <div className={`page-body${counts.isFetching ? ' is-refetching' : ''}`} aria-busy={counts.isFetching}>
           <div className="stats" data-testid="usage-totals">
-            {FAMILIES.map((f) => (
+            {API_FAMILIES.map((f) => (
               <Stat
                 key={f.key}
                 label={f.label}
@@ -278,7 +273,7 @@ export function UsagePage() {
                           end={b.start + unit}
                           precision={PRECISION}
                           utc={utcDays}
-                          rows={FAMILIES.filter((f) => families.shown(f.key)).map((f) => ({ label: f.label, value: `${formatInt(b[f.key])} requests`, color: palette[f.key] }))}
+                          rows={API_FAMILIES.filter((f) => families.shown(f.key)).map((f) => ({ label: f.label, value: `${formatInt(b[f.key])} requests`, color: palette[f.key] }))}
                           note={
                             partial
                               ? {
@@ -294,7 +289,7 @@ export function UsagePage() {
                       );
                     }}
                   />
-                  {FAMILIES.map(
+                  {API_FAMILIES.map(
                     (f) =>
                       families.shown(f.key) && (
                         <Bar key={f.key} dataKey={f.key} name={f.label} stackId="f" fill={palette[f.key]} isAnimationActive={false}>

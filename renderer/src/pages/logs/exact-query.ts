@@ -5,10 +5,10 @@
  * row again and added 99.
  */
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
-import type { LogRow } from '../../../../server/api-types.ts';
+import type { LogRow } from '../../../../contract/api-types.ts';
 import { runEndpoint } from '../../api/client.ts';
 import { fetchOlder, olderCursor, type OlderCursor } from '../../lib/logs.ts';
-import { isoMicros } from '../../lib/time.ts';
+import { formatIsoMicros } from '../../../../contract/instants.ts';
 
 export interface ExactPage {
   rows: LogRow[];
@@ -34,7 +34,7 @@ export function useExactLogs(params: Record<string, string> | null, size: number
         const rows = await runEndpoint<LogRow[]>(name, p, signal);
         return { rows, more: rows.length >= size!, crowded: [] };
       }
-      return fetchOlder((end) => runEndpoint<LogRow[]>(name, { ...p, iso_timestamp_end: isoMicros(end) }, signal), pageParam, size!);
+      return fetchOlder((end) => runEndpoint<LogRow[]>(name, { ...p, iso_timestamp_end: formatIsoMicros(end) }, signal), pageParam, size!);
     },
     getNextPageParam: (last, all): OlderCursor | null | undefined => (last.more ? (olderCursor(all.flatMap((pg) => pg.rows)) ?? undefined) : undefined),
     enabled: params !== null && size !== undefined,

@@ -5,9 +5,9 @@
  * are the registry's (`GET /api/endpoints`).
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { LogRow } from '../../../../server/api-types.ts';
+import type { LogRow } from '../../../../contract/api-types.ts';
 import { useClock, useSources } from '../../api/hooks.ts';
-import { useTierRules, type TierRules } from '../../api/rules.ts';
+import { useTierRules, type LogsAllRules } from '../../api/rules.ts';
 import { useView } from '../../app-state.tsx';
 import { ClockHint } from '../../components/clock-hint.tsx';
 import { CurlButton } from '../../components/curl-button.tsx';
@@ -23,7 +23,6 @@ import { RefreshButton } from '../../components/refresh-button.tsx';
 import { TableSkeleton } from '../../components/skeleton.tsx';
 import { formatInt } from '../../lib/format.ts';
 import {
-  isTier,
   listedTiers,
   longestTier,
   mergePages,
@@ -37,9 +36,10 @@ import {
   type LogsRange,
   type RequestFields,
   type RetentionCut,
-  type Tier,
 } from '../../lib/logs.ts';
-import { formatDateTime, formatSpan, isoMicros, localZoneName } from '../../lib/time.ts';
+import { isTier, type Tier } from '../../../../contract/registry.ts';
+import { formatIsoMicros } from '../../../../contract/instants.ts';
+import { formatDateTime, formatSpan, localZoneName } from '../../lib/time.ts';
 import { logsRequest } from '../../lib/view-request.ts';
 import { EDGE_SOURCE, sourceOf, useSourceProjects } from '../page-data.ts';
 import { LogsHeader, RangeControls } from './controls.tsx';
@@ -95,7 +95,7 @@ export function ExactView() {
   const crowded = useMemo(() => (logs.data?.pages ?? []).flatMap((p) => p.crowded), [logs.data]);
 
   const noSources = !sourcesLoading && sources.data !== undefined && !hasData;
-  const fileBase = `logs_${view.project ?? 'none'}_${view.logs.tier}_${now ? isoMicros(now).slice(0, 19).replace(/:/g, '') : ''}`;
+  const fileBase = `logs_${view.project ?? 'none'}_${view.logs.tier}_${now ? formatIsoMicros(now).slice(0, 19).replace(/:/g, '') : ''}`;
   // What the table shows: the rows the filter box keeps (the buttons and the desktop menu's Export Current View).
   const currentView = {
     what: 'log rows',
@@ -105,7 +105,7 @@ export function ExactView() {
       visible.map(({ row, request: f }) => ({
         id: row.id,
         timestamp: row.timestamp,
-        timestamp_iso: isoMicros(row.timestamp),
+        timestamp_iso: formatIsoMicros(row.timestamp),
         method: f.method,
         path: f.path,
         status_code: f.status,
@@ -243,7 +243,7 @@ function RetentionNotice({
   now,
   onTier,
 }: {
-  rules: TierRules;
+  rules: LogsAllRules;
   tier: Tier;
   cut: Exclude<RetentionCut, { kind: 'none' }>;
   range: LogsRange;

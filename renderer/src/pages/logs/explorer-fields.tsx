@@ -9,8 +9,9 @@ import { useMemo, type ReactNode } from 'react';
 import { useFieldFacets } from '../../api/field-paths.ts';
 import type { ExplorerSource, LogsParams } from '../../api/logs.ts';
 import type { UpdateOptions } from '../../app-state.tsx';
-import { addFieldFilter, MAX_FIELD_FACETS, MAX_FIELD_FILTERS, removeFieldFilter, type FieldFilter } from '../../lib/field-filters.ts';
-import { isoMicros } from '../../lib/time.ts';
+import { MAX_FIELD_FACETS, MAX_FIELD_FILTERS, type FieldFilter } from '../../../../contract/fields.ts';
+import { addFieldFilter, removeFieldFilter } from '../../lib/field-filters.ts';
+import { formatIsoMicros } from '../../../../contract/instants.ts';
 import type { LogsRange, LogsView } from '../../lib/logs.ts';
 import { searchProgress } from '../../lib/search-progress.ts';
 import { effectiveColumns, fieldColumn, isDefaultLayout, resizeColumn, toggleColumn, type ColumnId, type ColumnSpec } from '../../lib/table-columns.ts';
@@ -49,6 +50,7 @@ export function useExplorerFields({
   params,
   project,
   range,
+  compared,
 }: {
   source: ExplorerSource | undefined;
   logs: LogsView;
@@ -57,6 +59,8 @@ export function useExplorerFields({
   params: LogsParams | null;
   project: string | null;
   range: LogsRange | undefined;
+  /** The compared period's query (the same chips over the window moved back), its range and its name; null when not comparing. */
+  compared: { params: LogsParams; range: LogsRange; label: string } | null;
 }): ExplorerFields {
   const filters = logs.fieldFilters ?? EMPTY;
   const facetPaths = logs.fieldFacets ?? EMPTY;
@@ -71,13 +75,17 @@ export function useExplorerFields({
     if (!source || !params) return null;
     const p: Record<string, string> = { source: source.source };
     if (project) p.project = project;
-    if (range?.start !== undefined) p.start = isoMicros(range.start);
-    if (range?.end !== undefined) p.end = isoMicros(range.end);
+    if (range?.start !== undefined) p.start = formatIsoMicros(range.start);
+    if (range?.end !== undefined) p.end = formatIsoMicros(range.end);
     return p;
   }, [source, params, project, range?.start, range?.end]);
 
   const facetAnswer = useFieldFacets(params, facetPaths);
   const counting = facetAnswer.data !== undefined && !searchProgress(facetAnswer.data.scanned, range ?? {}).complete;
+  const comparedAnswer = useFieldFacets(compared?.params ?? null, facetPaths);
+  // Changes only between finished counts of the periods asked for: a partial count against a whole one says nothing.
+  const done = (a: typeof facetAnswer, r: LogsRange) => a.data !== undefined && !a.isPlaceholderData && searchProgress(a.data.scanned, r).complete;
+  const comparedCounts = compared && range && done(facetAnswer, range) && done(comparedAnswer, compared.range) ? comparedAnswer.data : undefined;
 
   const addFilter = (f: FieldFilter) =>
     setLogs((l) => {
@@ -142,6 +150,7 @@ export function useExplorerFields({
           onExclude={addFilter}
           onRemoveFilter={removeFilter}
           onRemoveFacet={removeFacet}
+          compared={compared ? { answer: comparedCounts, label: compared.label } : null}
         />
       </>
     ),

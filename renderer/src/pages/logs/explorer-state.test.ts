@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExplorerSource } from '../../api/logs.ts';
-import { US } from '../../lib/time.ts';
+import { MICROS } from '../../../../contract/instants.ts';
 import { DEFAULT_VIEW, type LogsView } from '../../lib/url-state.ts';
 import { pagingState, resolveSource, searchLabel, switchSource, usableFilters, withNoStatus, zoomOut } from './explorer-state.ts';
 
@@ -40,10 +40,10 @@ describe('searchLabel', () => {
 describe('zoomOut', () => {
   const NOW = 1773500966535897;
   it('doubles the span around its middle', () => {
-    expect(zoomOut({ start: NOW - 3 * US.hour, end: NOW - US.hour }, NOW)).toEqual({ start: NOW - 4 * US.hour, end: NOW });
+    expect(zoomOut({ start: NOW - 3 * MICROS.hour, end: NOW - MICROS.hour }, NOW)).toEqual({ start: NOW - 4 * MICROS.hour, end: NOW });
   });
   it('does not run past now when the range ended before it', () => {
-    expect(zoomOut({ start: NOW - US.hour, end: NOW }, NOW)).toEqual({ start: NOW - 2 * US.hour, end: NOW });
+    expect(zoomOut({ start: NOW - MICROS.hour, end: NOW }, NOW)).toEqual({ start: NOW - 2 * MICROS.hour, end: NOW });
   });
 });
 

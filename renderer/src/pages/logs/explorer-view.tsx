@@ -28,14 +28,17 @@ import { RefreshButton } from '../../components/refresh-button.tsx';
 import { ChartSkeleton, TableSkeleton } from '../../components/skeleton.tsx';
 import { shellQuote } from '../../lib/curl.ts';
 import { formatInt } from '../../lib/format.ts';
-import { addFilter, explorerParams, removeFilter, resolveRange, type FilterField, type LogFilter } from '../../lib/logs.ts';
-import { formatDateTime, formatRange, isoMicros } from '../../lib/time.ts';
+import type { FilterField } from '../../../../contract/filters.ts';
+import { addFilter, explorerParams, removeFilter, resolveRange, type LogFilter } from '../../lib/logs.ts';
+import { formatIsoMicros } from '../../../../contract/instants.ts';
+import { formatDateTime, formatRange } from '../../lib/time.ts';
 import { encodeView, type LogsView } from '../../lib/url-state.ts';
 import { sourceOf, useSourceProjects } from '../page-data.ts';
 import { LogsHeader, RangeControls } from './controls.tsx';
 import { pagingState, resolveSource, searchLabel, switchSource, usableFilters, zoomOut, type PagingState } from './explorer-state.ts';
 import { matchCountText, searchProgress } from '../../lib/search-progress.ts';
-import { COMPARE_CHOICES, COMPARE_LABELS, compareOffset, shiftRange, type CompareChoice } from '../../lib/compare.ts';
+import { COMPARE_LABELS, compareOffset, shiftRange, withCompare } from '../../lib/compare.ts';
+import { ComparePicker } from '../../components/compare-picker.tsx';
 import { re2Problem } from '../../lib/re2-check.ts';
 import { alignPrevious } from './series.ts';
 import { withNoStatus } from './explorer-state.ts';
@@ -46,7 +49,7 @@ import { fieldParams } from '../../lib/field-state.ts';
 import { useTimeMode } from '../../components/time-mode.tsx';
 import { zoneLabel, zoneOf } from '../../lib/time-display.ts';
 import { useExplorerFields } from './explorer-fields.tsx';
-import { fieldText, valueAtPath } from '../../lib/field-filters.ts';
+import { fieldText, valueAtPath } from '../../../../contract/fields.ts';
 
 export function ExplorerView() {
   const { view, update, theme } = useView();
@@ -93,7 +96,15 @@ export function ExplorerView() {
 
   const setLogs = useCallback((patch: (l: LogsView) => LogsView, opts?: UpdateOptions) => update((v) => ({ ...v, logs: patch(v.logs) }), opts), [update]);
   // Fields inside the records: picker, chips, facets, columns (issue 21).
-  const fx = useExplorerFields({ source, logs: logsView, setLogs, params, project: view.project, range });
+  const fx = useExplorerFields({
+    source,
+    logs: logsView,
+    setLogs,
+    params,
+    project: view.project,
+    range,
+    compared: compare && comparedParams && comparedRange ? { params: comparedParams, range: comparedRange, label: COMPARE_LABELS[compare] } : null,
+  });
   const timeMode = useTimeMode();
   const narrowed = applied.length > 0 || fx.filters.length > 0;
 
@@ -165,7 +176,7 @@ export function ExplorerView() {
   const setRange = (start: number, end: number) => setLogs((l) => ({ ...l, range: 'custom', start, end }));
 
   const [exportOpen, setExportOpen] = useState(false);
-  const stamp = now ? isoMicros(now).slice(0, 19).replace(/:/g, '') : '';
+  const stamp = now ? formatIsoMicros(now).slice(0, 19).replace(/:/g, '') : '';
   const fileBase = `logs_${source?.alias ?? 'source'}_${view.project ?? 'all'}_${stamp}`;
   const columns = source?.columns ?? [];
   // What the table shows: the loaded matching rows, in the source's columns (the buttons and the
@@ -176,7 +187,7 @@ export function ExplorerView() {
     rows: items,
     csvRows: () =>
       items.map((r) => {
-        const row: Record<string, unknown> = { id: r.id, timestamp: r.timestamp, timestamp_iso: isoMicros(r.timestamp) };
+        const row: Record<string, unknown> = { id: r.id, timestamp: r.timestamp, timestamp_iso: formatIsoMicros(r.timestamp) };
         for (const c of columns) if (c !== 'timestamp' && c !== 'event_message') row[c] = r.fields[c];
         // Columns on fields inside the records, by their path (issue 21).
         for (const p of fx.fieldColumns) row[p] = fieldText(valueAtPath(r.metadata, p));
@@ -335,27 +346,12 @@ export function ExplorerView() {
                   Zoom out
                 </button>
                 <label className="ex-compare">
-                  <select
-                    className="select select--small"
-                    aria-label="Compare with another period"
+                  <ComparePicker
+                    compact
                     title="Draw another period over the histogram and show each facet value’s change"
-                    value={compare ?? ''}
-                    data-testid="compare-picker"
-                    onChange={(e) => {
-                      const c = e.target.value as CompareChoice | '';
-                      setLogs((l) => {
-                        const { compare: _c, ...rest } = l;
-                        return c ? { ...rest, compare: c } : rest;
-                      });
-                    }}
-                  >
-                    <option value="">Compare: off</option>
-                    {COMPARE_CHOICES.map((c) => (
-                      <option key={c} value={c}>
-                        vs {COMPARE_LABELS[c].toLowerCase()}
-                      </option>
-                    ))}
-                  </select>
+                    value={compare}
+                    onChange={(c) => setLogs((l) => withCompare(l, c))}
+                  />
                 </label>
                 {total !== undefined && progress && (
                   <span className="small ex-rangebar__total" data-testid="match-total" data-complete={progress.complete}>

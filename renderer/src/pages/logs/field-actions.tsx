@@ -5,7 +5,8 @@
  * an element of a longer array, a key with a dot) get no buttons.
  */
 import type { JsonPath, ScalarActions } from '../../components/json-tree.tsx';
-import { fieldFilterFor, fieldFilterLabel, type FieldFilter } from '../../lib/field-filters.ts';
+import type { FieldFilter } from '../../../../contract/fields.ts';
+import { fieldFilterFor, fieldFilterLabel } from '../../lib/field-filters.ts';
 
 export function fieldFilterActions(metadata: unknown, onFilter: (f: FieldFilter) => void): ScalarActions {
   return (path: JsonPath, value: unknown) => {

@@ -2,7 +2,8 @@
  * Filters on fields inside the records as chips beside the built-in ones (issue 21):
  * `request.headers.cf_ipcountry is DE`. A click flips "is" and "is not"; × removes the chip.
  */
-import { FIELD_OP_LABELS, fieldFilterLabel, flippedOp, type FieldFilter } from '../../lib/field-filters.ts';
+import type { FieldFilter } from '../../../../contract/fields.ts';
+import { FIELD_OP_LABELS, fieldFilterLabel, flippedOp } from '../../lib/field-filters.ts';
 
 export function FieldChips({ filters, onRemove, onFlip }: { filters: readonly FieldFilter[]; onRemove: (f: FieldFilter) => void; onFlip: (f: FieldFilter) => void }) {
   return (

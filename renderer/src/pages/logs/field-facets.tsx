@@ -1,13 +1,16 @@
 /**
  * Facets on chosen fields inside the records (issue 21), in the facet sidebar below the
- * built-in ones: each field's top values with exact counts; a click includes a value (an
- * `is` chip, or removes it when included), − excludes it, × takes the facet away.
+ * built-in ones: each field's top values with exact counts, and with a compared period each
+ * count's change, as the built-in facets show it; a click includes a value (an `is` chip, or
+ * removes it when included), − excludes it, × takes the facet away.
  */
 import { useEffect, useRef } from 'react';
 import type { FieldFacetsAnswer } from '../../api/field-paths.ts';
 import type { FacetValue } from '../../api/logs.ts';
+import { FacetChangeBadge } from '../../components/facet-change.tsx';
 import { Skeleton } from '../../components/skeleton.tsx';
-import { unsendable, type FieldFilter } from '../../lib/field-filters.ts';
+import { facetChangeOf, type FacetChange } from '../../lib/compare.ts';
+import { unsendable, type FieldFilter } from '../../../../contract/fields.ts';
 import { formatInt } from '../../lib/format.ts';
 
 /** `headers.cf_ipcountry` for `request.headers.cf_ipcountry`: the sidebar is narrow; the whole path is the title. */
@@ -27,6 +30,7 @@ export function FieldFacets({
   onExclude,
   onRemoveFilter,
   onRemoveFacet,
+  compared,
 }: {
   paths: readonly string[];
   answer: FieldFacetsAnswer | undefined;
@@ -39,6 +43,8 @@ export function FieldFacets({
   onExclude: (f: FieldFilter) => void;
   onRemoveFilter: (f: FieldFilter) => void;
   onRemoveFacet: (path: string) => void;
+  /** The compared period's counts (undefined until both periods are counted whole), and what it is. */
+  compared?: { answer: FieldFacetsAnswer | undefined; label: string } | null;
 }) {
   // A facet just added is scrolled to: it goes below the built-in ones, often out of sight.
   const last = paths[paths.length - 1];
@@ -77,7 +83,18 @@ export function FieldFacets({
             ) : (
               <ul className="ex-facet__values">
                 {values.map((v) => (
-                  <FieldFacetRow key={String(v.value)} path={path} v={v} max={max} filters={filters} onInclude={onInclude} onExclude={onExclude} onRemove={onRemoveFilter} />
+                  <FieldFacetRow
+                    key={String(v.value)}
+                    path={path}
+                    v={v}
+                    max={max}
+                    filters={filters}
+                    change={compared ? facetChangeOf(compared.answer, path, v) : null}
+                    changeLabel={compared?.label ?? ''}
+                    onInclude={onInclude}
+                    onExclude={onExclude}
+                    onRemove={onRemoveFilter}
+                  />
                 ))}
               </ul>
             )}
@@ -100,6 +117,8 @@ function FieldFacetRow({
   v,
   max,
   filters,
+  change,
+  changeLabel,
   onInclude,
   onExclude,
   onRemove,
@@ -108,6 +127,8 @@ function FieldFacetRow({
   v: FacetValue;
   max: number;
   filters: readonly FieldFilter[];
+  change: FacetChange | null;
+  changeLabel: string;
   onInclude: (f: FieldFilter) => void;
   onExclude: (f: FieldFilter) => void;
   onRemove: (f: FieldFilter) => void;
@@ -132,6 +153,7 @@ function FieldFacetRow({
       >
         <span className="ex-facet__bar" style={{ width: `${max ? Math.max(2, (v.count / max) * 100) : 0}%` }} aria-hidden="true" />
         <span className={`ex-facet__text ellipsis${text === null ? ' ex-facet__text--none' : ' mono'}`}>{text === null ? '(none)' : text === '' ? '(empty)' : text}</span>
+        {change && <FacetChangeBadge change={change} label={changeLabel} />}
         <span className="ex-facet__count">{formatInt(v.count)}</span>
       </button>
       <button

@@ -10,7 +10,8 @@ import { useFieldPaths, type FieldPath } from '../../api/field-paths.ts';
 import type { LogsParams } from '../../api/logs.ts';
 import { Popover } from '../../components/popover.tsx';
 import { formatInt } from '../../lib/format.ts';
-import { checkFieldFilter, FIELD_OP_LABELS, FIELD_OPS, isFieldPath, MAX_FIELD_FACETS, type FieldFilter, type FieldOp } from '../../lib/field-filters.ts';
+import { FIELD_OPS, isFieldPath, MAX_FIELD_FACETS, type FieldFilter, type FieldOp } from '../../../../contract/fields.ts';
+import { checkFieldFilter, FIELD_OP_LABELS } from '../../lib/field-filters.ts';
 
 const TYPE_LABELS: Record<string, string> = { string: 'text', number: 'number', boolean: 'bool', null: 'null', array: 'list', object: 'object' };
 

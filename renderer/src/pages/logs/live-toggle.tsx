@@ -13,7 +13,7 @@
 import { useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
-import type { ClockView } from '../../../../server/api-types.ts';
+import type { ClockView } from '../../../../contract/api-types.ts';
 import { api } from '../../api/client.ts';
 import { useClock } from '../../api/hooks.ts';
 import { EXPLORER_PAGE_SIZE, getLogsJson, type ExplorerPage, type LogsParams } from '../../api/logs.ts';
@@ -21,7 +21,8 @@ import { useView } from '../../app-state.tsx';
 import { ROW_HEIGHT } from '../../components/explorer-table.tsx';
 import { formatInt } from '../../lib/format.ts';
 import { PRESET_SPAN } from '../../lib/logs.ts';
-import { formatDateTime, isoMicros } from '../../lib/time.ts';
+import { formatIsoMicros } from '../../../../contract/instants.ts';
+import { formatDateTime } from '../../lib/time.ts';
 
 /** How often Live asks for the first page again. */
 export const LIVE_POLL_MS = 3_000;
@@ -82,7 +83,7 @@ export function LiveToggle({ params, paused, onResume }: { params: LogsParams | 
     const poll = async () => {
       try {
         const fresh = await api<ClockView>('clock', { signal: ctl.signal });
-        const next = { ...params, start: isoMicros(fresh.now - PRESET_SPAN[preset]), end: isoMicros(fresh.now) };
+        const next = { ...params, start: formatIsoMicros(fresh.now - PRESET_SPAN[preset]), end: formatIsoMicros(fresh.now) };
         const page = await getLogsJson<ExplorerPage>('', { ...next, limit: String(EXPLORER_PAGE_SIZE) }, ctl.signal);
         const shown = qc.getQueryData<InfiniteData<ExplorerPage>>(logsKey(params));
         setProblem(null);

@@ -3,7 +3,7 @@ import { CopyButton } from '../../components/copy-button.tsx';
 import { LevelBadge, StatusBadge } from '../../components/explorer-table.tsx';
 import { JsonTree } from '../../components/json-tree.tsx';
 import { formatDateTime, formatUtc, localZoneName } from '../../lib/time.ts';
-import type { FieldFilter } from '../../lib/field-filters.ts';
+import type { FieldFilter } from '../../../../contract/fields.ts';
 import { relativeText } from '../../lib/time-display.ts';
 import { useTimeMode } from '../../components/time-mode.tsx';
 import { fieldFilterActions } from './field-actions.tsx';

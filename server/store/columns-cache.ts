@@ -1,0 +1,337 @@
+/**
+ * The explorer's derived files of each partition and their memory: columns files
+ * (scan-columns.ts, one per committed version) and block indexes (block-grams.ts, one per record
+ * file), read when asked for and kept under a budget, least recently used first. A background
+ * builder makes the missing ones after each commit and at open, in steps with turns for
+ * requests in between (docs/ARCHITECTURE.md, "Damaged files" says how they are checked).
+ */
+import fs from 'node:fs';
+import { spanSince } from '../activity.ts';
+import { blockBits, encodeBlockGrams, readBlockGrams, type BlockGrams } from './block-grams.ts';
+import type { PartitionRow } from './catalog.ts';
+import { Partition } from './partition.ts';
+import { describePartition, type PartitionMap } from './partition-map.ts';
+import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileUsable, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
+import type { TextDictionary } from './text-dictionary.ts';
+
+/**
+ * Bytes of partition columns (scan-columns.ts) kept in memory: a week of a 10M-record store
+ * (about 40 MB) stays, older ones are read again from their files.
+ */
+const COLUMN_CACHE_BYTES = 64 * 1024 * 1024;
+/** Bytes of block indexes kept in memory (4 KiB per 256 KiB block: a week at 10M is about 280 MB, read again as needed). */
+const GRAMS_CACHE_BYTES = 32 * 1024 * 1024;
+/** The background columns builder's least pause between steps, and how recent a request makes it pause longer (ms). */
+const COLUMN_PAUSE_MS = 5;
+const COLUMN_IDLE_MS = 100;
+
+/** What the cache needs to know of a running import (import-transaction.ts). */
+export interface ColumnsHooks {
+  /** An import is running: the builder waits, so as not to push the import's partitions out of memory. */
+  importing(): boolean;
+  /** The partition's row as the last commit has it. */
+  committedRow(p: Partition): PartitionRow | null;
+}
+
+export class ColumnsCache {
+  /** Columns of clean partitions by the version they were read from, least recently used first. */
+  private readonly columnCache = new Map<Partition, { version: number; cols: ScanColumns }>();
+  /** Committed versions whose columns file is to be built, and the task building them. */
+  private readonly columnQueue = new Map<Partition, number>();
+  /** Block indexes read (null: none usable), least recently used first. */
+  private readonly gramsCache = new Map<Partition, { limit: number; g: BlockGrams | null }>();
+  /** Columns files this process wrote (their path ids are of this run's path dictionary). */
+  private readonly columnsWritten = new Set<string>();
+  private columnPump: Promise<void> | null = null;
+  private closing = false;
+
+  constructor(
+    private readonly map: PartitionMap,
+    private readonly paths: TextDictionary,
+    /** The path ids columns are built with. */
+    readonly pathIds: PathIds,
+    private readonly hooks: ColumnsHooks,
+  ) {}
+
+  /**
+   * The partition's hot columns, newest first, with the row arrays `needed` loaded. A clean
+   * partition's come from its version's columns file (built from the database and written when
+   * missing or not whole); a partition with unsaved rows is read from its database each time.
+   */
+  columns(p: Partition, needed: readonly ColumnName[] = []): ScanColumns {
+    this.map.noteForeground();
+    if (p.dirty) return buildScanColumns(this.map.use(p), p.source, this.pathIds);
+    const version = p.fileVersion;
+    const hit = this.columnCache.get(p);
+    let cols: ScanColumns | null = null;
+    if (hit && hit.version === version) {
+      this.columnCache.delete(p);
+      this.columnCache.set(p, hit);
+      cols = hit.cols;
+    } else {
+      this.forget(p);
+      cols = version > 0 ? readScanColumns(columnsFileOf(p.dbFile(version)), this.columnsIdentity(p, version)) : null;
+      if (cols) this.columnCache.set(p, { version, cols });
+    }
+    try {
+      cols?.load(needed);
+    } catch {
+      // Not whole after all (cut short, say): built again below.
+      cols = null;
+    }
+    if (!cols) {
+      this.forget(p);
+      cols = buildScanColumns(this.map.use(p), p.source, this.pathIds);
+      if (p.dirty) return cols; // migrated as it loaded: its next save writes the file
+      if (version > 0 && cols.complete) this.writeColumns(p, version, cols);
+      this.columnCache.set(p, { version, cols });
+    }
+    this.trimColumnCache(p);
+    return cols;
+  }
+
+  /**
+   * A partition's columns as a committed row of it has them, apart from its database (which
+   * holds a running import's rows): read from that version's columns file, or built from that
+   * version's database file when missing; null when the row holds no rows.
+   */
+  versionColumns(p: Partition, row: PartitionRow | null, needed: readonly ColumnName[] = []): ScanColumns | null {
+    if (row === null || row.version === 0 || row.rows === 0) return null;
+    const file = columnsFileOf(p.dbFile(row.version));
+    const id = { ...this.columnsIdentity(p, row.version), rows: row.rows };
+    let cols = readScanColumns(file, id);
+    try {
+      cols?.load(needed);
+    } catch {
+      cols = null;
+    }
+    if (cols) return cols;
+    // Built from the committed file, apart from the partition's database (which holds the import's rows).
+    const committed = new Partition(p.source, p.dir, row);
+    try {
+      cols = buildScanColumns(committed.load(), p.source, this.pathIds);
+    } finally {
+      committed.close();
+    }
+    if (cols.complete) this.writeColumns(p, row.version, cols);
+    return cols;
+  }
+
+  /** Resolves once the columns files queued so far are built (tests; shutdown does not wait for them). */
+  async settled(): Promise<void> {
+    while (this.columnPump) await this.columnPump;
+  }
+
+  /** Has a committed version's columns file built soon (in the background), unless it exists. */
+  queue(p: Partition): void {
+    if (p.row.version === 0 || p.row.rows === 0) return;
+    this.columnQueue.set(p, p.row.version);
+    this.columnPump ??= this.buildQueuedColumns().finally(() => (this.columnPump = null));
+  }
+
+  /** Stops the background builder (the store is closing) once its current step ends. */
+  async stop(): Promise<void> {
+    this.closing = true;
+    await this.columnPump;
+  }
+
+  /**
+   * Builds the queued columns files one partition at a time, each in steps with a turn for
+   * requests in between, newest partitions first (the explorer asks for recent hours most).
+   * A partition that changed meanwhile is skipped: its next commit queues it again.
+   */
+  private async buildQueuedColumns(): Promise<void> {
+    // Background work: a step of a few thousand rows (scan-columns.ts), then a pause.
+    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    let stepStarted = performance.now();
+    const pause = async () => {
+      spanSince('background: columns step', stepStarted);
+      // Half the time when no request came lately, a fifth while requests are being answered;
+      // never starved (a steady stream of requests must not keep a week of columns unbuilt).
+      const busy = performance.now() - this.map.lastForeground < COLUMN_IDLE_MS;
+      await sleep(Math.max(COLUMN_PAUSE_MS, (busy ? 4 : 1) * (performance.now() - stepStarted)));
+      // Not during an import: loading partitions would push the import's own out of memory.
+      while (this.hooks.importing() && !this.closing) await sleep(50);
+      stepStarted = performance.now();
+    };
+    let looked = 0;
+    while (this.columnQueue.size && !this.closing) {
+      // Files found whole cost a header read each: a turn for others every hundred (a store
+      // opened after an upgrade checks thousands).
+      if (looked++ % 100 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      let next: [Partition, number] | null = null;
+      for (const entry of this.columnQueue) if (!next || entry[0].start > next[0].start) next = entry;
+      // The queue may have been emptied meanwhile (the engine reopened).
+      if (!next) break;
+      const [p, version] = next;
+      this.columnQueue.delete(p);
+      const unchanged = () => !this.closing && p.row.version === version && p.staged === null && !p.dirty && this.map.holds(p);
+      const file = columnsFileOf(p.dbFile(version));
+      if (!unchanged()) continue;
+      if (!columnsFileUsable(file, this.columnsIdentity(p, version))) {
+        await pause();
+        if (!unchanged()) continue;
+        try {
+          const cols = await buildScanColumnsInSteps(() => this.map.useInBackground(p), p.source, this.pathIds, async () => {
+            await pause();
+            return unchanged();
+          });
+          if (!cols || !unchanged() || !cols.complete) continue;
+          // Written, not kept: memory is for what requests read.
+          this.writeColumns(p, version, cols);
+        } catch (err) {
+          // Built again when next asked for (columns()); an engine trap is handled there too.
+          if (!this.closing) console.error(`cannot build the columns of ${describePartition(p)}: ${(err as Error).message}`);
+          continue;
+        }
+      }
+      try {
+        await this.buildGrams(p, pause, unchanged);
+      } catch (err) {
+        // A damaged record file is named by the requests that read it; its index waits for the next commit.
+        if (!this.closing) console.error(`cannot index the records of ${describePartition(p)}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /**
+   * Completes a partition's block index (block-grams.ts) up to its committed record bytes.
+   * Blocks get their entry as they are written; this indexes the ones that lack it (a store
+   * written before the index, an append that failed): their blocks are decompressed, a few
+   * between pauses, and the file is written again whole.
+   */
+  private async buildGrams(p: Partition, pause: () => Promise<void>, unchanged: () => boolean): Promise<void> {
+    const size = p.row.record_bytes;
+    const have = this.blockGrams(p);
+    if ((have?.covered ?? 0) >= size) return;
+    const entries: Array<{ blk: number; end: number; bits: Int32Array }> = [];
+    let since = performance.now();
+    for (let blk = 0; blk < size; ) {
+      if (performance.now() - since > 10) {
+        await pause();
+        if (!unchanged() || p.row.record_bytes !== size) return;
+        since = performance.now();
+      }
+      const end = p.blocks.nextBlock(blk);
+      entries.push({ blk, end, bits: have?.bitsOf(blk) ?? blockBits(p.blocks.rawBlock(blk)!) });
+      blk = end;
+    }
+    // Blocks written meanwhile (an import) appended entries this rewrite would lose.
+    if (p.blocks.size !== size) return;
+    const file = p.blocks.gramsFile;
+    const tmp = `${file}.tmp`;
+    fs.writeFileSync(tmp, encodeBlockGrams(p.blocks.nameSeed, entries), { mode: 0o600 });
+    fs.renameSync(tmp, file);
+    p.blocks.gramsRewritten();
+    this.gramsCache.delete(p);
+  }
+
+  /**
+   * A partition's block index as far as it covers its committed record bytes, or null (then
+   * every block is searched). Kept in memory under GRAMS_CACHE_BYTES, least recently used first.
+   */
+  blockGrams(p: Partition): BlockGrams | null {
+    const row = this.hooks.committedRow(p);
+    const limit = row ? Math.min(row.record_bytes, p.blocks.size) : 0;
+    const hit = this.gramsCache.get(p);
+    // Read again after a commit: the blocks it added have entries now.
+    if (hit !== undefined && hit.limit === limit) {
+      this.gramsCache.delete(p);
+      this.gramsCache.set(p, hit);
+      return hit.g;
+    }
+    const g = row ? readBlockGrams(p.blocks.gramsFile, p.blocks.nameSeed, limit) : null;
+    this.gramsCache.set(p, { limit, g });
+    let total = 0;
+    for (const v of this.gramsCache.values()) total += v.g?.bytes ?? 0;
+    for (const [q, v] of this.gramsCache) {
+      if (total <= GRAMS_CACHE_BYTES) break;
+      if (q === p) continue;
+      total -= v.g?.bytes ?? 0;
+      this.gramsCache.delete(q);
+    }
+    return g;
+  }
+
+  /**
+   * What a version's columns file must say of itself to be used: its partition and version, the
+   * path dictionary it was built against, and the rows the catalog records for the version.
+   */
+  private columnsIdentity(p: Partition, version: number): ColumnsIdentity {
+    const file = columnsFileOf(p.dbFile(version));
+    return {
+      source: p.source.code,
+      start: p.start,
+      version,
+      epoch: this.paths.epoch,
+      rows: version === p.row.version && !p.dirty ? p.row.rows : undefined,
+      // A file of an earlier run that may use path bytes past what paths.log held when this run
+      // opened it was built before paths.log was cut: some of its path ids name nothing.
+      pathsOk: (bytes, count) => (bytes <= this.paths.bytesAtOpen || this.columnsWritten.has(file)) && this.paths.endOf(count) === bytes,
+    };
+  }
+
+  /** Writes a version's columns file (see writeColumnsFile). */
+  writeColumns(p: Partition, version: number, cols: ScanColumns, bestEffort = true): void {
+    const file = columnsFileOf(p.dbFile(version));
+    if (writeColumnsFile(file, cols, this.paths, { source: p.source.code, start: p.start, version }, bestEffort)) this.columnsWritten.add(file);
+  }
+
+  /** Drops the least recently used columns past COLUMN_CACHE_BYTES (never `keep`'s). */
+  private trimColumnCache(keep: Partition): void {
+    let total = 0;
+    for (const { cols } of this.columnCache.values()) total += cols.bytes;
+    for (const [q, { cols }] of this.columnCache) {
+      if (total <= COLUMN_CACHE_BYTES) break;
+      if (q === keep) continue;
+      total -= cols.bytes;
+      this.columnCache.delete(q);
+    }
+  }
+
+  /** Forgets a partition's columns and block index. */
+  forget(p: Partition): void {
+    this.columnCache.delete(p);
+    this.gramsCache.delete(p);
+  }
+
+  /** Forgets a partition's block index (its record file was cut back). */
+  forgetGrams(p: Partition): void {
+    this.gramsCache.delete(p);
+  }
+
+  /** Forgets the cached columns and the queue (the engine is being replaced). */
+  clear(): void {
+    this.columnCache.clear();
+    this.columnQueue.clear();
+  }
+}
+
+/**
+ * Writes a columns file through a synced temp file and a rename, so that no reader, and no start
+ * after a crash, sees part of one (a file of the right length but unwritten pages would pass the
+ * length check). The path ids it holds are made durable first. Without the rename's directory
+ * being synced, a crash may lose the file: it is built again when next needed.
+ * @param bestEffort a failure (a full disk) is ignored: the columns are rebuilt when next needed
+ */
+function writeColumnsFile(file: string, cols: ScanColumns, paths: TextDictionary, of: { source: number; start: number; version: number }, bestEffort = true): boolean {
+  const tmp = `${file}.tmp`;
+  try {
+    paths.syncNow();
+    const bytes = encodeScanColumns(cols, { ...of, pathBytes: paths.bytes, pathCount: paths.size() });
+    const fd = fs.openSync(tmp, 'w', 0o600);
+    try {
+      let written = 0;
+      while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+    return true;
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    if (!bestEffort) throw err;
+    return false;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The names of a data folder's files besides the catalog (docs/ARCHITECTURE.md, "Store
+ * layout"), shared by the store and `npm run check`, and how files that no commit names go.
+ */
+import fs from 'node:fs';
+import { columnsFileOf } from './scan-columns.ts';
+
+export const PARTS_DIR = 'parts';
+export const URLS_FILE = 'urls.log';
+/** The store-wide path dictionary (derived, like the columns files; see TextDictionary). */
+export const PATHS_FILE = 'paths.log';
+/** The catalog as a running import found it (see import-transaction.ts). */
+export const ROLLBACK_FILE = 'catalog.sqlite.before-import';
+
+/** Deletes a file; a version's database file goes with its columns file. */
+export function removeVersionFiles(file: string): void {
+  fs.rmSync(file, { force: true });
+  if (file.endsWith('.sqlite')) fs.rmSync(columnsFileOf(file), { force: true });
+  // A record file goes with its block index.
+  if (file.endsWith('.records')) fs.rmSync(file.replace(/\.records$/, '.grams'), { force: true });
+}
+
+/** A second name for a file (a copy where the file system has no hard links). */
+export function linkOrCopy(from: string, to: string): void {
+  try {
+    fs.linkSync(from, to);
+  } catch {
+    fs.copyFileSync(from, to);
+  }
+}
