@@ -572,8 +572,9 @@ describe('a failed import of a mixed file', () => {
     const written: string[] = [];
     async function* failing(): AsyncGenerator<Buffer> {
       yield Buffer.from(ndjson(rows));
-      // Lets the batches of the first chunk be written.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Lets batches of the first chunk reach several sources (waited for, not timed: a slow machine only waits longer).
+      const reached = () => store.summary().filter((s) => s.count > 0).length;
+      for (let i = 0; i < 6000 && reached() < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
       written.push(...store.summary().filter((s) => s.count > 0).map((s) => `${s.source}:${s.count}`));
       throw new Error('the connection dropped');
     }

@@ -300,9 +300,10 @@ export class ColumnsCache {
     this.gramsCache.delete(p);
   }
 
-  /** Forgets the cached columns and the queue (the engine is being replaced). */
+  /** Forgets the cached columns, block indexes and the queue (the engine is being replaced). */
   clear(): void {
     this.columnCache.clear();
+    this.gramsCache.clear();
     this.columnQueue.clear();
   }
 }

@@ -438,7 +438,7 @@ describe('a failed import leaves the store exactly as before', () => {
       async function* input() {
         for (let k = 0; k < lost.length; k += 700) yield ndjson(lost.slice(k, k + 700));
         // Several batches over several days are in before the input breaks.
-        for (let i = 0; i < 2000 && batches < 2; i++) await sleep(5);
+        for (let i = 0; i < 24_000 && batches < 2; i++) await sleep(5);
         stagedSeen = filesUnder(path.join(dir, 'parts')).filter((f) => f.endsWith('.sqlite') && !fileNames.has(f)).length;
         if (saveMidway) await store.save();
         throw new Error('connection reset');
