@@ -66,7 +66,7 @@ export class ImportTooLarge extends ImportFailure {
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Records inserted in one call, and the time after which the rest of a batch waits for a turn of requests. */
-const INSERT_SLICE_RECORDS = 100;
+const INSERT_SLICE_RECORDS = 250;
 const INSERT_SLICE_MS = 8;
 
 function defaultParser(): ParserMode | 'auto' {
