@@ -217,15 +217,52 @@ describe(`a day past SPLIT_ROWS (${SPLIT_ROWS.toLocaleString('en')}) rows`, () =
     expect(storeProblems(again)).toEqual([]);
   });
 
-  it('records dense enough go to hour partitions from the first batch, though an import inserts each batch in slices: no day partition is made, none split', async () => {
+  it('records dense enough go to hour partitions, though an import inserts each batch in slices: no day partition grows past its first rows', async () => {
     const dir = newDir();
     const store = await open(dir);
-    const seen = new Set<string>();
-    const report = await importStream(store, [body(range(0, N))], { source: 'postgres_logs', onProgress: () => labels(store, 'postgres.logs').forEach((l) => seen.add(l)) });
+    let largestDay = 0;
+    let seen = 0;
+    const report = await importStream(store, [body(range(0, N))], {
+      source: 'postgres_logs',
+      onProgress: () => {
+        for (const p of store.partitions('postgres.logs')) {
+          seen++;
+          if (!p.label.includes('T')) largestDay = Math.max(largestDay, p.row.rows);
+        }
+      },
+    });
     expect(report).toMatchObject({ imported: N });
-    expect(seen.size).toBeGreaterThan(0);
-    expect([...seen].filter((l) => !l.includes('T'))).toEqual([]);
+    expect(seen).toBeGreaterThan(0);
+    // A batch big enough to judge makes hours at once; smaller ones (a busy machine) split the day while it is young.
+    expect(largestDay).toBeLessThanOrEqual(2000);
     expectHours(store, dir, N);
+  });
+
+  it('records dense enough that arrive in batches too small to judge still end in hour partitions, split while the day is young', async () => {
+    const dir = newDir();
+    const store = await open(dir);
+    const count = 2000;
+    async function* trickle() {
+      // 40 records at a time, with a pause: the parser sends each as a batch of its own.
+      for (let i = 0; i < count; i += 40) {
+        yield body(range(i, Math.min(i + 40, count)));
+        await sleep(30);
+      }
+    }
+    let largestDay = 0;
+    const report = await importStream(store, trickle(), {
+      source: 'postgres_logs',
+      parser: 'inline',
+      onProgress: () => {
+        for (const p of store.partitions('postgres.logs')) if (!p.label.includes('T')) largestDay = Math.max(largestDay, p.row.rows);
+      },
+    });
+    expect(report).toMatchObject({ imported: count });
+    expect(labels(store, 'postgres.logs')).toEqual(hoursOf(count));
+    // Never a day partition past the young limit (2,000 rows): no split of a full day.
+    expect(largestDay).toBeLessThanOrEqual(2000);
+    expect(store.dump('postgres.logs')).toHaveLength(count);
+    expect(storeProblems(store)).toEqual([]);
   });
 
   it('a day partition is split into hours by the import that takes it past the limit: the day files go, every record is kept and deduped', async () => {
