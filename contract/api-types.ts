@@ -3,6 +3,7 @@
  * and the page reads them by these types, so both sides agree on every field.
  */
 import type { ApiFamilyColumn, ErrorRule, IntervalWindow, ParamKind, TierRule } from './registry.ts';
+import type { FilterField } from './filters.ts';
 import type { SourceName } from './sources.ts';
 
 // ---- errors ----
@@ -188,6 +189,111 @@ export type ApiCountsRow = {
   /** `YYYY-MM-DDTHH:MM:SS`, UTC, no zone. */
   timestamp: string;
 } & Record<ApiFamilyColumn, number>;
+
+// ---- the explorer (`/api/logs*`, server/routes/logs.ts) ----
+
+/** Columns a source's table can show (`columns` of `/api/logs/fields`). */
+export type ExplorerColumn = 'timestamp' | 'status' | 'method' | 'path' | 'level' | 'function_id' | 'event_message';
+
+/** One source as `/api/logs/fields` lists it. */
+export interface ExplorerSource {
+  /** Logflare's name, e.g. `cloudflare.logs.prod`. */
+  source: string;
+  /** Supabase's table name, e.g. `edge_logs`. */
+  alias: string;
+  label: string;
+  /** The filter and facet fields this source has. */
+  fields: FilterField[];
+  /** What the histogram stacks by. */
+  split: 'status' | 'level';
+  columns: ExplorerColumn[];
+}
+
+/**
+ * How far back a search has looked (µs): every record from `through` to the range's end is
+ * counted. An aggregate answer without it was computed whole (no text search).
+ */
+export interface ScanProgress {
+  through: number;
+  throughIso?: string;
+  complete: boolean;
+}
+
+export interface ExplorerFields {
+  status?: number | string | null;
+  method?: string | null;
+  path?: string | null;
+  level?: string | null;
+  function_id?: string | null;
+  /** The function's slug, from its records, where one names it. */
+  function_slug?: string | null;
+}
+
+export interface ExplorerRow {
+  id: string;
+  /** µs UTC */
+  timestamp: number;
+  event_message: string;
+  metadata: unknown[];
+  fields: ExplorerFields;
+}
+
+/** `GET /api/logs`: one page of rows, newest first. */
+export interface ExplorerPage {
+  result: ExplorerRow[];
+  /** The cursor of the next (older) page; null when the range is exhausted. */
+  next: string | null;
+  /** How far back this page's search looked: a search stops early to stay fast. */
+  scanned: ScanProgress;
+}
+
+export interface HistogramBucket {
+  /** Bucket start, µs. */
+  timestamp: number;
+  count: number;
+  by: Record<string, number>;
+}
+
+/** `GET /api/logs/histogram`. */
+export interface HistogramAnswer {
+  result: HistogramBucket[];
+  /** Bucket width, µs. */
+  width: number;
+  split: 'status' | 'level';
+  /** A text search still counting: the buckets cover `through` to the range's end so far. */
+  scanned?: ScanProgress;
+}
+
+export interface FacetValue {
+  value: string | number | null;
+  count: number;
+}
+
+/** `GET /api/logs/facets`. */
+export interface FacetsAnswer {
+  result: Partial<Record<FilterField, FacetValue[]>>;
+  /** How many other values each field has beyond the top ones. */
+  others: Partial<Record<FilterField, number>>;
+  scanned?: ScanProgress;
+}
+
+/** `GET /api/logs/count`'s `result`: what an export of the search would hold. */
+export interface CountResult {
+  count: number;
+  /** The export's estimated size. */
+  bytes: number;
+}
+
+/** `GET /api/logs/count`: the result with how far the search got. */
+export interface CountBody {
+  result: CountResult;
+  scanned?: ScanProgress;
+}
+
+/** The count as the page keeps it: the result and its `scanned` together. */
+export interface CountAnswer extends CountResult {
+  scanned?: ScanProgress;
+}
 
 // ---- functions (`GET /api/functions`, `GET /api/functions/total`) ----
 

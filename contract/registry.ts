@@ -111,6 +111,11 @@ const keysOf = <K extends string>(table: Readonly<Record<K, unknown>>): readonly
 
 /** functions.invocation-stats' intervals, shortest first. */
 export const FUNCTION_INTERVALS: readonly FunctionInterval[] = keysOf(INVOCATION_STATS_INTERVALS.windows);
+/** The longest RE2 pattern a request may carry (an endpoint's parameter or the explorer's search). */
+export const MAX_PATTERN_LENGTH = 2048;
+/** The most rows one page of the explorer's `/api/logs` may ask for (its `limit`). */
+export const EXPLORER_MAX_LIMIT = 1000;
+
 /** usage.api-counts' intervals, in the registry's order. */
 export const USAGE_INTERVALS: readonly UsageInterval[] = keysOf(API_COUNTS_INTERVALS.windows);
 /** logs.all's tiers, shortest retention first. */

@@ -18,6 +18,11 @@ export const SOURCE_NAMES = [
 
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
+/** The edge requests: what logs.all lists and usage.api-counts counts. */
+export const EDGE_SOURCE = 'cloudflare.logs.prod' satisfies SourceName;
+/** The edge-function invocations functions.invocation-stats reads. */
+export const FUNCTION_SOURCE = 'deno-relay-logs' satisfies SourceName;
+
 export interface SourceLabel {
   name: SourceName;
   alias: string;

@@ -1,5 +1,5 @@
 /**
- * Comparing with another period (issue 21) and the Functions → Logs counts agreeing. Expected
+ * Comparing with another period and the Functions → Logs counts agreeing. Expected
  * figures are counted here from the demo export files, not by the renderer or the API under test.
  */
 import type { FunctionStatsRow, FunctionTotal } from '../contract/api-types.ts';
@@ -80,7 +80,7 @@ test.describe('compare with another period', () => {
     await expect(page.getByTestId('chart-tooltip')).toContainText('Previous period');
   });
 
-  // Issue 21: at 7 days the table counted 3,849 over the calendar window, its Logs link opened a rolling 7 days with 3,829.
+  // Regression: at 7 days the table counted 3,849 over the calendar window, its Logs link opened a rolling 7 days with 3,829.
   for (const interval of ['7day', '1day'] as const) {
     test(`Functions → Logs at ${interval}: the link opens exactly the window the table counts, and the counts agree`, async ({ page, open, server }) => {
       const rows = await server.api<FunctionStatsRow[]>(`functions?project=${BUSY}&interval=${interval}`);

@@ -1,5 +1,5 @@
 /**
- * Syncing a live project (issue 23, section 4) in Chromium, against the loopback fake of the
+ * Syncing a live project in Chromium, against the loopback fake of the
  * Management API (server/testing/fake-management-api.ts) started by each test: connecting
  * (with "Test" first), the backfill's progress, pause and resume, following on and off, the
  * failed card of a refused token and its fix, the rate-limit countdown, the freshness line

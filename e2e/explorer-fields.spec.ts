@@ -1,5 +1,5 @@
 /**
- * Fields inside the records (issue 21) against the real server and the demo data: the field
+ * Fields inside the records against the real server and the demo data: the field
  * picker, field chips, field facets, "filter for this value / exclude it" in the detail panel,
  * the column chooser, wrap / dense rows, UTC / local / relative times, and Back through field
  * filters. Expected figures are computed here from the demo export files themselves (read with

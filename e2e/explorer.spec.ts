@@ -4,9 +4,7 @@
  * clock), not by the renderer's code and not by the explorer API under test.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { BUSY, nowMicros, writeDemoExports } from './support/fixture-data.ts';
+import { BUSY, nowMicros, readDemoRecords } from './support/fixture-data.ts';
 import { expect, num, test } from './support/fixtures.ts';
 import type { Page } from '@playwright/test';
 
@@ -40,22 +38,13 @@ let edge: Edge[] = [];
 let postgres: Raw[] = [];
 
 test.beforeAll(async () => {
-  // The same demo set the worker's server imported (same seed, records and clock).
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'explorer-expect-'));
-  const files = await writeDemoExports(dir);
-  const read = (alias: string) =>
-    fs
-      .readFileSync(files.find((f) => path.basename(f) === `${alias}.ndjson`)!, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Raw);
-  edge = read('edge_logs').map((r) => {
+  const demo = await readDemoRecords<Raw>(['edge_logs', 'postgres_logs']);
+  edge = demo.edge_logs!.map((r) => {
     const req = r.metadata.request as { method: string; url: string };
     const res = r.metadata.response as { status_code: number };
     return { ...r, status: res.status_code, method: req.method, url: req.url, path: new URL(req.url).pathname };
   });
-  postgres = read('postgres_logs');
-  fs.rmSync(dir, { recursive: true, force: true });
+  postgres = demo.postgres_logs!;
 });
 
 /** BUSY's edge records in (start, end], newest first. */
@@ -133,7 +122,7 @@ test.describe('Logs explorer', () => {
     expect(viaRegex.length).toBeGreaterThan(plain.length);
     await expect(page.getByTestId('log-row').first()).toHaveAttribute('data-id', viaRegex[0]!.id);
 
-    // A pattern RE2 refuses is caught before anything is sent (issue 21: it went out three times, three 400s).
+    // A pattern RE2 refuses is caught before anything is sent (it went out three times, three 400s).
     const sent: string[] = [];
     page.on('request', (r) => {
       if (new URL(r.url()).pathname.startsWith('/api/logs')) sent.push(r.url());
@@ -156,7 +145,7 @@ test.describe('Logs explorer', () => {
     const mine = searches.find((s) => s.page === 'logs' && new URLSearchParams(s.state).get('q') === 'token|/user$');
     expect(mine?.label).toContain('/token|/user$/');
     expect(new URLSearchParams(mine!.state).get('regex')).toBe('1');
-    // A pattern RE2 refuses is not a recent search (issue 21).
+    // A pattern RE2 refuses is not a recent search.
     expect(searches.filter((x) => new URLSearchParams(x.state).get('q') === '(unclosed')).toEqual([]);
   });
 

@@ -78,7 +78,7 @@ test.describe('Functions page: the function table', () => {
     const { window } = await server.api<FunctionTotal>(`functions/total?project=${BUSY}&interval=1hr`);
     await open(`/functions?project=${BUSY}&interval=1hr`);
     const link = page.locator(`[data-function-id="${fn.functionId}"]`).getByTestId('function-logs');
-    // Exactly the window the table counts (issue 21), as the explorer's (start, end].
+    // Exactly the window the table counts, as the explorer's (start, end].
     const bound = (us: number) => encodeURIComponent(`${new Date(Math.floor(us / 1000)).toISOString().slice(0, -1)}${String(us).slice(-3)}Z`);
     await expect(link).toHaveAttribute('href', `/logs?project=${BUSY}&source=function_edge_logs&function_id=${fn.functionId}&range=custom&start=${bound(window.start - 1)}&end=${bound(window.end - 1)}`);
     await link.click();

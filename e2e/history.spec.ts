@@ -1,5 +1,5 @@
 /**
- * Back and Forward (issue 21): every change of range, filter, zoom, source or search is a history
+ * Back and Forward: every change of range, filter, zoom, source or search is a history
  * entry, and Back/Forward restore each view exactly; typing is not a change until it is submitted;
  * a drag-zoom then a bar click step back to the previous zoom, not out of the app.
  */
@@ -79,7 +79,7 @@ test.describe('history', () => {
     }
   });
 
-  // Issue 21: after a drag-zoom and a bar click, Back left the app.
+  // Regression: after a drag-zoom and a bar click, Back left the app.
   test('after a drag-zoom and a bar click, Back goes to the previous zoom, then to the hour', async ({ page, open }) => {
     await open(`/logs?project=${BUSY}&source=edge_logs&range=1h`);
     await settled(page);

@@ -23,7 +23,7 @@ test.describe('API key handling', () => {
   });
 });
 
-// Issue 21: a link opened in a new tab asked for the key again.
+// Regression: a link opened in a new tab asked for the key again.
 test.describe('the key in a new tab', () => {
   test('a link opened in another tab works without the key, which stays out of the URL and of localStorage', async ({ page, server, context }) => {
     await page.goto(`${server.url}/functions?project=${BUSY}&interval=1day#key=${API_KEY}`);

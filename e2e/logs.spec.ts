@@ -64,7 +64,7 @@ test.describe('Logs page: the exact logs.all view', () => {
     await expect(detail).toHaveCount(0);
   });
 
-  test('issue 13: “Load older (100 more)” adds exactly the next 100 rows, where it added 99', async ({ page, open, server }) => {
+  test('“Load older (100 more)” adds exactly the next 100 rows, where it added 99', async ({ page, open, server }) => {
     // Three hours: more than 200 rows of this project.
     const params3h = { ...params1h, iso_timestamp_start: THREE_HOURS_AGO };
     const page1 = await server.endpoint<LogRow>('logs.all', params3h);
@@ -120,7 +120,7 @@ test.describe('Logs page: the exact logs.all view', () => {
     await expect(notice).toHaveCount(0);
   });
 
-  test('issue 13: a custom range older than the retention says so and offers the tier that covers it, not the clock', async ({ page, open }) => {
+  test('a custom range older than the retention says so and offers the tier that covers it, not the clock', async ({ page, open }) => {
     await open(EXACT);
     await expect(page.getByTestId('log-row').first()).toBeVisible();
     await page.getByTestId('range').getByRole('radio', { name: 'Custom' }).click();
@@ -147,14 +147,14 @@ test.describe('Logs page: the exact logs.all view', () => {
     await expect(page.getByTestId('log-row').first()).toBeVisible();
   });
 
-  test('issue 13: a range older than every tier says no tier keeps it', async ({ page, open }) => {
+  test('a range older than every tier says no tier keeps it', async ({ page, open }) => {
     await open(`/logs?project=${BUSY}&mode=exact&tier=FREE&range=custom&start=2025-10-01T00:00:00Z&end=2025-10-02T00:00:00Z`);
     const notice = page.getByTestId('retention-notice');
     await expect(notice).toContainText('No tier keeps logs that old: the longest retention is PAYG’s 90 days');
     await expect(notice.getByTestId('retention-upgrade')).toHaveCount(0);
   });
 
-  test('issue 13: tiers and their retention come from the server’s endpoint listing', async ({ page, open }) => {
+  test('tiers and their retention come from the server’s endpoint listing', async ({ page, open }) => {
     // A listing whose FREE tier keeps 2 days: the page must say 2 days, not restate its own 1.
     await page.route('**/api/endpoints', async (route) => {
       const res = await route.fetch();
@@ -226,7 +226,7 @@ test.describe('Logs page: the exact logs.all view', () => {
     expect(json.result.map((r) => r.id)).toEqual(kept.map((r) => r.id));
   });
 
-  test('issue 13: at 1024×700 with the detail open, both views keep a readable path and message beside the panel', async ({ page, open }) => {
+  test('at 1024×700 with the detail open, both views keep a readable path and message beside the panel', async ({ page, open }) => {
     await page.setViewportSize({ width: 1024, height: 700 });
     for (const [view, url] of [
       ['exact', EXACT],
@@ -240,7 +240,7 @@ test.describe('Logs page: the exact logs.all view', () => {
     }
   });
 
-  test('issue 13 screenshots: the detail open in both views, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
+  test('screenshots: the detail open in both views, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
     await inEachLook(page, async ({ scheme, w, h }) => {
       for (const [view, url] of [
         ['exact', EXACT],

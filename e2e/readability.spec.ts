@@ -1,15 +1,12 @@
 /**
- * The defects issue 21 lists, each seen in a screenshot, each with the test that would have
+ * Readability defects of charts, pickers, facets and times, each seen in a screenshot, each with the test that would have
  * caught it (the pure ones are Vitest tests beside their code: colours in series.test.ts, RE2
  * in re2-check.test.ts, the usage pattern in view-request.test.ts, the message text in
  * message-text.test.ts, the 24-hour inputs in time.test.ts). Expected figures come from the demo
  * export files, not from the renderer.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import { BUSY, nowMicros, writeDemoExports } from './support/fixture-data.ts';
+import { BUSY, nowMicros, readDemoRecords } from './support/fixture-data.ts';
 import { expect, test } from './support/fixtures.ts';
 
 // Browser globals used inside page.evaluate: this file is type-checked without the DOM library.
@@ -34,17 +31,9 @@ let auth: Raw[] = [];
 let fnEdge: Raw[] = [];
 
 test.beforeAll(async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'defects-expect-'));
-  const files = await writeDemoExports(dir);
-  const read = (alias: string) =>
-    fs
-      .readFileSync(files.find((f) => path.basename(f) === `${alias}.ndjson`)!, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Raw);
-  auth = read('auth_logs');
-  fnEdge = read('function_edge_logs');
-  fs.rmSync(dir, { recursive: true, force: true });
+  const demo = await readDemoRecords<Raw>(['auth_logs', 'function_edge_logs']);
+  auth = demo.auth_logs!;
+  fnEdge = demo.function_edge_logs!;
 });
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -78,7 +67,7 @@ async function noFocusBox(page: Page) {
   expect(outline).toBe('none');
 }
 
-test.describe('issue 21 defects', () => {
+test.describe('readability of charts, pickers, facets and times', () => {
   test('no black focus box stays on a chart after a click or a drag', async ({ page, open }) => {
     await open(`/logs?project=${BUSY}&source=edge_logs&range=1h`);
     await settled(page);
@@ -308,7 +297,7 @@ test.describe('issue 21 defects', () => {
     expect(curl).toContain(`project=${BUSY}`);
   });
 
-  // Issue 21: recent searches filled with invalid patterns and every intermediate click.
+  // Regression: recent searches filled with invalid patterns and every intermediate click.
   test('recent searches keep the searches submitted, not each facet click, zoom or range', async ({ page, open, server }) => {
     const mine = async () => (await server.api<Array<{ page: string; state: string }>>('searches')).filter((s) => new URLSearchParams(s.state).get('q') === 'rest/v1');
     const before = (await mine()).length;

@@ -1,5 +1,5 @@
 /**
- * Issue 21's pages for review by eye, written to artifacts/screenshots/: the explorer while a
+ * The search, compare and usage views for review by eye, written to artifacts/screenshots/: the explorer while a
  * search is still counting and once it is complete, the compare overlay, Functions with a
  * compared period, and API usage; at 1440×900, 1280×800 and 1024×700, light and dark.
  */
@@ -34,7 +34,7 @@ async function holdSearch(page: Page, hold: { on: boolean }) {
 }
 
 for (const scheme of ['light', 'dark'] as const) {
-  test(`issue 21 screenshots — ${scheme}`, async ({ page, open }) => {
+  test(`search, compare and usage screenshots — ${scheme}`, async ({ page, open }) => {
     test.setTimeout(180_000);
     await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
     const problems: string[] = [];
@@ -52,11 +52,11 @@ for (const scheme of ['light', 'dark'] as const) {
       await open(`/logs?project=${BUSY}&source=edge_logs&range=24h&q=rest`);
       await expect(page.getByTestId('search-progress')).toBeVisible();
       await expect(page.getByTestId('log-row').first()).toBeVisible();
-      await page.screenshot({ path: `${DIR}/i21-search-running-${at}.png` });
+      await page.screenshot({ path: `${DIR}/review-search-running-${at}.png` });
       hold.on = false;
       await expect(page.getByTestId('search-progress')).toHaveCount(0, { timeout: 10_000 });
       await expect(page.getByTestId('match-total')).toHaveAttribute('data-complete', 'true');
-      await page.screenshot({ path: `${DIR}/i21-search-complete-${at}.png` });
+      await page.screenshot({ path: `${DIR}/review-search-complete-${at}.png` });
 
       await open(`/logs?project=${BUSY}&source=edge_logs&range=24h&compare=1d`);
       await expect(page.getByTestId('legend-compared').locator('.ex-legend__count')).not.toHaveText('…');
@@ -64,16 +64,16 @@ for (const scheme of ['light', 'dark'] as const) {
       const grid = (await page.getByTestId('histogram-chart').locator('.recharts-cartesian-grid').boundingBox())!;
       await page.mouse.move(grid.x + grid.width * 0.6, grid.y + grid.height / 2);
       await expect(page.getByTestId('chart-tooltip')).toBeVisible();
-      await page.screenshot({ path: `${DIR}/i21-compare-${at}.png` });
+      await page.screenshot({ path: `${DIR}/review-compare-${at}.png` });
 
       await open(`/functions?project=${BUSY}&interval=1day&compare=1d`);
       await expect(page.getByTestId('legend-compared')).not.toContainText('…');
       await page.getByTestId('chart-invocations').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${DIR}/i21-functions-compare-${at}.png` });
+      await page.screenshot({ path: `${DIR}/review-functions-compare-${at}.png` });
 
       await open(`/usage?project=${BUSY}&interval=daily`);
       await expect(page.getByTestId('total-rest-value')).toBeVisible();
-      await page.screenshot({ path: `${DIR}/i21-usage-${at}.png` });
+      await page.screenshot({ path: `${DIR}/review-usage-${at}.png` });
     }
     expect(problems).toEqual([]);
   });

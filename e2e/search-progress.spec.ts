@@ -110,7 +110,7 @@ test.describe('a search still counting', () => {
     expect(calls.length).toBe(asked);
   });
 
-  // Issue 21: "0 matching records" above a table that said "No matches yet… Continue".
+  // Regression: "0 matching records" above a table that said "No matches yet… Continue".
   test('never “0 matching records” above a table that offers to continue', async ({ page, open }) => {
     await runningSearch(page, 2, 0.3);
     // The table's first page found nothing in its time either, as on a large store.
@@ -131,7 +131,7 @@ test.describe('a search still counting', () => {
     await expect(page.getByTestId('scan-continue')).toHaveCount(0);
   });
 
-  // Issue 21: the API once said it had scanned back to before the range's start and still called the result incomplete.
+  // Regression: the API once said it had scanned back to before the range's start and still called the result incomplete.
   test('an answer that scanned past the range’s start is complete, whatever its flag says', async ({ page, open }) => {
     let asked = 0;
     await page.route(/\/api\/logs\/(histogram|facets)\?/, async (route) => {

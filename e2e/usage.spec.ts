@@ -101,8 +101,8 @@ test.describe('API usage page', () => {
     await expect(page).toHaveURL(/regex=alpha%28/);
   });
 
-  // An empty URL pattern no longer reaches the endpoint (issue 21): it follows the project again,
-  // as defects-21.spec.ts checks with the copy-as-curl command.
+  // An empty URL pattern no longer reaches the endpoint: it follows the project again,
+  // as readability.spec.ts checks with the copy-as-curl command.
 
   test('clicking a bucket opens Logs at that bucket’s time range', async ({ page, open }) => {
     await open(`/usage?project=${BUSY}&interval=hourly`);
@@ -188,7 +188,7 @@ test.describe('API usage page', () => {
     await open(`/usage?project=${BUSY}&interval=daily`);
     await expect(page.getByTestId('chart-usage').locator('.recharts-surface')).toBeVisible();
     // now − 7 days = 2026-03-07 15:09:26 UTC; the last day ends 2026-03-15 00:00 UTC. Day buckets
-    // are UTC days, so their window is written in UTC (issue 21: "(UTC days)" over local times).
+    // are UTC days, so their window is written in UTC ("(UTC days)" over local times).
     await expect(page.getByTestId('window')).toHaveText('· 2026-03-07 15:09 – 2026-03-15 00:00 UTC · 8 buckets (the first from 15:09 only)');
     await hoverBucket(page, 0, 8);
     const tooltip = page.getByTestId('chart-tooltip');
@@ -249,7 +249,7 @@ test.describe('API usage page', () => {
       await hoverBucket(page, 0, 8);
       await expect(page.getByTestId('tooltip-note')).toBeVisible();
       await page.screenshot({ path: `artifacts/screenshots/fx-usage-partial-${w}-${scheme}.png` });
-      // A cleared pattern follows the project again: no error panel (issue 21).
+      // A cleared pattern follows the project again: no error panel.
       await page.getByTestId('usage-regex').fill('');
       await page.getByTestId('usage-regex').press('Enter');
       await expect(page).not.toHaveURL(/regex=/);

@@ -1,7 +1,7 @@
 /**
  * The view (page + its parameters) lives in React state and mirrors the URL. Every change a
  * person makes (a range, a filter, a zoom, a source, a search, a page) adds a history entry, so
- * Back undoes it step by step and Forward redoes it (issue 21); a change the app makes on its
+ * Back undoes it step by step and Forward redoes it; a change the app makes on its
  * own (a default filled in) replaces the entry instead, so Back never lands on a view that only
  * existed for a moment.
  */

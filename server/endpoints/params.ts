@@ -5,6 +5,7 @@
  * and the speed paths read the same values from one place.
  */
 import { z } from 'zod';
+import { MAX_PATTERN_LENGTH } from '../../contract/registry.ts';
 import type { EndpointDefinition, ParamSpec } from '../../queries/registry.ts';
 import { badParam, badParams, type ErrorDetail } from '../errors.ts';
 import { INSTANT_RANGE, readIsoMicros } from '../time.ts';
@@ -21,8 +22,6 @@ export interface ValidParams {
 
 /** Longest accepted value of a text parameter (project refs are 20 characters). */
 export const MAX_TEXT_LENGTH = 256;
-/** Longest accepted RE2 pattern. */
-export const MAX_PATTERN_LENGTH = 2048;
 
 /**
  * Raw input: one value per parameter, from the query string or a JSON body (the HTTP edge,

@@ -17,7 +17,8 @@ import { INSTANT_RANGE, MICROS, readIsoMicros } from '../time.ts';
 import { FILTER_FIELDS, parseFilterList, readStatus, type FilterField, type StatusSpec } from '../../contract/filters.ts';
 import { compileRe2 } from '../endpoints/re2.ts';
 import { functionSlugs } from '../functions/slugs.ts';
-import { MAX_PATTERN_LENGTH, MAX_TEXT_LENGTH } from '../endpoints/params.ts';
+import { EXPLORER_MAX_LIMIT, MAX_PATTERN_LENGTH } from '../../contract/registry.ts';
+import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { conditionLiterals, fieldMatcher, readFieldConditions } from './record-fields.ts';
@@ -42,7 +43,7 @@ export function splitOf(source: SourceInfo): 'status' | 'level' {
 /** Whether a query is decided by reading records (a text search or field conditions), not by the columns alone. */
 export const readsRecords = (q: ExplorerQuery): boolean => q.q !== null || q.fields.length > 0;
 
-export const MAX_LIMIT = 1000;
+export const MAX_LIMIT = EXPLORER_MAX_LIMIT;
 export const DEFAULT_LIMIT = 100;
 /** The window when none is given: the day before the clock's now. */
 export const DEFAULT_SPAN = MICROS.day;

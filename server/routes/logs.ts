@@ -31,6 +31,7 @@ import { formatIsoMicros } from '../time.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../endpoints/run.ts';
 import { csvCell, json } from '../http.ts';
 import type { AppDeps } from './context.ts';
+import type { CountBody, ExplorerColumn, ExplorerSource, FacetsAnswer, HistogramAnswer, ScanProgress } from '../../contract/api-types.ts';
 
 /** Records the field list is discovered from: the newest of the query. */
 const FIELD_SAMPLE = 2000;
@@ -65,7 +66,7 @@ const ROUTE_PARAMS = {
  * A text search's aggregate answers say how far back its shared walk has counted
  * (explorer/search-summary.ts): `complete: false` while it runs, and the page asks again.
  */
-function scannedOf(p: SearchProgress | undefined): { scanned?: { through: number; throughIso: string; complete: boolean } } {
+function scannedOf(p: SearchProgress | undefined): { scanned?: ScanProgress } {
   return p ? { scanned: { through: p.through, throughIso: formatIsoMicros(p.through), complete: p.complete } } : {};
 }
 
@@ -82,9 +83,9 @@ export function logRoutes(deps: AppDeps): Hono {
   app.get('/api/logs/fields', (c) => {
     routeParams(c.req.queries(), [], c.req.path);
     return json(c, {
-      result: SOURCES.map((s) => {
+      result: SOURCES.map((s): ExplorerSource => {
         const fields = fieldsOf(s);
-        const columns = ['timestamp', ...fields.filter((f) => f !== 'path'), ...(fields.includes('path') ? ['path'] : []), 'event_message'];
+        const columns: ExplorerColumn[] = ['timestamp', ...fields.filter((f) => f !== 'path'), ...(fields.includes('path') ? (['path'] as const) : []), 'event_message'];
         return { source: s.name, alias: s.alias, label: s.label, fields, split: splitOf(s), columns };
       }),
     });
@@ -139,19 +140,19 @@ export function logRoutes(deps: AppDeps): Hono {
     const { q, get } = read(c, ROUTE_PARAMS.histogram);
     const bucketsText = get('buckets');
     const h = await histogram(deps.store, q, bucketsText === undefined ? DEFAULT_BUCKETS : Number(bucketsText), performance.now() + timeoutMs, c.req.raw.signal);
-    return json(c, { result: h.buckets, width: h.width, split: h.split, ...scannedOf(h.scanned) });
+    return json(c, { result: h.buckets, width: h.width, split: h.split, ...scannedOf(h.scanned) } satisfies HistogramAnswer);
   });
 
   app.get('/api/logs/facets', async (c) => {
     const { q, get } = read(c, ROUTE_PARAMS.facets);
     const { scanned, ...f } = await facets(deps.store, q, get('fields'), performance.now() + timeoutMs, c.req.raw.signal);
-    return json(c, { ...f, ...scannedOf(scanned) });
+    return json(c, { ...f, ...scannedOf(scanned) } satisfies FacetsAnswer);
   });
 
   app.get('/api/logs/count', async (c) => {
     const { q } = read(c, ROUTE_PARAMS.count);
     const { scanned, ...result } = await countMatches(deps.store, q, performance.now() + timeoutMs, c.req.raw.signal);
-    return json(c, { result, ...scannedOf(scanned) });
+    return json(c, { result, ...scannedOf(scanned) } satisfies CountBody);
   });
 
   app.get('/api/logs/export', async (c) => {

@@ -72,7 +72,7 @@ export function forgetApiKey(): void {
 /**
  * A link opened in another tab of the same browser (a middle-click on Functions → Logs, a saved
  * view) starts without the key: sessionStorage is per tab, and the key must stay out of the URL
- * and out of storage that outlives the run (issue 21). The new tab asks the open tabs of this
+ * and out of storage that outlives the run. The new tab asks the open tabs of this
  * origin over a BroadcastChannel, which only pages of the same origin (scheme, host and port:
  * this server, this run) can hear; one holding the key answers. localStorage was the other
  * choice: it is per origin too, but it stays on disk after the run, and a later program on the

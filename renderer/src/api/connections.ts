@@ -1,5 +1,5 @@
 /**
- * Connections to remote projects and their syncs (`/api/connections`, issue 23): one query of
+ * Connections to remote projects and their syncs (`/api/connections`): one query of
  * every connection, polled while a page shows it, and one mutation per change. Each answer is
  * stamped with when it arrived (`receivedAt`, the page's monotonic clock), so an age ("synced
  * 40 s ago") or a countdown ("resumes in 42 s") can tick between polls from the server's own

@@ -1,5 +1,5 @@
 /**
- * Fields inside the records (issue 21): `/api/logs/field-paths` (the fields the newest 2,000
+ * Fields inside the records: `/api/logs/field-paths` (the fields the newest 2,000
  * records of a query carry, for the field picker) and `/api/logs/facets` for chosen field paths.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';

@@ -1,5 +1,5 @@
 /**
- * The explorer's API (issue 12): `/api/logs/fields`, `/api/logs`, `/api/logs/histogram`,
+ * The explorer's API: `/api/logs/fields`, `/api/logs`, `/api/logs/histogram`,
  * `/api/logs/facets`, `/api/logs/count` and `/api/logs/export`. Their answers carry more than
  * `result` (a cursor, how far a search scanned, the bucket width, facet remainders), so they are
  * read whole here rather than through client.ts's `api()`, with the same key header and the
@@ -14,95 +14,25 @@ import { formatBytes } from '../lib/format.ts';
 import { parseIsoMicros } from '../../../contract/instants.ts';
 import { SEARCH_REFETCH_MS, searchProgress } from '../lib/search-progress.ts';
 
-/** Columns a source's table can show (`columns` of `/api/logs/fields`). */
-export type { ExplorerColumn } from '../lib/table-columns.ts';
-import type { ExplorerColumn } from '../lib/table-columns.ts';
-
-export interface ExplorerSource {
-  /** Logflare's name, e.g. `cloudflare.logs.prod`. */
-  source: string;
-  /** Supabase's table name, e.g. `edge_logs`. */
-  alias: string;
-  label: string;
-  /** The filter and facet fields this source has. */
-  fields: FilterField[];
-  /** What the histogram stacks by. */
-  split: 'status' | 'level';
-  columns: ExplorerColumn[];
-}
-
-export interface ExplorerFields {
-  status?: number | string | null;
-  method?: string | null;
-  path?: string | null;
-  level?: string | null;
-  function_id?: string | null;
-  /** The function's slug, from its records, where one names it. */
-  function_slug?: string | null;
-}
-
-export interface ExplorerRow {
-  id: string;
-  /** µs UTC */
-  timestamp: number;
-  event_message: string;
-  metadata: unknown[];
-  fields: ExplorerFields;
-}
-
-/**
- * How far back a search has looked (µs): every record from `through` to the range's end is
- * counted. An aggregate answer without it was computed whole (no text search).
- */
-export type { ScanProgress } from '../lib/search-progress.ts';
-import type { ScanProgress } from '../lib/search-progress.ts';
-
-export interface ExplorerPage {
-  result: ExplorerRow[];
-  /** The cursor of the next (older) page; null when the range is exhausted. */
-  next: string | null;
-  /** How far back this page's search looked: a search stops early to stay fast. */
-  scanned: ScanProgress;
-}
-
-export interface HistogramBucket {
-  /** Bucket start, µs. */
-  timestamp: number;
-  count: number;
-  by: Record<string, number>;
-}
-
-export interface HistogramAnswer {
-  result: HistogramBucket[];
-  /** Bucket width, µs. */
-  width: number;
-  split: 'status' | 'level';
-  /** A text search still counting: the buckets cover `through` to the range's end so far. */
-  scanned?: ScanProgress;
-}
-
-export interface FacetValue {
-  value: string | number | null;
-  count: number;
-}
-
-export interface FacetsAnswer {
-  result: Partial<Record<FilterField, FacetValue[]>>;
-  /** How many other values each field has beyond the top ones. */
-  others: Partial<Record<FilterField, number>>;
-  scanned?: ScanProgress;
-}
-
-export interface CountAnswer {
-  count: number;
-  /** The export's estimated size. */
-  bytes: number;
-  scanned?: ScanProgress;
-}
+// The answers' types are the contract's, shared with the server's routes.
+export type {
+  CountAnswer,
+  ExplorerColumn,
+  ExplorerFields,
+  ExplorerPage,
+  ExplorerRow,
+  ExplorerSource,
+  FacetsAnswer,
+  FacetValue,
+  HistogramAnswer,
+  HistogramBucket,
+  ScanProgress,
+} from '../../../contract/api-types.ts';
+import type { CountAnswer, CountBody, ExplorerPage, ExplorerSource, FacetsAnswer, HistogramAnswer, ScanProgress } from '../../../contract/api-types.ts';
 
 export type ExportFormat = 'csv' | 'ndjson';
 
-/** The explorer asks for this many rows per page (the API allows up to 1000). */
+/** The explorer asks for this many rows per page (the API allows up to EXPLORER_MAX_LIMIT). */
 export const EXPLORER_PAGE_SIZE = 200;
 /** Histogram buckets across the range. */
 export const HISTOGRAM_BUCKETS = 60;
@@ -226,7 +156,7 @@ export function useLogsCount(params: LogsParams | null) {
   return useQuery({
     queryKey: ['endpoint', 'logs.count', p],
     queryFn: async ({ signal }): Promise<CountAnswer> => {
-      const body = await getLogsJson<{ result: CountAnswer; scanned?: ScanProgress }>('/count', p, signal);
+      const body = await getLogsJson<CountBody>('/count', p, signal);
       return body.scanned ? { ...body.result, scanned: body.scanned } : body.result;
     },
     enabled: params !== null,

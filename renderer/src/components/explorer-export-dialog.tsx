@@ -26,7 +26,7 @@ export function ExplorerExportDialog({ open, params, fileBase, summary, onClose 
   }, [open]);
 
   const busy = progress !== null;
-  // A search still counting gives a lower bound (issue 21); "nothing to export" only once it is whole.
+  // A search still counting gives a lower bound; "nothing to export" only once it is whole.
   const counting = count.data?.scanned !== undefined && !searchProgress(count.data.scanned, { start: typeof params?.start === 'string' ? parseIsoMicros(params.start) : undefined }).complete;
   const empty = count.data?.count === 0 && !counting;
 

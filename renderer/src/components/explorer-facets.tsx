@@ -3,7 +3,7 @@ import type { FacetsAnswer, FacetValue } from '../api/logs.ts';
 import { facetChangeOf, type FacetChange } from '../lib/compare.ts';
 import { formatInt } from '../lib/format.ts';
 import { checkFilterValue, type FilterField } from '../../../contract/filters.ts';
-import { findFilter, type LogFilter } from '../lib/logs.ts';
+import { findFilter, type LogFilter } from '../lib/explorer-filters.ts';
 import { FacetChangeBadge } from './facet-change.tsx';
 import { Skeleton } from './skeleton.tsx';
 
@@ -56,7 +56,7 @@ export function ExplorerFacets({
   onRemove: (field: FilterField, value: string) => void;
   /** A line under the title (a search still counting). */
   note?: ReactNode;
-  /** The compared period's facets (issue 21), and what it is. */
+  /** The compared period's facets, and what it is. */
   compared?: { answer: FacetsAnswer | undefined; label: string } | null;
   labelOf?: (field: FilterField, value: string | number) => string | null;
   /** Facets chosen by the user (fields inside the records) and their controls, before the built-in ones. */

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent as R
 import type { ExplorerColumn, ExplorerFields } from '../api/logs.ts';
 import { useClock } from '../api/hooks.ts';
 import { fieldText, valueAtPath } from '../../../contract/fields.ts';
-import { statusClass } from '../lib/logs.ts';
+import { statusClass } from '../lib/logs-all-rows.ts';
 import { messageText } from '../lib/message-text.ts';
 import { clampWidth, columnField, MIN_COLUMN_WIDTH, type ColumnId, type ColumnSpec } from '../lib/table-columns.ts';
 import { formatIsoMicros } from '../../../contract/instants.ts';
@@ -183,7 +183,7 @@ function Cell({ column, item, highlight, options }: { column: ColumnId; item: Ta
       );
     case 'function_id':
       return (
-        // The slug alone (the id on hover): slug and UUID together were cut to a few characters (issue 21).
+        // The slug alone (the id on hover): slug and UUID together were cut to a few characters.
         <span role="gridcell" className="mono ellipsis" title={f.function_slug ? `${f.function_slug}\n${f.function_id ?? ''}` : (f.function_id ?? undefined)} data-col="function">
           {f.function_slug ?? f.function_id ?? '—'}
         </span>

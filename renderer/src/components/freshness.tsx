@@ -1,5 +1,5 @@
 /**
- * How fresh a page's data is, shown beside its time range (issue 23, section 4): "Synced 40 s
+ * How fresh a page's data is, shown beside its time range: "Synced 40 s
  * ago" when a connection syncs the page's source for its project, else the time of the newest
  * stored record ("Newest record …" for imported data). A sync that is not well says so (paused,
  * waiting, failed) and links to its card on the Data page.

@@ -1,5 +1,5 @@
 /**
- * Comparing with another period (issue 21): the previous window of the same length, or the
+ * Comparing with another period: the previous window of the same length, or the
  * same window one day or one week earlier. The pages fetch the shifted window with the same
  * parameters and draw it over the current one; these are the pure parts.
  */

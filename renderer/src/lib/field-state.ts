@@ -1,5 +1,5 @@
 /**
- * The explorer's state about fields inside the records and the table's layout (issue 21), as
+ * The explorer's state about fields inside the records and the table's layout, as
  * the page's URL carries it beside the built-in chips (url-state.ts):
  * `field=request.headers.cf_ipcountry:DE` (repeated, the API's own form),
  * `facets=request.headers.cf_ipcountry,parsed.user_name`, `cols=…` (table-columns.ts),
@@ -39,7 +39,7 @@ export function readFieldState(q: URLSearchParams): FieldViewState {
     if (read.ok && fieldFilters.length < MAX_FIELD_FILTERS) fieldFilters = addFieldFilter(fieldFilters, read.filter);
   }
   const fieldFacets = [...new Set((q.get('facets') ?? '').split(',').filter(isFieldPath))].slice(0, MAX_FIELD_FACETS);
-  // Only what is there: a view without any of it reads as it did before (issue 12's views).
+  // Only what is there: a view without any of it reads as it did before (views saved before fields and columns existed).
   const out: FieldViewState = {};
   if (fieldFilters.length) out.fieldFilters = fieldFilters;
   if (fieldFacets.length) out.fieldFacets = fieldFacets;

@@ -53,7 +53,7 @@ describe('nextSort', () => {
 });
 
 describe('functionLogsHref', () => {
-  // Issue 21: the table counted the calendar window, its link opened a rolling 7 days (3,849 vs 3,829).
+  // Regression: the table counted the calendar window, its link opened a rolling 7 days (3,849 vs 3,829).
   it('opens the Logs page on the function’s invocation records over exactly the window the table counted', () => {
     const DAY = 86_400_000_000;
     const start = Date.UTC(2026, 10, 18) * 1000;

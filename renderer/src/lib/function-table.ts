@@ -3,7 +3,7 @@
  * the link to a function's logs.
  */
 import type { FunctionStatsRow } from '../../../contract/api-types.ts';
-import { PRESET_SPAN, RANGE_PRESETS, type RangePreset } from './logs.ts';
+import { PRESET_SPAN, RANGE_PRESETS, type RangePreset } from './logs-range.ts';
 import { formatIsoMicros } from '../../../contract/instants.ts';
 
 export const SORT_KEYS = ['name', 'invocations', 'errors', 'errorRate', 'avgMs', 'p95Ms', 'p99Ms'] as const;
@@ -62,7 +62,7 @@ export function rangeCovering(spanUs: number): RangePreset {
  * counted, [start, end) (the API's `/api/functions` window), in the app's URL scheme (path =
  * page, query = its state; see url-state.ts). A rolling preset counted other records: at 7 days
  * the table counts the calendar window 11-18 00:00 to 11-26 00:00, and "1 day" is 25 hourly
- * buckets, not 24 h (issue 21). The explorer's range is (start, end], hence the 1 µs shifts.
+ * buckets, not 24 h. The explorer's range is (start, end], hence the 1 µs shifts.
  */
 export function functionLogsHref(project: string, functionId: string, window: { start: number; end: number }): string {
   const q = new URLSearchParams({ project, source: 'function_edge_logs', function_id: functionId, range: 'custom', start: formatIsoMicros(window.start - 1), end: formatIsoMicros(window.end - 1) });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { messageText } from './message-text.ts';
 
 describe('messageText', () => {
-  // Issue 21: the auth message column showed raw JSON.
+  // Regression: the auth message column showed raw JSON.
   it('an auth record’s JSON message reads as its msg', () => {
     expect(messageText('{"component":"api","duration":41000,"level":"info","method":"POST","msg":"request completed","path":"/token","status":200}')).toBe('request completed');
   });

@@ -1,7 +1,7 @@
 /**
  * What a table's message cell shows. Auth (GoTrue) records log a whole JSON object as their
  * message; the cell showed it raw (`{"component":"api","duration":…`), its point cut off
- * (issue 21). The cell shows its `msg` (or `message`), then an `error` that says more; the
+ *. The cell shows its `msg` (or `message`), then an `error` that says more; the
  * detail panel keeps the record as it is.
  */
 export function messageText(message: string): string {

@@ -7,7 +7,7 @@ describe('re2Problem', () => {
     expect(await re2Problem('(?s)a.b')).toBeNull();
     expect(await re2Problem('5\\d\\d')).toBeNull();
   });
-  // Issue 21: `(unclosed` went to the server three times and came back 400 three times.
+  // Regression: `(unclosed` went to the server three times and came back 400 three times.
   it('names what RE2 refuses: unbalanced groups, backreferences, lookarounds, an oversized pattern', async () => {
     expect(await re2Problem('(unclosed')).toMatch(/missing closing \)/i);
     expect(await re2Problem('(a)\\1')).not.toBeNull();

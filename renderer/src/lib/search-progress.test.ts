@@ -10,7 +10,7 @@ describe('searchProgress', () => {
   it('a walk still running covers `through` to the end', () => {
     expect(searchProgress({ through: 1_750, complete: false }, range)).toEqual({ complete: false, through: 1_750, fraction: 0.25 });
   });
-  // Issue 21: the API said it had scanned back to before the range's start and still called it incomplete.
+  // Regression: the API said it had scanned back to before the range's start and still called it incomplete.
   it('a walk that reached the range’s start is complete whatever its flag says', () => {
     expect(searchProgress({ through: 1_000, complete: false }, range).complete).toBe(true);
     expect(searchProgress({ through: 400, complete: false }, range).complete).toBe(true);
@@ -26,7 +26,7 @@ describe('searchProgress', () => {
 describe('matchCountText', () => {
   const running = searchProgress({ through: 1_750, complete: false }, { start: 1_000, end: 2_000 });
   const done = searchProgress(undefined, {});
-  // Issue 21: "0 matching records" above a table saying "No matches yet… Continue".
+  // Regression: "0 matching records" above a table saying "No matches yet… Continue".
   it('never states a count as final while the search runs', () => {
     expect(matchCountText(0, running)).toBe('No matches so far');
     expect(matchCountText(1234, running)).toBe('At least 1,234 matching records so far');

@@ -1,17 +1,13 @@
 /**
  * A text search's count, histogram and facets come from one walk on the server that answers
- * with what it has counted so far (`scanned`) while it runs (issue 21). These decide whether a
+ * with what it has counted so far (`scanned`) while it runs. These decide whether a
  * result is still partial, how much of the range it covers, and how the count reads meanwhile.
  */
 import { formatInt } from './format.ts';
-import type { LogsRange } from './logs.ts';
+import type { LogsRange } from './logs-range.ts';
 
-/** How far a search's walk got, as the API reports it (`scanned`). */
-export interface ScanProgress {
-  through: number;
-  throughIso?: string;
-  complete: boolean;
-}
+import type { ScanProgress } from '../../../contract/api-types.ts';
+export type { ScanProgress };
 
 /** How often a partial answer is asked for again (ms). */
 export const SEARCH_REFETCH_MS = 1_000;

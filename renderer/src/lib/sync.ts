@@ -1,5 +1,5 @@
 /**
- * What the sync UI says, as pure functions (issue 23, section 4): ages and countdowns in words,
+ * What the sync UI says, as pure functions: ages and countdowns in words,
  * a backfill's progress, a project ref read from what a user pastes, each problem of a sync in
  * plain words with what to do, and how fresh a page's source is.
  */

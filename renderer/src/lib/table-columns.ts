@@ -1,5 +1,5 @@
 /**
- * The explorer table's columns (issue 21): the source's own (time, status, method, path, level,
+ * The explorer table's columns: the source's own (time, status, method, path, level,
  * function, message) and any field inside the records, in the user's order and widths. In the
  * URL as `cols=timestamp,status:60,metadata.request.cf.country:120,event_message`: a record
  * field is named `metadata.<path>` so it never reads as a built-in column of the same name.
@@ -7,7 +7,8 @@
 import { isFieldPath } from '../../../contract/fields.ts';
 
 /** A built-in column of the explorer's table. */
-export type ExplorerColumn = 'timestamp' | 'status' | 'method' | 'path' | 'level' | 'function_id' | 'event_message';
+import type { ExplorerColumn } from '../../../contract/api-types.ts';
+export type { ExplorerColumn };
 
 export const BUILTIN_COLUMNS: readonly ExplorerColumn[] = ['timestamp', 'status', 'method', 'path', 'level', 'function_id', 'event_message'];
 

@@ -1,5 +1,5 @@
 /**
- * How times are shown (issue 21): in the browser's zone, in UTC, or relative to the server's
+ * How times are shown: in the browser's zone, in UTC, or relative to the server's
  * clock ("3 min 12 s ago"). A record's time is shown in the chosen form; a range bound, an
  * axis tick or a bucket cannot read as "ago", so in relative mode they keep the local zone.
  */

@@ -44,7 +44,7 @@ describe('formatSpan', () => {
 });
 
 describe('wall-clock text for the custom range (24-hour)', () => {
-  // Issue 21: the custom range's inputs were 12-hour while every other time on the page is 24-hour.
+  // Regression: the custom range's inputs were 12-hour while every other time on the page is 24-hour.
   it('writes 24-hour local time and reads it back, seconds and typed microseconds kept', async () => {
     const { formatWallTime, parseWallTime } = await import('./time.ts');
     const us = Date.UTC(2026, 2, 14, 15, 40, 0) * 1000;
@@ -62,4 +62,36 @@ describe('wall-clock text for the custom range (24-hour)', () => {
     expect(parseWallTime('2026-03-14 24:00:00')).toBeUndefined();
     expect(parseWallTime('')).toBeUndefined();
   });
+});
+
+describe('typed years 0–99 stay as typed (new Date(y, …) read them as 19xx)', () => {
+  // 0099-03-14 15:09:26 UTC by hand: 98 years from 0001 with 24 leap days = 35,794 days, + 31 + 28
+  // + 13 = day 35,866; 1970-01-01 is day 719,162; so −683,296 days × 86,400 s + 54,566 s.
+  const Y99 = -59_036_719_834 * 1_000_000;
+  const withZone = async (tz: string, run: () => Promise<void>) => {
+    const before = process.env.TZ;
+    process.env.TZ = tz; // Node re-reads the zone when TZ is set
+    try {
+      await run();
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+  };
+  it('parseWallTime and fromLocalInputValue in UTC', () =>
+    withZone('UTC', async () => {
+      const { fromLocalInputValue, parseWallTime } = await import('./time.ts');
+      expect(parseWallTime('0099-03-14 15:09:26')).toBe(Y99);
+      expect(parseWallTime('0099-03-14 15:09:26.000250')).toBe(Y99 + 250);
+      expect(fromLocalInputValue('0099-03-14T15:09:26')).toBe(Y99);
+      expect(fromLocalInputValue('0099-03-14T15:09')).toBe(Y99 - 26 * 1_000_000);
+      // 0099 is not a leap year: 29 February does not exist.
+      expect(parseWallTime('0099-02-29 10:00:00')).toBeUndefined();
+    }));
+  it('in a zone 5 hours east of UTC the same wall time is 5 hours earlier', () =>
+    withZone('Etc/GMT-5', async () => {
+      const { fromLocalInputValue, parseWallTime } = await import('./time.ts');
+      expect(parseWallTime('0099-03-14 15:09:26')).toBe(Y99 - 5 * 3_600_000_000);
+      expect(fromLocalInputValue('0099-03-14T15:09:26')).toBe(Y99 - 5 * 3_600_000_000);
+    }));
 });

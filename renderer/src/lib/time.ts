@@ -106,12 +106,23 @@ export function toLocalInputValue(us: number, timeZone?: string): string {
   return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`;
 }
 
+/**
+ * A local wall-clock time as a Date. `new Date(y, …)` reads years 0–99 as 1900–1999; setting the
+ * year with setFullYear keeps the year as typed.
+ */
+function localDate(year: number, month: number, day: number, hour: number, minute: number, second: number): Date {
+  const date = new Date(0);
+  date.setFullYear(year, month - 1, day);
+  date.setHours(hour, minute, second, 0);
+  return date;
+}
+
 /** Reads a datetime-local value as local wall-clock time (the browser resolves the zone). */
 export function fromLocalInputValue(value: string): number | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s = '0'] = m;
-  const date = new Date(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  const date = localDate(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s));
   const ms = date.getTime();
   return Number.isNaN(ms) ? undefined : ms * 1000;
 }
@@ -130,7 +141,7 @@ export function formatRange(start: number, end: number, precision: TimePrecision
 /**
  * `2026-03-14 15:40:00`: an instant as local wall-clock time, 24-hour, for text inputs that read
  * like every other time on the page (a datetime-local input follows the browser's locale, which
- * made the custom range 12-hour under en-US: issue 21).
+ * made the custom range 12-hour under en-US).
  */
 export function formatWallTime(us: number, timeZone?: string): string {
   return formatDateTime(us, 'second', timeZone);
@@ -145,7 +156,7 @@ export function parseWallTime(text: string): number | undefined {
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s = '0', frac = ''] = m;
   if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
-  const date = new Date(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  const date = localDate(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s));
   if (Number.isNaN(date.getTime()) || date.getDate() !== Number(d) || date.getMonth() !== Number(mo) - 1) return undefined;
   return date.getTime() * 1000 + (frac ? Number(frac.padEnd(6, '0')) : 0);
 }

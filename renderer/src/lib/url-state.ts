@@ -5,12 +5,14 @@
 import { FILTER_FIELDS } from '../../../contract/filters.ts';
 import { VIEW_PAGES, type ViewPage } from '../../../contract/views.ts';
 import { FUNCTION_INTERVALS, INVOCATION_STATS_INTERVALS, LOGS_ALL_TIERS, TIERS, USAGE_INTERVALS, type FunctionInterval, type UsageInterval } from '../../../contract/registry.ts';
-import { filtersFromParams, filtersToParams, LOGS_MODES, RANGE_PRESETS, type LogsMode, type LogsView, type RangeChoice } from './logs.ts';
+import { filtersFromParams, filtersToParams } from './explorer-filters.ts';
+import { RANGE_PRESETS, type RangeChoice } from './logs-range.ts';
+import { LOGS_MODES, type LogsMode, type LogsView } from './logs-view.ts';
 import { formatIsoMicros, parseIsoMicros } from '../../../contract/instants.ts';
 import { COMPARE_CHOICES, type CompareChoice } from './compare.ts';
 import { copyFieldState, readFieldState, writeFieldState } from './field-state.ts';
 
-// The Logs view's state lives with the Logs rules (logs.ts), which build views too; kept importable from here.
+// The Logs view's state lives in logs-view.ts, which builds views too; kept importable from here.
 export { LOGS_MODES, type LogsMode, type LogsView };
 
 /** The pages, as saved views name them. */

@@ -8,7 +8,7 @@ describe('usage.api-counts request', () => {
     expect(usagePattern(view(null))).toBe('abc\\.def');
     expect(usageRequest(view('rest'))).toEqual({ name: 'usage.api-counts', params: { project: 'rest', interval: 'daily' } });
   });
-  // Issue 21: clearing the field asked the endpoint with project= and showed its 400.
+  // Regression: clearing the field asked the endpoint with project= and showed its 400.
   it('a cleared pattern falls back to the project, for the request and for copy-as-curl alike', () => {
     expect(usageRequest(view(''))).toEqual({ name: 'usage.api-counts', params: { project: 'abc\\.def', interval: 'daily' } });
     expect(usagePattern(view('   '))).toBe('abc\\.def');

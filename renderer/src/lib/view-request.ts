@@ -1,6 +1,7 @@
 /** The endpoint request behind each data page's current view (for queries, curl and Settings), and its errors in the page's words. */
 import { ApiError } from '../api/client.ts';
-import { logsParams, resolveRange } from './logs.ts';
+import { resolveRange } from './logs-range.ts';
+import { logsParams } from './retention.ts';
 import { escapeRe2 } from './regex.ts';
 import type { AppView } from './url-state.ts';
 

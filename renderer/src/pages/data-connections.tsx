@@ -1,5 +1,5 @@
 /**
- * The Data page's live projects (issue 23, section 4): "Connect a project" (kind, project ref or
+ * The Data page's live projects: "Connect a project" (kind, project ref or
  * server URL, token, dialect, sources, history start, "Test" before saving) and one card per
  * connection with each source's state, records, synced-through time, backfill progress, waits
  * as countdowns, problems in plain words with what to do, pause/resume, following, and removal
@@ -209,19 +209,7 @@ function ConnectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
           </Field>
           {kind === 'supabase' ? (
             <>
-              <Field label="Project ref or URL" htmlFor={`${id}-ref`}>
-                <input
-                  id={`${id}-ref`}
-                  className="input input--mono"
-                  placeholder="abcdefghijklmnopqrst or https://abcdefghijklmnopqrst.supabase.co"
-                  value={refText}
-                  spellCheck={false}
-                  autoComplete="off"
-                  aria-invalid={blamed.includes('ref')}
-                  onChange={(e) => setRefText(e.target.value)}
-                  data-testid="connect-ref"
-                />
-              </Field>
+              <MonoField label="Project ref or URL" id={`${id}-ref`} placeholder="abcdefghijklmnopqrst or https://abcdefghijklmnopqrst.supabase.co" value={refText} invalid={blamed.includes('ref')} onChange={setRefText} testId="connect-ref" />
               {parsedRef && parsedRef !== refText.trim() && (
                 <p className="muted small connect-form__hint" data-testid="connect-ref-parsed">
                   Project ref <code>{parsedRef}</code>
@@ -230,48 +218,11 @@ function ConnectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
             </>
           ) : (
             <>
-              <Field label="Server URL" htmlFor={`${id}-server`}>
-                <input
-                  id={`${id}-server`}
-                  className="input input--mono"
-                  placeholder="https://logflare.example.com"
-                  value={serverUrl}
-                  spellCheck={false}
-                  autoComplete="off"
-                  aria-invalid={blamed.includes('url')}
-                  onChange={(e) => setServerUrl(e.target.value)}
-                  data-testid="connect-server-url"
-                />
-              </Field>
-              <Field label="Project" htmlFor={`${id}-ref`}>
-                <input
-                  id={`${id}-ref`}
-                  className="input input--mono"
-                  placeholder="the project logs.all is asked about"
-                  value={refText}
-                  spellCheck={false}
-                  autoComplete="off"
-                  aria-invalid={blamed.includes('ref')}
-                  onChange={(e) => setRefText(e.target.value)}
-                  data-testid="connect-ref"
-                />
-              </Field>
+              <MonoField label="Server URL" id={`${id}-server`} placeholder="https://logflare.example.com" value={serverUrl} invalid={blamed.includes('url')} onChange={setServerUrl} testId="connect-server-url" />
+              <MonoField label="Project" id={`${id}-ref`} placeholder="the project logs.all is asked about" value={refText} invalid={blamed.includes('ref')} onChange={setRefText} testId="connect-ref" />
             </>
           )}
-          <Field label={kind === 'supabase' ? 'Personal access token' : 'Access token'} htmlFor={`${id}-token`}>
-            <input
-              id={`${id}-token`}
-              className="input input--mono"
-              type="password"
-              placeholder={kind === 'supabase' ? 'sbp_…' : 'the server’s access token'}
-              value={token}
-              autoComplete="off"
-              spellCheck={false}
-              aria-invalid={blamed.includes('token')}
-              onChange={(e) => setToken(e.target.value)}
-              data-testid="connect-token"
-            />
-          </Field>
+          <MonoField label={kind === 'supabase' ? 'Personal access token' : 'Access token'} id={`${id}-token`} type="password" placeholder={kind === 'supabase' ? 'sbp_…' : 'the server’s access token'} value={token} invalid={blamed.includes('token')} onChange={setToken} testId="connect-token" />
           <p className="muted small connect-form__hint">
             {kind === 'supabase' ? (
               <>
@@ -300,19 +251,7 @@ function ConnectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
               <p className="muted small connect-form__hint">Projects created since June 2026 keep their logs in ClickHouse, older ones in BigQuery; Detect tries ClickHouse first.</p>
               <details className="connect-form__advanced" open={apiUrl !== '' || undefined}>
                 <summary>Management API address</summary>
-                <Field label="API URL" htmlFor={`${id}-api`}>
-                  <input
-                    id={`${id}-api`}
-                    className="input input--mono"
-                    placeholder="https://api.supabase.com"
-                    value={apiUrl}
-                    spellCheck={false}
-                    autoComplete="off"
-                    aria-invalid={blamed.includes('url')}
-                    onChange={(e) => setApiUrl(e.target.value)}
-                    data-testid="connect-api-url"
-                  />
-                </Field>
+                <MonoField label="API URL" id={`${id}-api`} placeholder="https://api.supabase.com" value={apiUrl} invalid={blamed.includes('url')} onChange={setApiUrl} testId="connect-api-url" />
               </details>
             </>
           )}
@@ -561,6 +500,26 @@ function ConnectionCard({ connection: c, now }: { connection: ConnectionView; no
       </div>
       <RemoveDialog open={removing} connection={c} records={records} onClose={() => setRemoving(false)} />
     </li>
+  );
+}
+
+/** A labelled one-line monospace input of the connect form (never spell-checked or autofilled). */
+function MonoField(props: { label: string; id: string; type?: 'password'; placeholder: string; value: string; invalid: boolean; onChange: (v: string) => void; testId: string }) {
+  return (
+    <Field label={props.label} htmlFor={props.id}>
+      <input
+        id={props.id}
+        className="input input--mono"
+        type={props.type}
+        placeholder={props.placeholder}
+        value={props.value}
+        spellCheck={false}
+        autoComplete="off"
+        aria-invalid={props.invalid}
+        onChange={(e) => props.onChange(e.target.value)}
+        data-testid={props.testId}
+      />
+    </Field>
   );
 }
 

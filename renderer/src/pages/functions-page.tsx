@@ -48,7 +48,7 @@ function tickFormat(unit: number): (us: number) => string {
   return (us) => formatTime(us, 'minute');
 }
 
-/** A window's range: in UTC for UTC day buckets (their labels are UTC days), else local (issue 21). */
+/** A window's range: in UTC for UTC day buckets (their labels are UTC days), else local. */
 function windowRange(start: number, end: number, unit: number): string {
   return isUtcDayUnit(unit) ? `${formatRange(start, end, unitPrecision(unit), 'UTC')} UTC` : formatRange(start, end, unitPrecision(unit));
 }

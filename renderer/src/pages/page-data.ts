@@ -4,8 +4,7 @@ import type { SourceListing } from '../../../contract/api-types.ts';
 import { useSources } from '../api/hooks.ts';
 import type { ProjectOption } from '../components/project-picker.tsx';
 
-export const EDGE_SOURCE = 'cloudflare.logs.prod';
-export const FUNCTION_SOURCE = 'deno-relay-logs';
+export { EDGE_SOURCE, FUNCTION_SOURCE } from '../../../contract/sources.ts';
 
 export function sourceOf(sources: readonly SourceListing[] | undefined, name: string): SourceListing | undefined {
   return sources?.find((s) => s.source === name);

@@ -23,12 +23,13 @@ import { ChartSkeleton, StatsSkeleton } from '../components/skeleton.tsx';
 import { Stat } from '../components/stat.tsx';
 import { isUtcDayUnit, seriesOf, spanLabel, unitName, usageTotals, zeroFillUsageBuckets, type UsageBucket } from '../lib/buckets.ts';
 import { formatCompact, formatInt } from '../lib/format.ts';
-import { usageBucketLogs } from '../lib/logs.ts';
+import { usageBucketLogs } from '../lib/logs-view.ts';
 import { escapeRe2 } from '../lib/regex.ts';
 import { chartPalette } from '../lib/theme.ts';
 import { formatIsoMicros, MICROS } from '../../../contract/instants.ts';
 import { formatRange, formatShortDate, formatTime, localZoneName, type TimePrecision } from '../lib/time.ts';
 import { fieldError, usagePattern, usageRequest } from '../lib/view-request.ts';
+import { sourceAlias } from '../../../contract/sources.ts';
 import { EDGE_SOURCE, sourceOf, useSourceProjects } from './page-data.ts';
 
 const INTERVAL_NAMES: Record<UsageInterval, string> = { minutely: 'Minutely', hourly: 'Hourly', daily: 'Daily' };
@@ -36,9 +37,6 @@ const ORDER: readonly UsageInterval[] = ['minutely', 'hourly', 'daily'];
 
 /** The endpoint's parameters as the page's fields call them: an error names what the user sees. */
 const FIELD_LABELS: Record<string, string> = { project: 'URL pattern', interval: 'Interval' };
-
-/** The explorer's name for the edge source (the Logs URL keeps the alias). */
-const EDGE_ALIAS = 'edge_logs';
 
 const FAMILY_KEYS: readonly ApiFamilyKey[] = API_FAMILIES.map((f) => f.key);
 
@@ -92,7 +90,7 @@ export function UsagePage() {
   const shownStart = (b: UsageBucket) => (windowStart !== undefined ? Math.max(b.start, windowStart) : b.start);
   // The bucket that holds now is still filling: drawn lighter too, so it does not read as a drop.
   const inProgress = (b: UsageBucket) => rowsNow !== undefined && unit !== undefined && b.start <= rowsNow && rowsNow < b.start + unit;
-  // Day buckets are UTC days: their window is written in UTC, as their labels are (issue 21).
+  // Day buckets are UTC days: their window is written in UTC, as their labels are.
   const utcDays = unit !== undefined && isUtcDayUnit(unit);
   const zone = utcDays ? 'UTC' : undefined;
 
@@ -122,7 +120,8 @@ export function UsagePage() {
   const openLogs = (b: UsageBucket) => {
     if (unit === undefined || windowStart === undefined || !request) return;
     const sent = request.params.project ?? pattern;
-    navigate('logs', (v) => ({ ...v, logs: usageBucketLogs(v.logs, { start: b.start, end: b.start + unit }, windowStart, sent, EDGE_ALIAS) }));
+    // The Logs URL names a source by its alias.
+    navigate('logs', (v) => ({ ...v, logs: usageBucketLogs(v.logs, { start: b.start, end: b.start + unit }, windowStart, sent, sourceAlias(EDGE_SOURCE)) }));
   };
   const active = useRef<UsageBucket | null>(null);
   const onChartKey = (e: KeyboardEvent<HTMLDivElement>) => {

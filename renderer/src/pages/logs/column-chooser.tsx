@@ -1,5 +1,5 @@
 /**
- * The column chooser (issue 21): which columns the table shows for this source (its own and
+ * The column chooser: which columns the table shows for this source (its own and
  * any field inside the records), their order and width (kept in the URL, lib/table-columns.ts);
  * rows wrapped or dense; and how times are shown (local, UTC or relative, a setting of this
  * browser, components/time-mode.tsx).

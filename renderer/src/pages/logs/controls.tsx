@@ -5,7 +5,7 @@ import { useView } from '../../app-state.tsx';
 import { Field } from '../../components/field.tsx';
 import { Freshness } from '../../components/freshness.tsx';
 import { Segmented } from '../../components/segmented.tsx';
-import { RANGE_PRESETS, resolveRange } from '../../lib/logs.ts';
+import { RANGE_PRESETS, resolveRange } from '../../lib/logs-range.ts';
 import { formatWallTime, parseWallTime } from '../../lib/time.ts';
 import { logsMode, type LogsMode } from '../../lib/url-state.ts';
 import { EDGE_SOURCE } from '../page-data.ts';
@@ -100,7 +100,7 @@ export function RangeControls({ now }: { now: number | undefined }) {
 /**
  * The custom range as a person reads it: "from" the first instant in it, "to" the first after it,
  * 24-hour local time. The API's range is (start, end], so from = start + 1 µs and to = end + 1 µs:
- * a bucket's range reads 15:40:00 – 15:41:00, not 15:39:59.999999 – 15:40:59.999999 (issue 21).
+ * a bucket's range reads 15:40:00 – 15:41:00, not 15:39:59.999999 – 15:40:59.999999.
  */
 export function CustomRange({ start, end, onApply }: { start?: number; end?: number; onApply: (start: number | undefined, end: number | undefined) => void }) {
   const shown = (us: number | undefined) => (us === undefined ? '' : formatWallTime(us + 1));

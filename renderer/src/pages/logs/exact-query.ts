@@ -7,7 +7,7 @@
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import type { LogRow } from '../../../../contract/api-types.ts';
 import { runEndpoint } from '../../api/client.ts';
-import { fetchOlder, olderCursor, type OlderCursor } from '../../lib/logs.ts';
+import { fetchOlder, olderCursor, type OlderCursor } from '../../lib/logs-all-rows.ts';
 import { formatIsoMicros } from '../../../../contract/instants.ts';
 
 export interface ExactPage {

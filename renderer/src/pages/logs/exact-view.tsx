@@ -22,21 +22,9 @@ import { ProjectPicker } from '../../components/project-picker.tsx';
 import { RefreshButton } from '../../components/refresh-button.tsx';
 import { TableSkeleton } from '../../components/skeleton.tsx';
 import { formatInt } from '../../lib/format.ts';
-import {
-  listedTiers,
-  longestTier,
-  mergePages,
-  requestFields,
-  resolveRange,
-  retentionCut,
-  retentionOf,
-  hiddenMatch,
-  rowMatches,
-  tierCovering,
-  type LogsRange,
-  type RequestFields,
-  type RetentionCut,
-} from '../../lib/logs.ts';
+import { mergePages, requestFields, hiddenMatch, rowMatches, type RequestFields } from '../../lib/logs-all-rows.ts';
+import { resolveRange, type LogsRange } from '../../lib/logs-range.ts';
+import { listedTiers, longestTier, retentionCut, retentionOf, tierCovering, type RetentionCut } from '../../lib/retention.ts';
 import { isTier, type Tier } from '../../../../contract/registry.ts';
 import { formatIsoMicros } from '../../../../contract/instants.ts';
 import { formatDateTime, formatSpan, localZoneName } from '../../lib/time.ts';

@@ -1,5 +1,5 @@
 /**
- * The explorer's fields inside the records and table layout (issue 21), in one place so the
+ * The explorer's fields inside the records and table layout, in one place so the
  * explorer view only places the pieces: the field picker and the field chips beside the
  * built-in chips, field facets in the sidebar, the column chooser, the table's columns and
  * the detail panel's "filter for this value". State is the view's (the URL's), changed through
@@ -12,7 +12,8 @@ import type { UpdateOptions } from '../../app-state.tsx';
 import { MAX_FIELD_FACETS, MAX_FIELD_FILTERS, type FieldFilter } from '../../../../contract/fields.ts';
 import { addFieldFilter, removeFieldFilter } from '../../lib/field-filters.ts';
 import { formatIsoMicros } from '../../../../contract/instants.ts';
-import type { LogsRange, LogsView } from '../../lib/logs.ts';
+import type { LogsRange } from '../../lib/logs-range.ts';
+import type { LogsView } from '../../lib/logs-view.ts';
 import { searchProgress } from '../../lib/search-progress.ts';
 import { effectiveColumns, fieldColumn, isDefaultLayout, resizeColumn, toggleColumn, type ColumnId, type ColumnSpec } from '../../lib/table-columns.ts';
 import { ColumnChooser, columnFields } from './column-chooser.tsx';

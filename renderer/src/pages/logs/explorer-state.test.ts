@@ -57,7 +57,7 @@ describe('pagingState', () => {
     expect(pagingState({ next: null, scanned: { through: 1, complete: true } }, 0)).toEqual({ kind: 'none' });
     expect(pagingState(undefined, 0)).toEqual({ kind: 'none' });
   });
-  // Issue 21: a search that had looked back past the range's start still offered to continue.
+  // Regression: a search that had looked back past the range's start still offered to continue.
   it('a search that looked back past the range’s start has nothing to continue to', () => {
     expect(pagingState({ next: 'c3', scanned: { through: 99, complete: false } }, 0, 100)).toEqual({ kind: 'none' });
     expect(pagingState({ next: 'c3', scanned: { through: 100, complete: false } }, 7, 100)).toEqual({ kind: 'end' });
@@ -68,7 +68,7 @@ describe('pagingState', () => {
 describe('withNoStatus', () => {
   const facets = { result: { status: [{ value: 200, count: 9 }, { value: 404, count: 2 }], method: [{ value: 'GET', count: 13 }] }, others: { status: 0 } };
   const hist = (none: number) => ({ width: 60, split: 'status' as const, result: [{ timestamp: 0, count: 11 + none, by: { '2xx': 9, '4xx': 2, none } }] });
-  // Issue 21: auth records without a status counted in the histogram but could not be selected.
+  // Regression: auth records without a status counted in the histogram but could not be selected.
   it('adds the records without a status to the status facet, by their count, from the histogram', () => {
     expect(withNoStatus(facets, hist(4))!.result.status).toEqual([
       { value: 200, count: 9 },

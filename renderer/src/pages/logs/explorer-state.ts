@@ -1,6 +1,7 @@
 /** The explorer's pure decisions: which source a URL names, which chips apply, labels, zoom. */
 import type { ExplorerPage, ExplorerSource, FacetsAnswer, HistogramAnswer } from '../../api/logs.ts';
-import { filterLabel, type LogFilter, type LogsRange } from '../../lib/logs.ts';
+import { filterLabel, type LogFilter } from '../../lib/explorer-filters.ts';
+import type { LogsRange } from '../../lib/logs-range.ts';
 import { fieldFilterLabel } from '../../lib/field-filters.ts';
 import { forOtherSource } from '../../lib/field-state.ts';
 import { formatRange, formatSpan } from '../../lib/time.ts';
@@ -80,7 +81,7 @@ export function pagingState(last: Pick<ExplorerPage, 'next' | 'scanned'> | undef
 
 /**
  * Records without a status count in the histogram (its `none` part) but the server's facets list
- * only the values records have, so they could not be selected (issue 21). The status facet gets
+ * only the values records have, so they could not be selected. The status facet gets
  * a value for them (null, "no status", filtered as `status=none`) with the histogram's count
  * under the same filters, placed by its count as the facets order values.
  */

@@ -1,5 +1,5 @@
 /**
- * The explorer (issue 12): every imported source, searched and filtered by the server. Source
+ * The explorer: every imported source, searched and filtered by the server. Source
  * picker, search (plain or RE2) and filter chips; a histogram stacked by status class or level
  * (hover, drag to zoom, click a bar); top values per field; the matching records newest first,
  * paged by the server's cursor; exports of what is shown and of everything that matches.
@@ -29,7 +29,8 @@ import { ChartSkeleton, TableSkeleton } from '../../components/skeleton.tsx';
 import { shellQuote } from '../../lib/curl.ts';
 import { formatInt } from '../../lib/format.ts';
 import type { FilterField } from '../../../../contract/filters.ts';
-import { addFilter, explorerParams, removeFilter, resolveRange, type LogFilter } from '../../lib/logs.ts';
+import { addFilter, explorerParams, removeFilter, type LogFilter } from '../../lib/explorer-filters.ts';
+import { resolveRange } from '../../lib/logs-range.ts';
 import { formatIsoMicros } from '../../../../contract/instants.ts';
 import { formatDateTime, formatRange } from '../../lib/time.ts';
 import { encodeView, type LogsView } from '../../lib/url-state.ts';
@@ -67,7 +68,7 @@ export function ExplorerView() {
   const applied = useMemo(() => usableFilters(filters, source), [filters, source]);
   const range = useMemo(() => (now === undefined ? undefined : resolveRange(logsView.range, now, { start: logsView.start, end: logsView.end })), [now, logsView.range, logsView.start, logsView.end]);
 
-  // An RE2 pattern is checked here first: one the server would refuse is never sent (issue 21).
+  // An RE2 pattern is checked here first: one the server would refuse is never sent.
   const patternCheck = useQuery({ queryKey: ['re2-check', q], queryFn: () => re2Problem(q), enabled: regex && q !== '', staleTime: Infinity });
   const patternOk = !regex || q === '' || patternCheck.data === null;
   const patternProblem = regex && q !== '' && typeof patternCheck.data === 'string' ? patternCheck.data : null;
@@ -83,7 +84,7 @@ export function ExplorerView() {
   const histogram = useHistogram(params);
   const facets = useFacets(params, source?.fields ?? []);
 
-  // The compared period (issue 21): the same search over the window moved back.
+  // The compared period: the same search over the window moved back.
   const compare = logsView.compare;
   const compareShift = compare && range?.start !== undefined && range.end !== undefined ? compareOffset(compare, range.end - range.start) : null;
   const comparedRange = useMemo(() => (range && compareShift !== null ? shiftRange(range, compareShift) : undefined), [range, compareShift]);
@@ -95,7 +96,7 @@ export function ExplorerView() {
   const comparedFacets = useFacets(comparedParams, source?.fields ?? []);
 
   const setLogs = useCallback((patch: (l: LogsView) => LogsView, opts?: UpdateOptions) => update((v) => ({ ...v, logs: patch(v.logs) }), opts), [update]);
-  // Fields inside the records: picker, chips, facets, columns (issue 21).
+  // Fields inside the records: picker, chips, facets, columns.
   const fx = useExplorerFields({
     source,
     logs: logsView,
@@ -158,7 +159,7 @@ export function ExplorerView() {
   const highlight = useMemo(() => makeHighlighter(q, regex), [q, regex]);
 
   // A search someone submitted (Enter, Search, the regex toggle) is remembered in the recent
-  // searches once its first page has come back: not a facet click, a zoom or a chip (issue 21),
+  // searches once its first page has come back: not a facet click, a zoom or a chip,
   // and never a pattern RE2 refuses (it is not sent at all).
   const submitted = useRef<{ q: string; regex: boolean } | null>(null);
   const firstPageOk = logs.isSuccess && !logs.isPlaceholderData;
@@ -189,7 +190,7 @@ export function ExplorerView() {
       items.map((r) => {
         const row: Record<string, unknown> = { id: r.id, timestamp: r.timestamp, timestamp_iso: formatIsoMicros(r.timestamp) };
         for (const c of columns) if (c !== 'timestamp' && c !== 'event_message') row[c] = r.fields[c];
-        // Columns on fields inside the records, by their path (issue 21).
+        // Columns on fields inside the records, by their path.
         for (const p of fx.fieldColumns) row[p] = fieldText(valueAtPath(r.metadata, p));
         row.event_message = r.event_message;
         row.metadata = r.metadata;

@@ -1,6 +1,6 @@
 /**
  * "Filter for this value / exclude it" beside each scalar of the detail panel's metadata
- * (issue 21): + adds `field=<path>:<value>`, − adds `field=<path>:!<value>`, with the path as
+ *: + adds `field=<path>:<value>`, − adds `field=<path>:!<value>`, with the path as
  * the server reads it (lib/field-filters.ts, fieldPathAt). Values no filter can name (a null,
  * an element of a longer array, a key with a dot) get no buttons.
  */

@@ -1,5 +1,5 @@
 /**
- * Filters on fields inside the records as chips beside the built-in ones (issue 21):
+ * Filters on fields inside the records as chips beside the built-in ones:
  * `request.headers.cf_ipcountry is DE`. A click flips "is" and "is not"; × removes the chip.
  */
 import type { FieldFilter } from '../../../../contract/fields.ts';

@@ -1,5 +1,5 @@
 /**
- * Facets on chosen fields inside the records (issue 21), in the facet sidebar below the
+ * Facets on chosen fields inside the records, in the facet sidebar below the
  * built-in ones: each field's top values with exact counts, and with a compared period each
  * count's change, as the built-in facets show it; a click includes a value (an `is` chip, or
  * removes it when included), − excludes it, × takes the facet away.

@@ -1,5 +1,5 @@
 /**
- * The field picker (issue 21): the fields a source's records carry, read from the newest
+ * The field picker: the fields a source's records carry, read from the newest
  * records of the window (`/api/logs/field-paths`), like Studio's field reference or Kibana's
  * field sidebar: searchable, each with its type, how many of the sampled records hold it and
  * example values. A field becomes a filter (is / is not / starts with / ≥ / ≤ a value), a

@@ -1,5 +1,5 @@
 /**
- * The explorer's Live mode (issue 23, section 4). While on, the first page of the current search
+ * The explorer's Live mode. While on, the first page of the current search
  * is asked again every few seconds over the range moved to the server's now (the API has no
  * change signal; `/api/logs` answers newest first). Records the table does not hold yet (from
  * a sync's poll or an import) then appear at the top: at once when the table is scrolled to its
@@ -20,7 +20,7 @@ import { EXPLORER_PAGE_SIZE, getLogsJson, type ExplorerPage, type LogsParams } f
 import { useView } from '../../app-state.tsx';
 import { ROW_HEIGHT } from '../../components/explorer-table.tsx';
 import { formatInt } from '../../lib/format.ts';
-import { PRESET_SPAN } from '../../lib/logs.ts';
+import { PRESET_SPAN } from '../../lib/logs-range.ts';
 import { formatIsoMicros } from '../../../../contract/instants.ts';
 import { formatDateTime } from '../../lib/time.ts';
 

@@ -1,4 +1,4 @@
-import type { RangeChoice } from '../../lib/logs.ts';
+import type { RangeChoice } from '../../lib/logs-range.ts';
 
 export const RANGE_LABELS: Record<RangeChoice, string> = {
   '15m': '15 min',

@@ -29,7 +29,7 @@ describe('seriesOf', () => {
       'slate',
     ]);
   });
-  // Issue 21: `log` and `info` were both blue, `debug` and no level both grey.
+  // Regression: `log` and `info` were both blue, `debug` and no level both grey.
   it('no two stacks of one chart share a colour, in either theme, whatever levels the records carry', () => {
     const levels = seriesOf([bucket({ debug: 1, LOG: 1, info: 1, notice: 1, warning: 1, warn: 1, error: 1, fatal: 1, panic: 1, none: 1, trace: 1, custom: 1 })], 'level');
     const status = seriesOf([bucket({ '1xx': 1, '2xx': 1, '3xx': 1, '4xx': 1, '5xx': 1, none: 1, '9xx': 1 })], 'status');

@@ -2,7 +2,7 @@
  * The histogram's stacks: which keys of `by` are drawn, in which order, in which colour.
  * Status classes: 2xx green, 3xx blue, 4xx amber, 5xx red, 1xx purple, none grey. Levels: error
  * red, fatal and panic dark red, warning amber, info blue, log teal, notice purple, debug grey,
- * none a pale slate. Two stacks of one chart never share a colour (issue 21: `log`/`info` and
+ * none a pale slate. Two stacks of one chart never share a colour (`log`/`info` and
  * `debug`/none did): a tone already taken goes to the next free one.
  */
 import type { HistogramBucket } from '../../api/logs.ts';
