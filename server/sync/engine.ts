@@ -14,6 +14,7 @@
  * up with following off), `failed` (401/403 stop the connection with the remote's message; a
  * request the remote refuses stops the source; both wait for a resume or a new token).
  */
+import { spanOf } from '../activity.ts';
 import { fromClickHouseRow, clickHouseSourceOf } from '../ingest/clickhouse-shape.ts';
 import { normalizeRecord } from '../ingest/normalize.ts';
 import { isObject, setOwn, type JsonObject } from '../store/shape.ts';
@@ -30,7 +31,6 @@ import {
   bigQueryPageSql,
   clickHousePageSql,
   compareCursor,
-  dayCut,
   floorMinute,
   laterCursor,
   LOGFLARE_FIRST_WINDOW_US,
@@ -56,8 +56,7 @@ export const RATE_LIMIT_PAUSE_MS = 60_000;
 const MAX_WARNINGS = 5;
 /**
  * Rows converted, and records inserted, between two turns of the event loop: a page is a
- * thousand records, and the app's other answers wait while a slice is worked on. Not fewer: the
- * store judges from a batch of at least 200 records of a new day whether to keep it as hours.
+ * thousand records, and the app's other answers wait while a slice is worked on.
  */
 const SLICE_ROWS = 500;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -158,21 +157,19 @@ interface Hold {
 /** A page's rows made into records. */
 interface Batch {
   records: StoredRecord[];
-  /** The (timestamp, id) of each row that has a timestamp, and where that row is in the page. */
   keys: Cursor[];
-  keyRows: number[];
   rejected: number;
   reason?: string;
 }
 
 /** The rows of one page as records of `source`, each with the connection's project. */
 export function convertRows(rows: readonly unknown[], source: SourceInfo, project: string, shape: 'query' | 'clickhouse'): Batch {
-  const batch: Batch = { records: [], keys: [], keyRows: [], rejected: 0 };
+  const batch: Batch = { records: [], keys: [], rejected: 0 };
   const refuse = (reason: string) => {
     batch.rejected++;
     batch.reason ??= reason;
   };
-  for (const [i, row] of rows.entries()) {
+  for (const row of rows) {
     if (!isObject(row)) {
       refuse('a row is not a JSON object');
       continue;
@@ -187,10 +184,7 @@ export function convertRows(rows: readonly unknown[], source: SourceInfo, projec
       rec = c.record;
     } else rec = { ...row };
     const ts = parseRecordTimestamp(rec.timestamp);
-    if (ts !== undefined) {
-      batch.keys.push({ ts, id: typeof row.id === 'string' ? row.id : row.id === undefined || row.id === null ? '' : String(row.id) });
-      batch.keyRows.push(i);
-    }
+    if (ts !== undefined) batch.keys.push({ ts, id: typeof row.id === 'string' ? row.id : row.id === undefined || row.id === null ? '' : String(row.id) });
     // Synced records are the connection's project's, wherever the source keeps it.
     if (source.project.in === 'record') setOwn(rec, 'project', project);
     const n = normalizeRecord(rec, source, project);
@@ -202,13 +196,12 @@ export function convertRows(rows: readonly unknown[], source: SourceInfo, projec
 
 /** convertRows in slices, letting other work run between them. */
 async function convertInSlices(rows: readonly unknown[], source: SourceInfo, project: string, shape: 'query' | 'clickhouse'): Promise<Batch> {
-  const out: Batch = { records: [], keys: [], keyRows: [], rejected: 0 };
+  const out: Batch = { records: [], keys: [], rejected: 0 };
   for (let i = 0; i < rows.length; i += SLICE_ROWS) {
     if (i > 0) await yieldToEventLoop();
-    const b = convertRows(rows.slice(i, i + SLICE_ROWS), source, project, shape);
+    const b = spanOf('sync: convert rows', () => convertRows(rows.slice(i, i + SLICE_ROWS), source, project, shape));
     out.records.push(...b.records);
     out.keys.push(...b.keys);
-    out.keyRows.push(...b.keyRows.map((r) => r + i));
     out.rejected += b.rejected;
     out.reason ??= b.reason;
   }
@@ -493,18 +486,9 @@ export class SourceWorker {
       this.ctx.detected(this.rt, plan.dialect);
       this.releaseDetection();
     }
-    const shape = plan.dialect === 'clickhouse' ? 'clickhouse' : 'query';
-    const batch = await convertInSlices(rows, this.source, conn.ref, shape);
+    const batch = await convertInSlices(rows, this.source, conn.ref, plan.dialect === 'clickhouse' ? 'clickhouse' : 'query');
     const outcome = afterManagementPage(plan.pos, plan.window, batch.keys, rows.length, plan.now);
     if ('error' in outcome) throw new SourceRefused(outcome.error);
-    const cut = dayCut(batch.keys, rows.length);
-    if (cut !== null) {
-      // Only the first day's rows (converted again: once a day of history); the next page starts at the new day.
-      const pos = batch.keys[cut - 1]!;
-      await this.commit(await convertInSlices(rows.slice(0, batch.keyRows[cut]), this.source, conn.ref, shape), laterCursor(this.cursor(), pos));
-      this.pass = { pos, window: null };
-      return;
-    }
     await this.commit(batch, laterCursor(this.cursor(), outcome.next));
     this.pass = { pos: outcome.next, window: null };
     if (outcome.caughtUp) this.endPass();
@@ -518,7 +502,7 @@ export class SourceWorker {
       let imported = 0;
       for (let i = 0; i < batch.records.length; i += SLICE_ROWS) {
         if (i > 0) await yieldToEventLoop();
-        imported += writer.write(batch.records.slice(i, i + SLICE_ROWS)).imported;
+        imported += spanOf('sync: insert rows', () => writer.write(batch.records.slice(i, i + SLICE_ROWS))).imported;
       }
       next = { cursor, records: before.records + imported, rejected: before.rejected + batch.rejected };
       writer.setMeta(this.key, committedText(next));

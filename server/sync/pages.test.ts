@@ -6,7 +6,6 @@ import {
   bigQueryPageSql,
   clickHousePageSql,
   compareCursor,
-  dayCut,
   isoSeconds,
   logflareWindow,
   LOGFLARE_MAX_WINDOW_US,
@@ -69,18 +68,6 @@ describe('Management API windows', () => {
   it('a full page that does not go past the cursor is an error, not a loop', () => {
     const stuck = Array.from({ length: 1000 }, () => ({ ts: T0, id: 'a' }));
     expect(afterManagementPage({ ts: T0, id: 'a' }, { start: T0, end: T0 + HOUR }, stuck, 1000, T0 + 2 * HOUR)).toEqual({ error: expect.stringContaining('does not go past') });
-  });
-
-  it('a full page that reaches a later UTC day is cut at its first row of that day; a short page or one of one day is not', () => {
-    // 2026-06-22T23:55:00Z: 1,000 rows a second apart, 300 of them before midnight.
-    const eve = Date.UTC(2026, 5, 22, 23, 55) * 1000;
-    const keys = Array.from({ length: 1000 }, (_, i) => ({ ts: eve + i * 1_000_000, id: `r${i}` }));
-    expect(dayCut(keys, 1000)).toBe(300);
-    expect(keys[299]!.ts).toBeLessThan(Date.UTC(2026, 5, 23) * 1000);
-    expect(keys[300]!.ts).toBe(Date.UTC(2026, 5, 23) * 1000);
-    expect(dayCut(keys.slice(0, 999), 999)).toBeNull();
-    expect(dayCut(keys.slice(300), 1000)).toBeNull();
-    expect(dayCut([], 1000)).toBeNull();
   });
 
   it('cursors order by instant, then no id first, then id bytes', () => {

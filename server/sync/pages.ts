@@ -113,21 +113,6 @@ export function isoSeconds(us: number): string {
   return `${formatIsoMicros(us).slice(0, 19)}Z`;
 }
 
-/**
- * Where a full Management API page is cut so that what it commits is of one UTC day: the index
- * of its first key of a later day than its first key's (the rows from there come again in the
- * next page), or null (the page holds one day, or is not full). The store judges from the first
- * batch that reaches a day whether to keep a busy day as hours from the start; a day it began
- * whole is rewritten as hours once it holds 50,000 records, seconds in which no answer is given.
- * Cut there, a backfill brings each new day in a page of its own rows: one more call a day.
- */
-export function dayCut(keys: readonly Cursor[], rows: number): number | null {
-  if (rows < PAGE_ROWS || keys.length === 0) return null;
-  const day = Math.floor(keys[0]!.ts / MICROS.day);
-  const k = keys.findIndex((key) => Math.floor(key.ts / MICROS.day) !== day);
-  return k > 0 ? k : null;
-}
-
 export type PageOutcome = { next: Cursor; caughtUp: boolean } | { error: string };
 
 /**

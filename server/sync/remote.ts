@@ -7,6 +7,7 @@
  * plain http to a loopback address), and redirects are never followed (a 3xx is an error naming
  * where it pointed). No message made here contains a header.
  */
+import { span } from '../activity.ts';
 import type { Clock } from '../time.ts';
 import { formatIsoMicros } from '../time.ts';
 import { isoSeconds, type Window } from './pages.ts';
@@ -110,11 +111,13 @@ async function getRows(url: URL, headers: Record<string, string>, opts: CallOpti
     throw new RemoteError({ kind: 'transient', status: res.status, message: `the answer of ${where} was cut off: ${networkReason(err)}` });
   }
   let body: unknown;
+  const parsed = span('sync: parse page');
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {
     body = undefined;
   }
+  parsed();
   const status = res.status;
   if (status >= 300 && status < 400) {
     const to = res.headers.get('location');
