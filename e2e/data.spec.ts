@@ -121,8 +121,10 @@ test.describe('Data page', () => {
   });
 
   test('“Load demo data” loads it, or says plainly that this server has none', async ({ page, open, freshServer }) => {
+    // The demo set is a real import of every source: its time is the machine's, not the page's.
+    test.setTimeout(180_000);
     await open('/data', freshServer);
-    const res = page.waitForResponse((r) => r.url().endsWith('/api/demo'));
+    const res = page.waitForResponse((r) => r.url().endsWith('/api/demo'), { timeout: 0 });
     await page.getByTestId('load-demo').click();
     const status = (await res).status();
     if (status === 404) {
