@@ -105,7 +105,8 @@ describe('saves', () => {
       const store = await LogStore.open(dir);
       try {
         await importStream(store, [Buffer.from(edgeNdjson(100))], { source: 'edge_logs' });
-        expect(new ImportWriter(store, sourceInfo('cloudflare.logs.prod')).write(edgeRows(100, 'unsaved'))).toEqual({ imported: 100, duplicates: 0 });
+        // Few enough that the day stays one partition (a young dense day of 200 rows is split into hours).
+        expect(new ImportWriter(store, sourceInfo('cloudflare.logs.prod')).write(edgeRows(50, 'unsaved'))).toEqual({ imported: 50, duplicates: 0 });
         const catalog = path.join(dir, 'catalog.sqlite');
         const before = fs.readFileSync(catalog);
         await store.columnsSettled();
@@ -131,7 +132,7 @@ describe('saves', () => {
         expect(filesUnder(dir)).toEqual(filesBefore);
         expect(fs.readFileSync(catalog).equals(before)).toBe(true);
         // Nothing in memory was lost; the next save commits it.
-        expect(edgeCount(store)).toBe(200);
+        expect(edgeCount(store)).toBe(150);
         await store.save();
         expect(fs.readFileSync(catalog).equals(before)).toBe(false);
       } finally {
@@ -140,8 +141,8 @@ describe('saves', () => {
       }
       const reopened = await LogStore.open(dir);
       try {
-        expect(edgeCount(reopened)).toBe(200);
-        expect(reopened.dump('cloudflare.logs.prod').filter((r) => r.id.startsWith('unsaved'))).toHaveLength(100);
+        expect(edgeCount(reopened)).toBe(150);
+        expect(reopened.dump('cloudflare.logs.prod').filter((r) => r.id.startsWith('unsaved'))).toHaveLength(50);
         expect(storeProblems(reopened)).toEqual([]);
       } finally {
         await reopened.close();

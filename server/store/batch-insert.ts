@@ -25,17 +25,16 @@ export interface BatchResult {
 /** Records of one day in one batch needed to judge the day's density. */
 const DENSE_SAMPLE = 200;
 /**
- * A day partition this import created, still this small, whose records are already dense
- * enough to pass SPLIT_ROWS over a day is split now, while that costs little: batches too small to judge a day's density
+ * A day partition still this small whose records are already dense enough to pass SPLIT_ROWS
+ * over a day is split now, while that costs little: batches too small to judge a day's density
  * on their own (a parser on a busy machine sends what it has every 20 ms) would otherwise fill
  * the day and split it at SPLIT_ROWS, a pause of seconds.
  */
 const YOUNG_ROWS = 2000;
 
 function youngAndDense(p: Partition): boolean {
-  const { rows, min_ts: min, max_ts: max, version } = p.row;
-  // Only a day this import created (never committed): a committed day keeps its files until it passes SPLIT_ROWS.
-  if (version !== 0 || rows < DENSE_SAMPLE || rows > YOUNG_ROWS || min === null || max === null) return false;
+  const { rows, min_ts: min, max_ts: max } = p.row;
+  if (rows < DENSE_SAMPLE || rows > YOUNG_ROWS || min === null || max === null) return false;
   return (rows / Math.max(max - min, 1)) * DAY_MICROS > SPLIT_ROWS / 4;
 }
 
