@@ -241,6 +241,8 @@ test.describe('Logs page: the exact logs.all view', () => {
   });
 
   test('screenshots: the detail open in both views, 1440×900 and 1024×700, light and dark', async ({ page, open }) => {
+    // Eight screenshots: the time is the machine's.
+    test.setTimeout(180_000);
     await inEachLook(page, async ({ scheme, w, h }) => {
       for (const [view, url] of [
         ['exact', EXACT],
