@@ -4,22 +4,14 @@
  * clock), not by the renderer's code and not by the explorer API under test.
  */
 import fs from 'node:fs';
-import { BUSY, nowMicros, readDemoRecords } from './support/fixture-data.ts';
+import { MICROS } from '../contract/instants.ts';
+import { BUSY, nowMicros, readDemoRecords, type DemoExportRecord } from './support/fixture-data.ts';
 import { expect, num, test } from './support/fixtures.ts';
 import type { Page } from '@playwright/test';
 
 const NOW = nowMicros();
-const MIN = 60_000_000;
-const HOUR = 60 * MIN;
-const DAY = 24 * HOUR;
-
-interface Raw {
-  id: string;
-  timestamp: number;
-  project?: string;
-  event_message: string;
-  metadata: Record<string, unknown>;
-}
+const { minute: MIN, hour: HOUR, day: DAY } = MICROS;
+type Raw = DemoExportRecord;
 
 interface Edge extends Raw {
   status: number;

@@ -6,7 +6,8 @@
  * export files, not from the renderer.
  */
 import type { Locator, Page } from '@playwright/test';
-import { BUSY, nowMicros, readDemoRecords } from './support/fixture-data.ts';
+import { MICROS } from '../contract/instants.ts';
+import { BUSY, nowMicros, readDemoRecords, type DemoExportRecord } from './support/fixture-data.ts';
 import { expect, test } from './support/fixtures.ts';
 
 // Browser globals used inside page.evaluate: this file is type-checked without the DOM library.
@@ -16,17 +17,8 @@ type Element = any;
 type HTMLSelectElement = any;
 
 const NOW = nowMicros();
-const MIN = 60_000_000;
-const HOUR = 60 * MIN;
-const DAY = 24 * HOUR;
-
-interface Raw {
-  id: string;
-  timestamp: number;
-  project?: string;
-  event_message: string;
-  metadata: Record<string, unknown>;
-}
+const { minute: MIN, hour: HOUR, day: DAY } = MICROS;
+type Raw = DemoExportRecord;
 let auth: Raw[] = [];
 let fnEdge: Raw[] = [];
 

@@ -77,6 +77,15 @@ export async function writeDemoExports(dir: string): Promise<string[]> {
  * imported them (same seed, records and clock): specs work out their expected figures from
  * these, not from the API under test.
  */
+/** A demo record as its export file holds it (the ingest shape, µs timestamps). */
+export interface DemoExportRecord {
+  id: string;
+  timestamp: number;
+  project?: string;
+  event_message: string;
+  metadata: Record<string, unknown>;
+}
+
 export async function readDemoRecords<T>(aliases: readonly string[]): Promise<Record<string, T[]>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-expect-'));
   try {
