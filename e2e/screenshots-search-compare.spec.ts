@@ -6,6 +6,7 @@
 import type { Page } from '@playwright/test';
 import { BUSY } from './support/fixture-data.ts';
 import { expect, test } from './support/fixtures.ts';
+import { rewriteAnswers } from './support/rewrite.ts';
 
 const DIR = 'artifacts/screenshots';
 const SIZES = [
@@ -16,20 +17,13 @@ const SIZES = [
 
 /** While `hold.on`, a search's histogram and facets answer as a walk that has counted 35% of the range. */
 async function holdSearch(page: Page, hold: { on: boolean }) {
-  await page.route(/\/api\/logs\/(histogram|facets)\?/, async (route) => {
-    const u = new URL(route.request().url());
-    // The page cancels a request whose view it left; the fetch then fails, and so may the route.
-    const res = await route.fetch().catch(() => null);
-    if (!res) return route.abort().catch(() => {});
-    const body = (await res.json()) as { result: unknown; scanned?: unknown };
-    if (hold.on && u.searchParams.get('q')) {
-      const end = Date.parse(u.searchParams.get('end')!) * 1000;
-      const start = Date.parse(u.searchParams.get('start')!) * 1000;
-      const through = Math.round(end - (end - start) * 0.35);
-      if (u.pathname.endsWith('/histogram')) body.result = (body.result as Array<{ timestamp: number }>).map((b) => (b.timestamp < through ? { ...b, count: 0, by: {} } : b));
-      body.scanned = { through, throughIso: '', complete: false };
-    }
-    await route.fulfill({ response: res, json: body });
+  await rewriteAnswers(page, /\/api\/logs\/(histogram|facets)\?/, (u, body) => {
+    if (!hold.on || !u.searchParams.get('q')) return undefined;
+    const end = Date.parse(u.searchParams.get('end')!) * 1000;
+    const start = Date.parse(u.searchParams.get('start')!) * 1000;
+    const through = Math.round(end - (end - start) * 0.35);
+    if (u.pathname.endsWith('/histogram')) body.result = (body.result as Array<{ timestamp: number }>).map((b) => (b.timestamp < through ? { ...b, count: 0, by: {} } : b));
+    return { ...body, scanned: { through, throughIso: '', complete: false } };
   });
 }
 

@@ -1,6 +1,6 @@
 /**
- * A text search's count, histogram and facets while the server's walk is still running (issue
- * 21): the server answers 200 with `scanned: {through, complete: false}` and what it has counted
+ * A text search's count, histogram and facets while the server's walk is still running: the
+ * server answers 200 with `scanned: {through, complete: false}` and what it has counted
  * so far. The demo store is small enough that every search finishes at once, so the partial
  * answers are made here from the server's real ones (the buckets older than `through` emptied),
  * as a large store gives them; the final answers are the server's own, checked against the export.
@@ -8,9 +8,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page, Route } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { BUSY, nowMicros, writeDemoExports } from './support/fixture-data.ts';
 import { expect, test } from './support/fixtures.ts';
+import { rewriteAnswers } from './support/rewrite.ts';
 
 const NOW = nowMicros();
 const HOUR = 3_600_000_000;
@@ -52,15 +53,10 @@ async function runningSearch(page: Page, partial: number, share: number) {
   const calls: Array<{ at: number; path: string; partial: boolean }> = [];
   const sums: number[] = [];
   let answered = 0;
-  await page.route(/\/api\/logs\/(histogram|facets)\?/, async (route: Route) => {
-    const u = new URL(route.request().url());
-    // The page cancels a request whose answer it no longer needs; the fetch then fails.
-    const res = await route.fetch().catch(() => null);
-    if (!res) return route.abort().catch(() => {});
-    const body = (await res.json()) as { result: unknown; scanned?: unknown };
+  await rewriteAnswers(page, /\/api\/logs\/(histogram|facets)\?/, (u, body) => {
     if (!u.searchParams.get('q') || answered >= partial * 2) {
       calls.push({ at: Date.now(), path: u.pathname, partial: false });
-      return route.fulfill({ response: res, json: body });
+      return undefined;
     }
     answered++;
     const end = Date.parse(u.searchParams.get('end')!) * 1000;
@@ -70,9 +66,8 @@ async function runningSearch(page: Page, partial: number, share: number) {
       body.result = (body.result as Bucket[]).map((b) => (b.timestamp < through ? { ...b, count: 0, by: {} } : b));
       sums.push((body.result as Bucket[]).reduce((n, b) => n + b.count, 0));
     }
-    body.scanned = { through, throughIso: new Date(through / 1000).toISOString(), complete: false };
     calls.push({ at: Date.now(), path: u.pathname, partial: true });
-    await route.fulfill({ response: res, json: body });
+    return { ...body, scanned: { through, throughIso: new Date(through / 1000).toISOString(), complete: false } };
   });
   return { calls, sums };
 }
