@@ -7,24 +7,15 @@ import { SOURCES, type SourceInfo } from '../sources.ts';
 import type { Db } from './db.ts';
 import { HOT_COLUMNS } from './hot-columns.ts';
 import type { Partition } from './partition.ts';
+import type { StoredRecord } from './record.ts';
 import type { TextDictionary } from './text-dictionary.ts';
 
-/** One stored row as `dump` returns it. */
-export interface StoredRow {
+/** One stored row as `dump` returns it: a stored record with its place in the store, read back as text. */
+export interface StoredRow extends Omit<StoredRecord, 'raw' | 'families'> {
   partition: string;
   rid: number;
-  id: string;
-  ts: number;
-  project: string;
   raw: string;
-  url?: string;
   families?: number | null;
-  status?: number | null;
-  functionId?: string | null;
-  exec?: number | null;
-  method?: string | null;
-  path?: string | null;
-  level?: string | null;
 }
 
 /** The API lists these (`GET /api/sources`): the shape is the contract's. */
