@@ -1,21 +1,22 @@
+import './app.css';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useShellEvents } from './api/bridge.ts';
 import { ApiError, askOtherTabsForKey, forgetApiKey, getApiKey, setApiKey } from './api/client.ts';
 import { useClock, useSources } from './api/hooks.ts';
 import { useView } from './app-state.tsx';
-import { ErrorPanel } from './components/error-panel.tsx';
-import { Notices } from './components/notices.tsx';
-import { SavedViews } from './components/saved-views.tsx';
+import { ErrorPanel } from './ui/error-panel.tsx';
+import { Notices } from './ui/notices.tsx';
+import { SavedViews } from './features/views/saved-views-menu.tsx';
 import { encodeView, type PageId } from './lib/url-state.ts';
 import { formatDateTime, formatUtc, localZoneName } from './lib/time.ts';
 import type { ThemePref } from './lib/theme.ts';
 import { exportCurrentView } from './lib/view-export.ts';
-import { DataPage } from './pages/data-page.tsx';
-import { FunctionsPage } from './pages/functions-page.tsx';
-import { LogsPage } from './pages/logs-page.tsx';
-import { busiestProject, EDGE_SOURCE, FUNCTION_SOURCE, sourceOf } from './pages/page-data.ts';
-import { SettingsPage } from './pages/settings-page.tsx';
-import { UsagePage } from './pages/usage-page.tsx';
+import { DataPage } from './features/data/data-page.tsx';
+import { FunctionsPage } from './features/functions/functions-page.tsx';
+import { LogsPage } from './features/logs/logs-page.tsx';
+import { busiestProject, EDGE_SOURCE, FUNCTION_SOURCE, sourceOf } from './lib/source-projects.ts';
+import { SettingsPage } from './features/settings/settings-page.tsx';
+import { UsagePage } from './features/usage/usage-page.tsx';
 
 const NAV: Array<{ page: PageId; label: string; icon: ReactNode }> = [
   { page: 'functions', label: 'Functions', icon: <Icon d="M4 17l6-6-6-6M12 19h8" /> },

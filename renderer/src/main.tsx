@@ -1,3 +1,5 @@
+// The shared styles first: every feature's own stylesheet, imported by its page, comes after them.
+import './ui/styles.css';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -6,7 +8,6 @@ import { createQueryClient } from './api/hooks.ts';
 import { App } from './app.tsx';
 import { ViewProvider } from './app-state.tsx';
 import { applyInitialTheme } from './lib/theme.ts';
-import './styles.css';
 
 // First thing: take the key out of the address bar, before anything can read or log the URL.
 adoptKeyFromLocation();

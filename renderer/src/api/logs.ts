@@ -117,7 +117,7 @@ export function useExplorerLogs(params: LogsParams | null) {
 
 /**
  * A text search's aggregates answer with what the server's walk has counted so far; the page
- * asks again about every second until the answer is complete (pages/logs/search-progress.ts).
+ * asks again about every second until the answer is complete (lib/search-progress.ts).
  */
 export function whileSearching(params: LogsParams) {
   const start = typeof params.start === 'string' ? parseIsoMicros(params.start) : undefined;

@@ -1,4 +1,4 @@
-/** "Copy as curl": the endpoint request behind the current view, runnable in a shell. */
+/** "Copy as curl": the API request behind the current view, runnable in a shell. */
 
 /** Quotes for POSIX shells: single quotes, with embedded ones closed and escaped. */
 export function shellQuote(text: string): string {
@@ -10,7 +10,12 @@ export function endpointUrl(origin: string, name: string, params: Record<string,
   return `${origin}/api/endpoints/${name}${qs ? `?${qs}` : ''}`;
 }
 
+/** `curl -sS -H 'X-API-KEY: …' 'http://127.0.0.1:4100/api/logs?source=…'` */
+export function curlOf(url: string, apiKey: string): string {
+  return `curl -sS -H ${shellQuote(`X-API-KEY: ${apiKey}`)} ${shellQuote(url)}`;
+}
+
 /** `curl -sS -H 'X-API-KEY: …' 'http://127.0.0.1:4100/api/endpoints/logs.all?project=…'` */
 export function curlCommand(origin: string, name: string, params: Record<string, string>, apiKey: string): string {
-  return `curl -sS -H ${shellQuote(`X-API-KEY: ${apiKey}`)} ${shellQuote(endpointUrl(origin, name, params))}`;
+  return curlOf(endpointUrl(origin, name, params), apiKey);
 }

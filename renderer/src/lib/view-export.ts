@@ -5,6 +5,7 @@
  * `useExportCurrentView`; the last mounted one is the current view.
  */
 import { useEffect, useRef } from 'react';
+import { formatIsoMicros } from '../../../contract/instants.ts';
 import type { ViewExportFormat } from '../../../electron/bridge.ts';
 import { toCsv } from './csv.ts';
 import { downloadText } from './download.ts';
@@ -51,6 +52,11 @@ export function exportFile(table: TableExport, format: ViewExportFormat): Export
     case 'ndjson':
       return { fileName, type, text: rows.map((r) => `${JSON.stringify(r)}\n`).join('') };
   }
+}
+
+/** The instant an export's file name ends with, `2026-03-14T160456` (UTC, to the second); '' while unknown. */
+export function fileStamp(now: number | undefined): string {
+  return now ? formatIsoMicros(now).slice(0, 19).replace(/:/g, '') : '';
 }
 
 export interface ViewExportRegistry {
