@@ -7,6 +7,10 @@
  *       line (DuckRun)
  *   tsx bench/scale-duckdb.ts restart '<json DuckArgs>'  open that file, answer logs.all once
  *       (prints "first-answer"), then one round of every case; prints one JSON line (DuckRestart)
+ *   tsx bench/scale-duckdb.ts fields '<json DuckFieldArgs>'  the edge file alone into a fresh
+ *       database file with `metadata` as JSON, then the field cases (fieldCases) with
+ *       json_extract_string, each answered once (cold) and `runs` times; prints one JSON line
+ *       (DuckFieldRun)
  *
  * DuckDB as a new user would use it: `CREATE TABLE ... AS SELECT * FROM read_ndjson(file)`
  * with the schema it infers (metadata becomes a nested STRUCT), default settings (threads =
@@ -25,6 +29,7 @@ import {
   EXPLORER_FACETS,
   EXPLORER_NOMATCH,
   explorerCases,
+  fieldCases,
   percentiles,
   procMemory,
   STATS_INTERVALS,
@@ -67,6 +72,19 @@ export interface DuckRun {
   explorer: Record<string, { first: number; uncached: Percentiles; answer: ExplorerAnswer }>;
   /** ILIKE of a text no record holds over the whole store's event_message (ms per run). */
   nomatch: Percentiles & { count: number };
+}
+
+/** The `fields` mode (`npm run bench -- --fields-only`). */
+export interface DuckFieldArgs {
+  dbFile: string;
+  edgeFile: string;
+  runs: number;
+}
+
+export interface DuckFieldRun {
+  importSeconds: number;
+  records: number;
+  explorer: Record<string, { first: number; uncached: Percentiles; answer: ExplorerAnswer }>;
 }
 
 export interface DuckRestart {
@@ -154,15 +172,24 @@ function apiShape(c: BenchCase, rows: Row[]): Row[] {
 
 const STATUS = 'metadata.response.status_code';
 
+/**
+ * How a field inside the records is read: from the nested STRUCT read_ndjson infers, or (`json`,
+ * the fields mode) with json_extract_string from `metadata` kept as JSON. Either gives a
+ * number's or a boolean's text and NULL for a missing field or JSON null, as ours counts them.
+ */
+let metadataAsJson = false;
+const fieldExpr = (path: string) => (metadataAsJson ? `json_extract_string(metadata, '$.${path}')` : `CAST(metadata.${path} AS VARCHAR)`);
+const statusExpr = () => (metadataAsJson ? `TRY_CAST(json_extract_string(metadata, '$.response.status_code') AS INTEGER)` : STATUS);
+
 /** WHERE of an explorer case and its bindings: (start, end], then the case's filters. */
-function explorerWhere(c: ExplorerCase, args: DuckArgs): { sql: string; values: Record<string, bigint | string> } {
+function explorerWhere(c: ExplorerCase, args: Pick<DuckArgs, 'explorer'>): { sql: string; values: Record<string, bigint | string> } {
   const parts = ['timestamp > $start', 'timestamp <= $end'];
   const values: Record<string, bigint | string> = { start: BigInt(c.start), end: BigInt(c.end) };
   if (c.project !== undefined) {
     parts.push('project = $project');
     values.project = c.project;
   }
-  if (c.status5xx) parts.push(`${STATUS} BETWEEN 500 AND 599`);
+  if (c.status5xx) parts.push(`${statusExpr()} BETWEEN 500 AND 599`);
   if (c.q !== undefined && c.regex) {
     // RE2 in both: case-insensitive, anywhere in the message (which holds the request URL).
     parts.push(`regexp_matches(event_message, $pattern, 'i')`);
@@ -172,7 +199,7 @@ function explorerWhere(c: ExplorerCase, args: DuckArgs): { sql: string; values: 
     values.pattern = `%${c.q.replace(/[\\%_]/g, '\\$&')}%`;
   }
   if (c.field) {
-    parts.push(`CAST(metadata.${c.field.path} AS VARCHAR) = $fieldValue`);
+    parts.push(`${fieldExpr(c.field.path)} = $fieldValue`);
     values.fieldValue = c.field.value;
   }
   if (c.deep) {
@@ -184,7 +211,7 @@ function explorerWhere(c: ExplorerCase, args: DuckArgs): { sql: string; values: 
 }
 
 /** The statements of one case (facets: one per field), bound once: every run asks the same. */
-async function prepareExplorer(conn: DuckDBConnection, c: ExplorerCase, args: DuckArgs): Promise<DuckDBPreparedStatement[]> {
+async function prepareExplorer(conn: DuckDBConnection, c: ExplorerCase, args: Pick<DuckArgs, 'explorer'>): Promise<DuckDBPreparedStatement[]> {
   const w = explorerWhere(c, args);
   const prep = async (sql: string, extra: Record<string, bigint | string> = {}) => {
     const stmt = await conn.prepare(sql);
@@ -199,7 +226,7 @@ async function prepareExplorer(conn: DuckDBConnection, c: ExplorerCase, args: Du
         `SELECT (timestamp - $first) // $width AS b,
                 CASE WHEN s BETWEEN 100 AND 599 THEN CAST(s // 100 AS VARCHAR) || 'xx' ELSE 'none' END AS k,
                 count(*) AS n
-         FROM (SELECT timestamp, ${STATUS} AS s FROM edge_logs WHERE ${w.sql})
+         FROM (SELECT timestamp, ${statusExpr()} AS s FROM edge_logs WHERE ${w.sql})
          GROUP BY ALL`,
         { first: BigInt(first), width: BigInt(width) },
       ),
@@ -207,7 +234,7 @@ async function prepareExplorer(conn: DuckDBConnection, c: ExplorerCase, args: Du
   }
   if (c.kind === 'facets' && c.fieldFacet) {
     // A field inside the records: its value as text, as ours counts it.
-    const e = `CAST(metadata.${c.fieldFacet} AS VARCHAR)`;
+    const e = fieldExpr(c.fieldFacet);
     return [await prep(`SELECT ${e} AS v, count(*) AS n FROM edge_logs WHERE ${w.sql} AND ${e} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT 10`)];
   }
   if (c.kind === 'facets') {
@@ -359,8 +386,42 @@ async function restart(args: DuckArgs): Promise<DuckRestart> {
   return { rssAfterFirstAnswer, rssAfterRound: mem.rss, peakRss: mem.hwm, round };
 }
 
+/** The edge file with `metadata` as JSON, then each field case: one answer (cold), then `runs` (warm). */
+async function fields(args: DuckFieldArgs): Promise<DuckFieldRun> {
+  metadataAsJson = true;
+  for (const f of [args.dbFile, `${args.dbFile}.wal`]) fs.rmSync(f, { force: true });
+  const instance = await DuckDBInstance.create(args.dbFile);
+  const conn = await instance.connect();
+  let t = performance.now();
+  await conn.run(
+    `CREATE TABLE edge_logs AS SELECT * FROM read_ndjson('${args.edgeFile}', columns = {id: 'VARCHAR', timestamp: 'BIGINT', event_message: 'VARCHAR', project: 'VARCHAR', metadata: 'JSON'})`,
+  );
+  await conn.run('CHECKPOINT');
+  const importSeconds = (performance.now() - t) / 1000;
+  const records = Number((await conn.runAndReadAll('SELECT count(*) FROM edge_logs')).getRowsJS()[0]![0]);
+  const out: DuckFieldRun['explorer'] = {};
+  for (const c of fieldCases()) {
+    const stmts = await prepareExplorer(conn, c, { explorer: { deep: {} } });
+    t = performance.now();
+    const answer = await runExplorer(c, stmts);
+    const first = performance.now() - t;
+    const samples: number[] = [];
+    for (let k = 0; k < args.runs; k++) {
+      t = performance.now();
+      await runExplorer(c, stmts);
+      samples.push(performance.now() - t);
+    }
+    for (const stmt of stmts) stmt.destroySync();
+    out[c.label] = { first, uncached: percentiles(samples), answer };
+  }
+  conn.closeSync();
+  instance.closeSync();
+  return { importSeconds, records, explorer: out };
+}
+
 const [mode, json] = process.argv.slice(2);
 const args = JSON.parse(json ?? '{}') as DuckArgs;
 if (mode === 'run') console.log(JSON.stringify(await run(args)));
 else if (mode === 'restart') console.log(JSON.stringify(await restart(args)));
-else throw new Error(`usage: scale-duckdb.ts run|restart '<json>'`);
+else if (mode === 'fields') console.log(JSON.stringify(await fields(args as unknown as DuckFieldArgs)));
+else throw new Error(`usage: scale-duckdb.ts run|restart|fields '<json>'`);

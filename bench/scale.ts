@@ -10,6 +10,8 @@
  * folders of their own; then DuckDB in its own process
  * (bench/scale-duckdb.ts) on the same files and queries, its answers checked against ours. Prints one table per size and writes bench/data/results-<N>.json.
  *
+ * `--fields-only`: just the fields inside the records (see runFieldsOnly), in minutes.
+ *
  * Only HTTP: nothing here imports the server's store or endpoints (see bench/README.md).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -32,6 +34,7 @@ import {
   EXPLORER_FACETS,
   EXPLORER_NOMATCH,
   explorerCases,
+  fieldCases,
   exited,
   fmt,
   mib,
@@ -47,7 +50,7 @@ import {
   type ExplorerCase,
   type Percentiles,
 } from './data.ts';
-import type { DuckArgs, DuckRestart, DuckRun, ExplorerAnswer, Row } from './scale-duckdb.ts';
+import type { DuckArgs, DuckFieldArgs, DuckFieldRun, DuckRestart, DuckRun, ExplorerAnswer, Row } from './scale-duckdb.ts';
 import { DEMO_PROJECTS } from '../server/demo/generate.ts';
 import { orderedFile, readOrders, type RecordOrder } from './order.ts';
 import { describeStages, describeStalls, pageAnswers, stageTotals, pageRequests, probeEvery, stallBreakdown, summarizeWaits, type StallBreakdown, type WaitSummary } from './waits.ts';
@@ -61,6 +64,9 @@ const { values } = parseArgs({
     order: { type: 'string', default: 'newest' },
     // Another checkout whose `npm run serve` to measure (e.g. a stable commit while this tree changes).
     'server-dir': { type: 'string', default: REPO_DIR },
+    // Only the field cases (fieldCases): the edge file imported, the field index built, each case
+    // cold on a server just restarted and warm, beside DuckDB with json_extract_string.
+    'fields-only': { type: 'boolean', default: false },
   },
 });
 const SERVER_DIR = path.resolve(values['server-dir']!);
@@ -674,7 +680,7 @@ async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, sma
 
 // ---- DuckDB, in processes of its own ----
 
-function duckChild(mode: 'run' | 'restart', args: DuckArgs): { child: ChildProcess; result: Promise<unknown> } {
+function duckChild(mode: 'run' | 'restart' | 'fields', args: DuckArgs | DuckFieldArgs): { child: ChildProcess; result: Promise<unknown> } {
   const script = path.join(import.meta.dirname, 'scale-duckdb.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', script, mode, JSON.stringify(args)], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
@@ -741,7 +747,8 @@ function compareExplorer(label: string, ours: ExplorerAnswer, duck: ExplorerAnsw
       if (JSON.stringify(o[i]) !== JSON.stringify(d[i])) problems.push(`${label} bucket ${i}: ours ${JSON.stringify(o[i])}, DuckDB ${JSON.stringify(d[i])}`);
     }
   } else if (ours.kind === 'facets' && duck.kind === 'facets') {
-    for (const f of EXPLORER_FACETS) {
+    // The built-in fields, or the field inside the records a case asks for.
+    for (const f of Object.keys(duck.facets)) {
       const [o, d] = [ours.facets[f] ?? [], duck.facets[f] ?? []];
       if (JSON.stringify(o.map((v) => v.count)) !== JSON.stringify(d.map((v) => v.count))) {
         problems.push(`${label} ${f}: top counts ours ${JSON.stringify(o.map((v) => v.count))}, DuckDB ${JSON.stringify(d.map((v) => v.count))}`);
@@ -879,9 +886,134 @@ function summarize<T extends { answer: ExplorerAnswer | null }>(cases: Record<st
   );
 }
 
+// ---- --fields-only: fields inside the records ----
+
+/**
+ * Waits until the server's background builder (columns files and their field index) has had no
+ * step for `quietMs`, from its activity log; its steps' count and busy time since `from`.
+ */
+async function backgroundSettled(activityFile: string, from: number, quietMs = 5000): Promise<{ steps: number; busyMs: number }> {
+  const now = () => performance.timeOrigin + performance.now();
+  let last = { steps: -1, busyMs: 0 };
+  let since = now();
+  for (;;) {
+    await new Promise((res) => setTimeout(res, 1000));
+    const step = stageTotals(activityFile, from, now())['background: columns step'] ?? { count: 0, ms: 0 };
+    if (step.count !== last.steps) {
+      last = { steps: step.count, busyMs: step.ms };
+      since = now();
+    } else if (now() - since >= quietMs) return last;
+  }
+}
+
+/** Asks `p` until its answer is complete (a walk answers with its progress first); ms to that answer. */
+async function completeAnswer(client: Client, p: string): Promise<{ ms: number; a: Answer }> {
+  const t = performance.now();
+  let a = await client.request('GET', p);
+  while (a.status === 200 && (JSON.parse(a.body) as { scanned?: { complete: boolean } }).scanned?.complete === false) a = await client.request('GET', p);
+  if (a.status !== 200) throw new Error(`${p}: ${a.status} ${a.body.slice(0, 300)}`);
+  return { ms: performance.now() - t, a };
+}
+
+/**
+ * The field cases alone: a fresh folder, the edge file imported, the background builder left to
+ * finish (the field index is built after the import's commit: its time is a figure), then per
+ * case a server just restarted: its first complete answer (cold), then RUNS answers (warm: the
+ * columns counted again each time; a walk's are read from the finished walk, kept 60 s). DuckDB
+ * loads the same file with `metadata` as JSON and answers with json_extract_string.
+ */
+async function runFieldsOnly(n: number): Promise<boolean> {
+  const { edge } = await benchFiles(n);
+  const dataDir = path.join(BENCH_DIR, `ours-${n}-fields`);
+  const activity = activityFileOf(dataDir);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(activity, { force: true });
+  const log = (msg: string) => console.error(`[${n} fields] ${msg}`);
+  const loadStart = os.loadavg();
+  const s = await serve(dataDir, activity);
+  const imported = await postFile(s.port, edge);
+  if (imported.report.imported !== edge.records) throw new Error(`import of ${edge.path}: ${JSON.stringify(imported.report)}`);
+  const importedAt = performance.timeOrigin + performance.now();
+  log(`edge imported in ${fmt(imported.seconds, 1)} s`);
+  const built = await backgroundSettled(activity, importedAt);
+  const buildSeconds = (performance.timeOrigin + performance.now() - importedAt - 5000) / 1000;
+  log(`background build done ${fmt(buildSeconds, 1)} s after the import (${built.steps} steps, ${fmt(built.busyMs / 1000, 1)} s busy)`);
+  await stop(s);
+  const storeBytes = await duBytes(dataDir);
+
+  const cases: Record<string, { first: number; uncached: Percentiles; answer: ExplorerAnswer; path: string; walked: boolean }> = {};
+  // The first answer of a process pays for its start (code compiled, dictionaries and catalog
+  // read): the 7-day histogram without a field, on a server just restarted too, says how much.
+  const baseline = explorerCases(DEMO_PROJECTS[0]!.ref).find((c) => c.label === 'explorer histogram 7d')!;
+  for (const c of [baseline, ...fieldCases()]) {
+    const r = await serve(dataDir);
+    const p = explorerPath(c);
+    const first = await completeAnswer(r.client, p);
+    const runs: number[] = [];
+    for (let k = 0; k < RUNS; k++) runs.push((await completeAnswer(r.client, p)).ms);
+    await stop(r);
+    cases[c.label] = { first: first.ms, uncached: percentiles(runs), answer: explorerAnswer(c, first.a.body), path: p, walked: 'scanned' in (JSON.parse(first.a.body) as object) };
+    log(`${c.label}: cold ${fmt(first.ms, 1)} ms, warm p50 ${fmt(cases[c.label]!.uncached.p50, 1)} ms`);
+  }
+  if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
+
+  const dbFile = path.join(BENCH_DIR, `duckdb-${n}-fields.duckdb`);
+  const duck = (await duckChild('fields', { dbFile, edgeFile: edge.path, runs: RUNS }).result) as DuckFieldRun;
+  const duckBytes = await duBytes(dbFile);
+  if (!values.keep) for (const f of [dbFile, `${dbFile}.wal`]) fs.rmSync(f, { force: true });
+  const problems = fieldCases().flatMap((c) => compareExplorer(c.label, cases[c.label]!.answer, duck.explorer[c.label]!.answer));
+  if (duck.records !== n) problems.push(`DuckDB imported ${duck.records} records, expected ${n}`);
+
+  console.log(`\n### fields inside the records, ${n.toLocaleString('en-US')} edge records, ${new Date().toISOString().slice(0, 16)} UTC`);
+  console.log(`load average ${loadStart.map((l) => l.toFixed(1)).join(' ')} at the start, ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end; server: npm run serve in ${SERVER_DIR}\n`);
+  console.log('| figure | ours | DuckDB | ratio | goal |');
+  console.log('|---|---|---|---|---|');
+  const row = (figure: string, ours: number, d: number | null, goal = '–') => {
+    const ratio = d ? `${fmt(ours / d, ours / d < 0.1 ? 3 : 2)}x` : '–';
+    console.log(`| ${figure} | ${fmt(ours, ours < 10 ? 2 : 1)} | ${d === null ? '–' : fmt(d, d < 10 ? 2 : 1)} | ${ratio} | ${goal} |`);
+  };
+  row('import, edge NDJSON (s)', imported.seconds, duck.importSeconds);
+  row('field index built, after the import (s of wall time; busy s)', buildSeconds, null, `${fmt(built.busyMs / 1000, 1)} s busy`);
+  row('store on disk (MiB)', mib(storeBytes), mib(duckBytes));
+  const b = cases[baseline.label]!;
+  row(`${baseline.label} (no field: a process's first answer), cold (ms)`, b.first, null);
+  row(`${baseline.label} (no field), warm p50 (ms)`, b.uncached.p50, null);
+  for (const c of fieldCases()) {
+    const [o, d] = [cases[c.label]!, duck.explorer[c.label]!];
+    const how = c.indexed ? 'indexed' : 'not indexed';
+    row(`${c.label} (${how}${o.walked ? ', walked' : ''}), cold (ms)`, o.first, d.first, `≤ ${c.coldGoalMs} ${o.first <= c.coldGoalMs! ? '✓' : '✗'}`);
+    row(`${c.label} (${how}), warm p50 (ms)`, o.uncached.p50, d.uncached.p50, `≤ ${c.goalMs} ${o.uncached.p50 <= c.goalMs ? '✓' : '✗'}`);
+    row(`${c.label} (${how}), warm p99 (ms)`, o.uncached.p99, d.uncached.p99);
+  }
+  console.log('\nratio = ours / DuckDB. DuckDB runs in-process (no HTTP); ours is timed over loopback HTTP, cold on a server just restarted.');
+  if (problems.length) {
+    console.log(`\n!!! MISMATCH: DuckDB's answers differ from ours (${problems.length}):`);
+    for (const pr of problems) console.log(`!!!   ${pr}`);
+  } else console.log("DuckDB's answers equal ours on every case.");
+  const result = {
+    records: n,
+    at: new Date().toISOString(),
+    serverDir: SERVER_DIR,
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memBytes: os.totalmem(), node: process.version, loadavg: { start: loadStart, end: os.loadavg() } },
+    importSeconds: imported.seconds,
+    fieldIndex: { seconds: buildSeconds, ...built },
+    storeBytes,
+    mismatches: problems,
+    ours: summarize(cases),
+    duckdb: { ...duck, explorer: summarize(duck.explorer), fileBytes: duckBytes },
+  };
+  fs.writeFileSync(path.join(BENCH_DIR, `results-fields-${n}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  return problems.length === 0;
+}
+
 // ---- main ----
 
 let failed = false;
+if (values['fields-only']) {
+  for (const n of sizes) failed ||= !(await runFieldsOnly(n));
+  if (failed) process.exitCode = 1;
+  process.exit();
+}
 for (const n of sizes) {
   const generated = await benchFiles(n);
   const filesIn = (order: RecordOrder) => ({ fn: orderedFile(generated.fn, order), edge: orderedFile(generated.edge, order) });

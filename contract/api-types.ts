@@ -238,6 +238,29 @@ export interface ExplorerRow {
   fields: ExplorerFields;
 }
 
+/** A field inside a source's records, as `GET /api/logs/field-paths` lists it. */
+export interface FieldPath {
+  /** Dotted path inside `metadata`, e.g. `request.headers.cf_ipcountry`. */
+  path: string;
+  /** The source indexes it: its filters and facets read the field index, not the records. */
+  indexed?: true;
+  /** JSON types seen there, most common first (`string`, `number`, `boolean`, `null`, `array`). */
+  types: string[];
+  /** Records of the sample holding it. */
+  count: number;
+  /** A few distinct values, as text. */
+  examples: string[];
+}
+
+/** `GET /api/logs/field-paths`: the fields the newest records of a query carry. */
+export interface FieldPathsAnswer {
+  result: FieldPath[];
+  /** Records the list was read from. */
+  sampled: number;
+  /** Every path the source indexes, whether the sample holds it or not. */
+  indexed: string[];
+}
+
 /** `GET /api/logs`: one page of rows, newest first. */
 export interface ExplorerPage {
   result: ExplorerRow[];

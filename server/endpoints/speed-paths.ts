@@ -17,7 +17,7 @@ import { formatDatetime, MICROS } from '../time.ts';
 import { RULE_BINDS, type ValidParams } from './params.ts';
 import { keepRowJson, type ResultRow } from './row-json.ts';
 import { nearestRank } from './sql-functions.ts';
-import { UrlMatches } from './url-matches.ts';
+import { matchesId, UrlMatches } from './url-matches.ts';
 
 export type SpeedPath = (store: LogStore, params: ValidParams, now: number) => ResultRow[];
 
@@ -254,7 +254,7 @@ function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow
   const w = { span: rule(params, RULE_BINDS.spanUs), unit: rule(params, RULE_BINDS.unitUs) };
   const h = helpersOf(store);
   const matches = h.urlMatches.bitmap(String(params.bind.project));
-  const matched = (u: number) => u < matches.length && matches[u] === 1;
+  const matched = (u: number) => matchesId(matches, u);
   const start = now - w.span;
   const buckets = new Map<number, number[]>();
   const bucket = (b: number) => {
@@ -269,8 +269,7 @@ function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow
   const recordsFrom = trunc(start, MICROS.hour);
   const recordsTo = useHours ? firstWholeHour : Infinity;
   if (useHours) {
-    for (const [hour, triples] of store.apiHours.all()) {
-      if (hour < firstWholeHour) continue;
+    for (const [hour, triples] of store.apiHours.since(firstWholeHour)) {
       const b = trunc(hour, w.unit);
       for (let i = 0; i < triples.length; i += 3) {
         if (!matched(triples[i]!)) continue;

@@ -1,9 +1,12 @@
 /**
  * Histogram, facets and counts over the explorer's query, exact. Without a text search they
  * are counted from each partition's columns (store/scan-columns.ts): whole hours from its hour
- * counts where no path is involved, the rest row by row over the typed arrays. With a text
- * search the record decides, so the matching rows are walked (scanRows). Paths are counted by
- * the store's path id in one array; only the top ones are read as text.
+ * counts where no path or field inside the records is involved, the rest row by row over the
+ * typed arrays, fields inside the records from the partitions' field indexes (field-index.ts)
+ * when every partition of the window has the paths asked for. With a text search, or a field
+ * some partition would have to read from its records, the matching rows are walked (scanRows,
+ * shared by the three answers: search-summary.ts). Paths are counted by the store's path id in
+ * one array; only the top ones are read as text.
  */
 import { badParam } from '../errors.ts';
 import type { LogStore } from '../store/log-store.ts';
@@ -11,7 +14,9 @@ import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns }
 import { MICROS } from '../time.ts';
 import { isFieldPath, MAX_FIELD_FACETS } from '../../contract/fields.ts';
 import { FILTER_FIELDS, type FilterField } from '../../contract/filters.ts';
-import { checkStop, readsRecords, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerQuery, type ScanRow } from './query.ts';
+import { checkStop, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerQuery, type ScanRow } from './query.ts';
+import { countFieldRows, countFieldWhole, fieldRowTest, isIndexedPath } from './field-index.ts';
+import type { Partition } from '../store/partition.ts';
 import type { TextDictionary } from '../store/text-dictionary.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
@@ -91,6 +96,40 @@ function wholeHours(start: number, end: number): { from: number; to: number; edg
 }
 
 const involvesPath = (q: ExplorerQuery) => q.path.include.length > 0 || q.path.exclude.length > 0;
+/** Hour counts know neither paths nor fields inside the records: such a query counts rows. */
+const countsRows = (q: ExplorerQuery) => involvesPath(q) || q.fields.length > 0;
+
+/**
+ * Rows of partitions without the field index for a path (unsaved rows, not built yet, capped
+ * there) that the columns path reads from their records in line (about 10-50 µs a record, with
+ * no turn for other requests); a query with more takes the walk, which answers with progress.
+ */
+const RECORD_ROWS_IN_LINE = 5_000;
+
+/**
+ * Whether an aggregate reads records (the shared walk, with its progress) rather than counting
+ * the columns: with a text search, or a field condition or record facet (`facetPaths`) on a
+ * path the source does not index, or that partitions of the window holding more than
+ * RECORD_ROWS_IN_LINE rows have no field index for. Reads each partition's field index header.
+ */
+async function walksRecords(store: LogStore, q: ExplorerQuery, facetPaths: readonly string[], stop: Stop): Promise<boolean> {
+  if (q.q !== null) return true;
+  const paths = [...new Set([...q.fields.map((f) => f.path), ...facetPaths])];
+  if (!paths.length) return false;
+  if (!paths.every((path) => isIndexedPath(q.source, path))) return true;
+  const turn = { at: performance.now() };
+  const stillThere = sourceWatch(store, q);
+  let unindexed = 0;
+  for (const p of partitionsOf(store, q)) {
+    stillThere();
+    const c = store.committedColumns(p);
+    const fx = c?.fieldIndex();
+    if (c && !(fx && paths.every((path) => fx.has(path))) && (unindexed += c.n) > RECORD_ROWS_IN_LINE) return true;
+    checkStop(stop.deadline, stop.signal);
+    await maybeYield(turn);
+  }
+  return false;
+}
 
 export async function histogram(store: LogStore, q: ExplorerQuery, buckets: number, deadline: number, signal?: AbortSignal): Promise<{ buckets: HistogramBucket[]; width: number; split: 'status' | 'level'; scanned?: SearchProgress }> {
   if (!Number.isInteger(buckets) || buckets < 1 || buckets > MAX_BUCKETS) throw badParam('buckets', `buckets must be an integer from 1 to ${MAX_BUCKETS}`);
@@ -102,7 +141,8 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
   const tally = new Tally(n);
   const bucketOf = (ts: number) => Math.floor((ts - first) / width);
   let scanned: SearchProgress | undefined;
-  const shared = readsRecords(q) ? await searchTallies(store, q, SEARCH_WAIT_MS, signal) : null;
+  const walk = await walksRecords(store, q, [], { deadline, signal });
+  const shared = walk ? await searchTallies(store, q, SEARCH_WAIT_MS, signal) : null;
   if (shared && fineFits(shared, width)) {
     // Summed from the search's shared walk: its fine bins lie each within one bucket.
     for (const [k, bins] of shared.fine.byKey) {
@@ -110,11 +150,11 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
       for (let b = 0; b < bins.length; b++) if (bins[b]) into[bucketOf(shared.fine.first + b * shared.fine.width)]! += bins[b]!;
     }
     scanned = { through: shared.through, complete: shared.complete };
-  } else if (readsRecords(q)) {
+  } else if (walk) {
     // Buckets narrower than the shared walk's bins: a walk of its own.
     await scanRows(store, q, (row) => void (tally.key(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[bucketOf(row.ts)]! += 1), { deadline, signal });
   } else {
-    const hours = width % HOUR_MICROS === 0 && !involvesPath(q) ? wholeHours(q.start, q.end) : null;
+    const hours = width % HOUR_MICROS === 0 && !countsRows(q) ? wholeHours(q.start, q.end) : null;
     const pieces: RowPiece[] = hours ? hours.edges : [{ start: q.start, end: q.end, sign: 1 }];
     for (const { start, end, sign } of pieces) {
       await eachPartition(store, { ...q, start, end }, { deadline, signal }, ['ts', split === 'status' ? 'status' : 'level'], (c, pass, from, to) => {
@@ -196,7 +236,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   const valueOf = (f: Exclude<FilterField, 'path'>, row: ScanRow): string | number | null => (f === 'function_id' ? fnText(row.function) : row[f]);
   let scanned: SearchProgress | undefined;
   let recordCounts: Map<string, Map<string | number, number>> | null = null;
-  if (readsRecords(q) || recordFields.length) {
+  if (await walksRecords(store, q, recordFields, { deadline, signal })) {
     // From the shared walk of the query's records, which counts every field of the source (and
     // the fields inside the records asked for).
     const shared = await searchTallies(store, q, SEARCH_WAIT_MS, signal, recordFields);
@@ -230,8 +270,8 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     };
     const columnOf = (f: FilterField): 'status' | 'method' | 'path' | 'level' | 'fn' => (f === 'function_id' ? 'fn' : f);
     const counted = fields.filter((f) => f !== 'path');
-    // Paths are not in the hour counts: with a path filter, the other fields are counted row by row.
-    const hours = involvesPath(q) ? null : wholeHours(q.start, q.end);
+    // Paths and fields inside the records are not in the hour counts: with a filter on them, the other fields are counted row by row.
+    const hours = countsRows(q) ? null : wholeHours(q.start, q.end);
     const pieces: RowPiece[] = hours ? hours.edges : [{ start: q.start, end: q.end, sign: 1 }];
     for (const { start, end, sign } of counted.length ? pieces : []) {
       await eachPartition(store, { ...q, start, end }, { deadline, signal }, counted.map(columnOf), (c, pass, from, to) => {
@@ -246,7 +286,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     if (fields.includes('path')) {
       // Partitions the window covers whole, filtered by project and path at most, from their
       // path counts; the rest row by row.
-      const byCounts = filterColumns(q).every((c) => c === 'project' || c === 'path');
+      const byCounts = filterColumns(q).every((c) => c === 'project' || c === 'path') && !q.fields.length;
       const table = pathFilterTable(store, q);
       const wholeFrom = (c: ScanColumns) => {
         if (!byCounts) return false;
@@ -266,6 +306,22 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
         return true;
       };
       await eachPartition(store, q, { deadline, signal }, ['path'], (c, pass, from, to) => pathCounts.addRows(c.path, from, to, pass, 1), wholeFrom);
+    }
+    if (recordFields.length) {
+      // Fields inside the records, from the field indexes: the partitions the window covers
+      // whole, filtered by project at most, from their counts per (project, value); the rest
+      // row by row.
+      recordCounts = new Map(recordFields.map((f) => [`record:${f}`, new Map<string | number, number>()]));
+      const into = new Map(recordFields.map((f) => [f, recordCounts!.get(`record:${f}`)!]));
+      const byCounts = filterColumns(q).every((c) => c === 'project') && !q.fields.length;
+      await eachPartition(
+        store,
+        q,
+        { deadline, signal },
+        [],
+        (c, pass, from, to, p) => countFieldRows(store, p, c, recordFields, from, to, pass, into),
+        byCounts ? (c) => countFieldWhole(c, recordFields, q.project, into) : undefined,
+      );
     }
   }
   const result: Record<string, FacetValue[]> = {};
@@ -408,7 +464,7 @@ export async function countMatches(store: LogStore, q: ExplorerQuery, deadline: 
   let count = 0;
   let bytes = 0;
   let scanned: SearchProgress | undefined;
-  if (readsRecords(q)) {
+  if (await walksRecords(store, q, [], { deadline, signal })) {
     const shared = await searchTallies(store, q, SEARCH_WAIT_MS, signal);
     count = shared.count;
     bytes = shared.bytes;
@@ -444,13 +500,15 @@ async function maybeYield(state: { at: number }): Promise<void> {
  * Calls `work` with each partition's columns (the filters' and `needed` row arrays loaded), its
  * filter and the rows of the window, newest partition first; stops at the deadline. A partition
  * inside the window is first offered to `whole`, which may count it from its counts (true).
+ * Field conditions are decided by the partition's field index (field-index.ts), or, for a path
+ * it does not hold (a partition changed since walksRecords looked), by its records.
  */
 async function eachPartition(
   store: LogStore,
   q: ExplorerQuery,
   stop: Stop,
   needed: readonly ColumnName[],
-  work: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void,
+  work: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, p: Partition) => void,
   whole?: (c: ScanColumns) => boolean,
 ): Promise<void> {
   const columns: ColumnName[] = [...filterColumns(q), ...needed];
@@ -468,10 +526,11 @@ async function eachPartition(
       continue;
     }
     const c = store.committedColumns(p, inside ? columns : ['ts', ...columns]);
-    const pass = c && rowFilter(q, c, paths);
+    let pass = c && rowFilter(q, c, paths);
+    if (c && pass && q.fields.length) pass = fieldRowTest(store, p, c, q.fields, pass);
     if (c && pass) {
       const [from, to] = inside ? [0, c.n] : windowRange(c, q.start, q.end, null);
-      if (to > from) work(c, pass, from, to);
+      if (to > from) work(c, pass, from, to, p);
     }
     checkStop(stop.deadline, stop.signal);
     await maybeYield(turn);

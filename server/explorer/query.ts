@@ -1,7 +1,8 @@
 /**
  * The explorer's query over any source (docs/ARCHITECTURE.md, "Explorer"): parameters read and
- * checked once, then the rows of the partitions a window touches, filtered by SQL on the hot
- * columns (status, method, path, level, function) and, for a text search, by the record itself.
+ * checked once, then the rows of the partitions a window touches, filtered on the hot columns
+ * (status, method, path, level, function), on the field index for indexed paths inside the
+ * records (field-index.ts) and, for a text search or any other path, by the record itself.
  * Pages, histograms, facets, counts and exports all walk rows through `scanRows`.
  */
 import type { RE2JS } from 're2js';
@@ -21,7 +22,8 @@ import { EXPLORER_MAX_LIMIT, MAX_PATTERN_LENGTH } from '../../contract/registry.
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
-import { conditionLiterals, fieldMatcher, readFieldConditions } from './record-fields.ts';
+import { conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
+import { bothTests, indexedConditions, indexedValue } from './field-index.ts';
 import { trigramBits } from '../store/block-grams.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { rowFilter, windowRange } from './row-filter.ts';
@@ -40,7 +42,11 @@ export function splitOf(source: SourceInfo): 'status' | 'level' {
   return SOURCE_FIELDS[source.name].status ? 'status' : 'level';
 }
 
-/** Whether a query is decided by reading records (a text search or field conditions), not by the columns alone. */
+/**
+ * Whether a query may read records (a text search or field conditions): its pages then stop
+ * after their time budget. Whether its aggregates walk the records or count the columns is
+ * decided with the field index (aggregate.ts, walksRecords).
+ */
 export const readsRecords = (q: ExplorerQuery): boolean => q.q !== null || q.fields.length > 0;
 
 export const MAX_LIMIT = EXPLORER_MAX_LIMIT;
@@ -277,21 +283,36 @@ export interface ScanProgress {
 const CHECK_EVERY = 8192;
 
 /**
+ * A row's value of a field inside its record as the partition's field index has it (text, or
+ * null when absent), or undefined when the index does not hold the path: then read the record.
+ */
+export type IndexedValue = (path: string) => string | null | undefined;
+
+/**
  * Walks the rows of the window newest first (instant, then row number, descending), from the
  * cursor if any, calling `visit` for each row that passes every filter, the text search
- * included. Reads each partition's columns (store/scan-columns.ts), not its database; yields to
- * the event loop between partitions and every CHECK_EVERY rows.
+ * included. Reads each partition's columns (store/scan-columns.ts), not its database; field
+ * conditions on paths a partition's field index holds are decided by it, the others by the
+ * record. Yields to the event loop between partitions and every CHECK_EVERY rows.
  */
-export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, record: () => Buffer) => void, limits: ScanLimits = {}): Promise<ScanProgress> {
+export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, record: () => Buffer, indexed: IndexedValue) => void, limits: ScanLimits = {}): Promise<ScanProgress> {
   const started = performance.now();
-  const matcher = recordMatcher(store, q);
+  // The record's test of the conditions a partition's field index leaves to it (the text search, and those paths).
+  const matchers = new Map<string, TextMatcher | null>();
+  const matcherOf = (rest: readonly FieldCondition[]) => {
+    const key = rest.map((c) => q.fields.indexOf(c)).join(',');
+    let m = matchers.get(key);
+    if (m === undefined) matchers.set(key, (m = recordMatcher(store, q, rest)));
+    return m;
+  };
+  const reads = readsRecords(q);
   let matches = 0;
   // Where the walk is: the last row looked at (matched or not), so a page cut short by its
   // budget always moves on.
   let last: Cursor | null = q.cursor;
   const overBudget = (now: number) => {
     checkStop(limits.deadline, limits.signal);
-    return matcher !== null && limits.budgetMs !== undefined && now - started > limits.budgetMs && last !== null;
+    return reads && limits.budgetMs !== undefined && now - started > limits.budgetMs && last !== null;
   };
   let sinceCheck = 0;
   const paths = pathFilterTable(store, q);
@@ -301,7 +322,14 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     stillThere();
     const c = store.committedColumns(p, ROW_COLUMNS);
     if (!c) continue;
-    const pass = rowFilter(q, c, paths);
+    let pass = rowFilter(q, c, paths);
+    let rest: readonly FieldCondition[] = q.fields;
+    if (pass && q.fields.length) {
+      const indexed = indexedConditions(q.fields, c);
+      pass = indexed.test && bothTests(pass, indexed.test);
+      rest = indexed.rest;
+    }
+    const matcher = matcherOf(rest);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
     const grams = matcher?.grams.length ? store.blockGrams(p) : null;
     const blockHas = matcher?.block || grams ? new Map<number, boolean>() : null;
@@ -331,7 +359,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       let raw: Buffer | undefined;
       const record = () => (raw ??= store.readRecord(p, row));
       if (matcher && !matcher.row(row, record)) continue;
-      visit(row, record);
+      visit(row, record, (path) => indexedValue(c, path, i));
       if (limits.matches !== undefined && ++matches >= limits.matches) return { last: { ts: row.ts, rid: row.rid }, complete: false };
     }
     // The whole partition (within the window) was looked at: the walk goes on below its start.
@@ -397,15 +425,15 @@ export function searchLiterals(search: NonNullable<ExplorerQuery['q']>): string[
 }
 
 /**
- * What decides a row by its record: the text search and the field conditions, both of which
- * must hold. Their literal texts feed the block index and the whole-block test, so blocks that
- * cannot hold a match are not read.
+ * What decides a row by its record: the text search and the field `conditions` (those the
+ * partition's field index does not answer), both of which must hold. Their literal texts feed
+ * the block index and the whole-block test, so blocks that cannot hold a match are not read.
  */
-function recordMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
+function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly FieldCondition[]): TextMatcher | null {
   const text = textMatcher(store, q);
-  const fields = fieldMatcher(q.fields);
+  const fields = fieldMatcher(conditions);
   if (!fields) return text;
-  const literals = conditionLiterals(q.fields);
+  const literals = conditionLiterals(conditions);
   const blockTests = literals.map((l) => blockSearch(l.toLowerCase()));
   const grams = literals.map((l) => trigramBits(Buffer.from(l, 'latin1'))).filter((b): b is Int32Array => b !== null);
   const textBlock = text?.block ?? null;

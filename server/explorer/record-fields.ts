@@ -3,8 +3,9 @@
  * and the field list a source's records carry. A path is the dotted path inside `metadata`, as
  * the ClickHouse-era `log_attributes` keys name it (`request.headers.cf_ipcountry`,
  * `parsed.user_name`); one-element arrays of the query shape are looked through, so both
- * metadata shapes answer alike. These read the record itself (none is a hot column), so a
- * query with them walks records like a text search does.
+ * metadata shapes answer alike. A path the source indexes (store/field-columns.ts) is read from
+ * its partition's field index where one is built (field-index.ts); any other path, and any
+ * partition without it, is read from the record itself, walking records like a text search.
  *
  * A condition is written `path:value`, `path:!value`, `path:value*`, `path:>=N` or `path:<=N`
  * (read by contract/fields.ts, as the page writes it). A record without the field passes a
@@ -12,6 +13,7 @@
  * must all hold; several equal / starts-with values of one path are alternatives (country DE or FR).
  */
 import { fieldText, MAX_FIELD_FILTERS, readFieldFilter, valueAt, type FieldFilter } from '../../contract/fields.ts';
+import type { FieldPath } from '../../contract/api-types.ts';
 import { badParam } from '../errors.ts';
 
 /** A condition as the records are tested by it: the written form read (contract/fields.ts), numbers as numbers. */
@@ -36,21 +38,28 @@ export function readFieldConditions(values: readonly string[]): FieldCondition[]
   });
 }
 
-/** The test of a record's metadata by every condition (see the header), or null when there are none. */
-export function fieldMatcher(conditions: readonly FieldCondition[]): ((metadata: unknown) => boolean) | null {
-  if (!conditions.length) return null;
+/** The conditions on one path, and the test of its value (as fieldText writes it; null when absent). */
+export interface PathConditions {
+  path: string;
+  keys: string[];
+  conditions: FieldCondition[];
+  test: (text: string | null) => boolean;
+}
+
+/**
+ * The conditions grouped by path, each group with the test of a value: the record walk applies
+ * it to the value read from each record, the field index once per dictionary text
+ * (field-index.ts), so both decide alike.
+ */
+export function conditionsByPath(conditions: readonly FieldCondition[]): PathConditions[] {
   const byPath = new Map<string, FieldCondition[]>();
   for (const c of conditions) byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
-  const groups = [...byPath.values()].map((cs) => ({
-    keys: cs[0]!.keys,
-    any: cs.filter((c) => c.test.op === 'is' || c.test.op === 'prefix').map((c) => c.test),
-    all: cs.filter((c) => c.test.op !== 'is' && c.test.op !== 'prefix').map((c) => c.test),
-  }));
-  return (metadata) => {
-    for (const g of groups) {
-      const text = fieldText(valueAt(metadata, g.keys));
-      if (g.any.length && !g.any.some((t) => text !== null && (t.op === 'is' ? text === t.value : text.startsWith(t.value as string)))) return false;
-      for (const t of g.all) {
+  return [...byPath.values()].map((cs) => {
+    const any = cs.filter((c) => c.test.op === 'is' || c.test.op === 'prefix').map((c) => c.test);
+    const all = cs.filter((c) => c.test.op !== 'is' && c.test.op !== 'prefix').map((c) => c.test);
+    const test = (text: string | null): boolean => {
+      if (any.length && !any.some((t) => text !== null && (t.op === 'is' ? text === t.value : text.startsWith(t.value as string)))) return false;
+      for (const t of all) {
         if (t.op === 'not') {
           if (text === t.value) return false;
         } else {
@@ -58,9 +67,17 @@ export function fieldMatcher(conditions: readonly FieldCondition[]): ((metadata:
           if (!Number.isFinite(n) || (t.op === 'gte' ? n < (t.value as number) : n > (t.value as number))) return false;
         }
       }
-    }
-    return true;
-  };
+      return true;
+    };
+    return { path: cs[0]!.path, keys: cs[0]!.keys, conditions: cs, test };
+  });
+}
+
+/** The test of a record's metadata by every condition (see the header), or null when there are none. */
+export function fieldMatcher(conditions: readonly FieldCondition[]): ((metadata: unknown) => boolean) | null {
+  if (!conditions.length) return null;
+  const groups = conditionsByPath(conditions);
+  return (metadata) => groups.every((g) => g.test(fieldText(valueAt(metadata, g.keys))));
 }
 
 /**
@@ -80,22 +97,13 @@ export function conditionLiterals(conditions: readonly FieldCondition[]): string
   return out;
 }
 
-export interface DiscoveredField {
-  path: string;
-  /** The JSON types seen there, most common first. */
-  types: string[];
-  /** Records of the sample holding it. */
-  count: number;
-  /** A few distinct values seen (scalars, as text). */
-  examples: string[];
-}
 
 /**
  * The fields records carry, from a sample of their metadata: every dotted path to a scalar
  * (one-element arrays looked through; longer arrays are one field of type array), most common
- * first. Like Studio's field reference, but read from the data.
+ * first, those among `indexed` marked so. Like Studio's field reference, but read from the data.
  */
-export function discoverFields(metadatas: Iterable<unknown>, maxFields = 500): DiscoveredField[] {
+export function discoverFields(metadatas: Iterable<unknown>, maxFields = 500, indexed: readonly string[] = []): FieldPath[] {
   const seen = new Map<string, { types: Map<string, number>; count: number; examples: Set<string> }>();
   const add = (path: string, v: unknown) => {
     let f = seen.get(path);
@@ -120,7 +128,7 @@ export function discoverFields(metadatas: Iterable<unknown>, maxFields = 500): D
     }
   }
   return [...seen]
-    .map(([path, f]) => ({ path, types: [...f.types].sort((a, b) => b[1] - a[1]).map(([t]) => t), count: f.count, examples: [...f.examples] }))
+    .map(([path, f]): FieldPath => ({ path, ...(indexed.includes(path) ? { indexed: true as const } : {}), types: [...f.types].sort((a, b) => b[1] - a[1]).map(([t]) => t), count: f.count, examples: [...f.examples] }))
     .sort((a, b) => b.count - a.count || (a.path < b.path ? -1 : 1))
     .slice(0, maxFields);
 }

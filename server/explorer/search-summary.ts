@@ -111,7 +111,7 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
     paths: new Map(),
   };
   const split = splitOf(q.source);
-  const recordKeys = recordFields.map((f) => [`record:${f}`, f.split('.')] as const);
+  const recordKeys = recordFields.map((f) => [`record:${f}`, f.split('.'), f] as const);
   const fnText = functionTexts(store);
   const stop = new AbortController();
   const bin = (key: string) => {
@@ -126,20 +126,31 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
   walk.done = scanRows(
     store,
     q,
-    (row, record) => {
+    (row, record, indexed) => {
       tallies.count++;
       tallies.bytes += row.len;
       bin(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[Math.floor((row.ts - first) / width)]! += 1;
       for (const f of fields) bump(tallies.values.get(f)!, f === 'function_id' ? fnText(row.function) : (row[f as 'status' | 'method' | 'level'] ?? null));
       if (recordFields.length) {
-        // Fields inside the record: its metadata read once for all of them.
+        // Fields inside the record: from the partition's field index where it holds them, else
+        // from its metadata, read once for all of them.
         let metadata: unknown;
-        try {
-          metadata = (JSON.parse(record().toString('utf8')) as { metadata?: unknown }).metadata;
-        } catch {
-          metadata = undefined;
+        let parsed = false;
+        for (const [f, keys, path] of recordKeys) {
+          let v = indexed(path);
+          if (v === undefined) {
+            if (!parsed) {
+              parsed = true;
+              try {
+                metadata = (JSON.parse(record().toString('utf8')) as { metadata?: unknown }).metadata;
+              } catch {
+                metadata = undefined;
+              }
+            }
+            v = fieldText(valueAt(metadata, keys));
+          }
+          bump(tallies.values.get(f)!, v);
         }
-        for (const [f, keys] of recordKeys) bump(tallies.values.get(f)!, fieldText(valueAt(metadata, keys)));
       }
       if (row.path !== NONE) tallies.paths.set(row.path, (tallies.paths.get(row.path) ?? 0) + 1);
     },

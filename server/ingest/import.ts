@@ -143,7 +143,7 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
       // of this same import: committed together when it returns, rolled back together if it
       // throws. (bulkLoad would also take several sources, but it skips withWriter's saving of
       // changes left unsaved before, which a rollback would then undo.)
-      const writers = new Map<SourceName, Pick<ImportWriter, 'write' | 'markDenseDays'>>([[info.name, writer]]);
+      const writers = new Map<SourceName, Pick<ImportWriter, 'write' | 'markDenseDays' | 'settle'>>([[info.name, writer]]);
       const writerOf = (name: SourceName) => {
         let w = writers.get(name);
         if (!w) writers.set(name, (w = new ImportWriter(store, sourceInfo(name))));
@@ -165,16 +165,19 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
             const counts = countsOf(source);
             writerOf(source).markDenseDays(records);
             // A batch goes in slice by slice, with a turn for requests whenever one slice
-            // took its time: a request never waits for more than about one slice.
+            // took its time: a request never waits for more than about one slice. Within a
+            // run of slices, rows wait for their record blocks, packed on a worker meanwhile;
+            // they go in before the turn.
             for (let at = 0; at < records.length; ) {
               const end = span('import: insert');
               const started = performance.now();
               let r = { imported: 0, duplicates: 0 };
               while (at < records.length && performance.now() - started < INSERT_SLICE_MS) {
-                const part = writerOf(source).write(records.slice(at, at + INSERT_SLICE_RECORDS));
+                const part = writerOf(source).write(records.slice(at, at + INSERT_SLICE_RECORDS), false);
                 at += INSERT_SLICE_RECORDS;
                 r = { imported: r.imported + part.imported, duplicates: r.duplicates + part.duplicates };
               }
+              writerOf(source).settle();
               end();
               report.imported += r.imported;
               report.duplicates += r.duplicates;

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, Worker, type WorkerOptions } from 'node:worker_threads';
+import { provideBlockWorker } from '../store/block-packer.ts';
 import { ContentTooLarge, FormatError } from './formats.ts';
 import { runParseJob } from './parse-job.ts';
 import type { BatchMessage, FromParser, ParseJob, StartMessage, ToParser } from './parse-protocol.ts';
@@ -56,6 +57,12 @@ function workerSpec(): { filename: string | URL; options: WorkerOptions } | unde
   const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}); });`;
   return { filename: bootstrap, options: { eval: true, execArgv: [] } };
 }
+
+// The store packs record blocks on a worker of the same entry (parse-worker.ts, in its `blocks` role).
+provideBlockWorker(() => {
+  const spec = workerSpec();
+  return spec ? new Worker(spec.filename, spec.options) : undefined;
+});
 
 let unavailable: string | undefined;
 let idle: Worker | undefined;

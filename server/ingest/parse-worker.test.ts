@@ -4,8 +4,9 @@
  * reading and normalizing directly), flow control both ways, and a crashed worker or a failing
  * input failing the import cleanly.
  *
- * Most cases write into a recording stand-in for the store (its contract: withWriter, write, markDenseDays,
- * commit when the work returns, rollback when it throws), so they check exactly what reaches writer.write.
+ * Most cases write into a recording stand-in for the store (its contract: withWriter, write,
+ * markDenseDays, settle, commit when the work returns, rollback when it throws), so they check
+ * exactly what reaches writer.write.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,7 +37,7 @@ function recordingStore(opts: { onWrite?: (records: StoredRecord[]) => void } = 
   const seen = new Set<string>();
   let saves = 0;
   const store = {
-    async withWriter<T>(source: SourceName, work: (w: { write(r: StoredRecord[]): { imported: number; duplicates: number }; markDenseDays(r: StoredRecord[]): void }) => Promise<T>): Promise<T> {
+    async withWriter<T>(source: SourceName, work: (w: { write(r: StoredRecord[], settle?: boolean): { imported: number; duplicates: number }; markDenseDays(r: StoredRecord[]): void; settle(): void }) => Promise<T>): Promise<T> {
       const mine: StoredRecord[] = [];
       const added: string[] = [];
       try {
@@ -54,8 +55,9 @@ function recordingStore(opts: { onWrite?: (records: StoredRecord[]) => void } = 
             }
             return { imported, duplicates: records.length - imported };
           },
-          // How records are laid out in partitions is the real store's affair.
+          // How records are laid out in partitions, and when their rows go in, is the real store's affair.
           markDenseDays() {},
+          settle() {},
         });
         // The real store commits (saves) when the work returns.
         saves++;

@@ -1,17 +1,24 @@
 /**
- * The import parse worker's entry: runs parse jobs (parse-job.ts) for the thread that owns the
+ * The import's worker entry: runs parse jobs (parse-job.ts) for the thread that owns the
  * store, each on the MessagePort that comes with it. parse-host.ts starts it and keeps it for
- * the next import.
+ * the next import. Started with a `blocks` message instead, it packs the store's record blocks
+ * (store/block-packer.ts) on the port that comes with it: one entry, so every build (tsx, the
+ * server bundle, Electron's) has both workers.
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
+import { serveBlockJobs } from '../store/block-packer.ts';
 import { runParseJob } from './parse-job.ts';
 import type { ParseJob } from './parse-protocol.ts';
 
 if (!parentPort) throw new Error('parse-worker runs as a worker thread');
 const host = parentPort;
-host.on('message', (m: { type: 'job'; job: ParseJob; port: MessagePort }) => {
+host.on('message', (m: { type: 'job'; job: ParseJob; port: MessagePort } | { type: 'blocks'; port: MessagePort }) => {
+  if (m?.type === 'blocks') {
+    serveBlockJobs(m.port);
+    return;
+  }
   // Anything else breaks the protocol: crash loudly, the host fails the import.
-  if (m?.type !== 'job') throw new Error(`parse worker: unexpected message ${JSON.stringify(m?.type)}`);
+  if (m?.type !== 'job') throw new Error(`parse worker: unexpected message ${JSON.stringify((m as { type?: unknown })?.type)}`);
   // A job reports its own failures; a rejection here is a bug, and crashing the worker tells the host.
   runParseJob(m.job, m.port).catch((err: unknown) =>
     setImmediate(() => {

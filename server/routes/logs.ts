@@ -8,6 +8,7 @@ import { Hono, type Context } from 'hono';
 import { countMatches, DEFAULT_BUCKETS, facets, histogram } from '../explorer/aggregate.ts';
 import type { SearchProgress } from '../explorer/search-summary.ts';
 import { discoverFields } from '../explorer/record-fields.ts';
+import { indexedPaths } from '../explorer/field-index.ts';
 import {
   fieldsOf,
   functionTexts,
@@ -31,7 +32,7 @@ import { formatIsoMicros } from '../time.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../endpoints/run.ts';
 import { csvCell, json } from '../http.ts';
 import type { AppDeps } from './context.ts';
-import type { CountBody, ExplorerColumn, ExplorerSource, FacetsAnswer, HistogramAnswer, ScanProgress } from '../../contract/api-types.ts';
+import type { CountBody, ExplorerColumn, FieldPathsAnswer, ExplorerSource, FacetsAnswer, HistogramAnswer, ScanProgress } from '../../contract/api-types.ts';
 
 /** Records the field list is discovered from: the newest of the query. */
 const FIELD_SAMPLE = 2000;
@@ -117,7 +118,8 @@ export function logRoutes(deps: AppDeps): Hono {
     return json(c, { result: rows, next: next ? writeCursor(next) : null, scanned: { through, throughIso: formatIsoMicros(through), complete: progress.complete || more } });
   });
 
-  // The fields a source's records carry (from the newest records of the query), for the field picker.
+  // The fields a source's records carry (from the newest records of the query), for the field
+  // picker; those the source indexes are marked, and listed whole in `indexed`.
   app.get('/api/logs/field-paths', async (c) => {
     const { q } = read(c, ROUTE_PARAMS.fieldPaths);
     const sample: unknown[] = [];
@@ -133,7 +135,8 @@ export function logRoutes(deps: AppDeps): Hono {
       },
       { matches: FIELD_SAMPLE, budgetMs: SEARCH_BUDGET_MS * 4, deadline: performance.now() + timeoutMs, signal: c.req.raw.signal },
     );
-    return json(c, { result: discoverFields(sample), sampled: sample.length });
+    const indexed = [...indexedPaths(q.source)];
+    return json(c, { result: discoverFields(sample, undefined, indexed), sampled: sample.length, indexed } satisfies FieldPathsAnswer);
   });
 
   app.get('/api/logs/histogram', async (c) => {

@@ -2,9 +2,11 @@
  * Per-hour request counts of edge logs by (URL id, family bits), for usage.api-counts: one
  * catalog row per hour holding `[url, families, count]` triples as int32. A 7-day window reads
  * 168 rows of a few thousand triples instead of every record; the partial first hour of a
- * window is counted from its partition's records. Decoded once; the hours an import adds to stay
- * decoded in memory and are written to the catalog at the next save.
+ * window is counted from its partition's records. Decoded once, and only from the earliest hour
+ * a window asked for; the hours an import adds to stay decoded in memory and are written to the
+ * catalog at the next save.
  */
+import { span } from '../activity.ts';
 import type { Db } from './db.ts';
 
 /** hour (µs) -> Map<url * 16 + families, count>, the changes of one batch. */
@@ -34,7 +36,10 @@ function decode(blob: Uint8Array): Int32Array {
 }
 
 export class ApiHours {
-  private hours: Map<number, Int32Array> | null = null;
+  /** Decoded hours: every stored hour from `decodedFrom` on, and open hours re-encoded. */
+  private hours = new Map<number, Int32Array>();
+  /** The earliest hour decoded so far: a window reads only its own hours (a week of 90 days). */
+  private decodedFrom = Infinity;
   /** Hours an import is adding to, decoded; written to the catalog by `flush` (at a save). */
   private open = new Map<number, Map<number, number>>();
   /** Open hours whose triples in `hours` are out of date. */
@@ -42,15 +47,33 @@ export class ApiHours {
 
   constructor(private catalog: () => Db) {}
 
-  /** Every hour's triples (decoded on first use, open hours re-encoded when they changed). */
-  all(): Map<number, Int32Array> {
-    if (!this.hours) {
-      this.hours = new Map();
-      for (const [hour, blob] of this.catalog().rows('SELECT hour, counts FROM api_hours')) this.hours.set(hour as number, decode(blob as Uint8Array));
+  /**
+   * The triples of every hour from `from` on (µs), in no order: the stored ones decoded on first
+   * use (only those of the window: all of them cost tens of MB at 10M records), open hours
+   * re-encoded when they changed.
+   */
+  since(from: number): Iterable<[number, Int32Array]> {
+    if (from < this.decodedFrom) {
+      const done = span('api-counts: decode hours');
+      const upTo = this.decodedFrom;
+      const rows = Number.isFinite(upTo)
+        ? this.catalog().rows('SELECT hour, counts FROM api_hours WHERE hour >= ? AND hour < ?', [from, upTo])
+        : this.catalog().rows('SELECT hour, counts FROM api_hours WHERE hour >= ?', [from]);
+      // An open hour's triples are its merged counts, not the stored row.
+      for (const [hour, blob] of rows) if (!this.open.has(hour as number)) this.hours.set(hour as number, decode(blob as Uint8Array));
+      this.decodedFrom = from;
+      done();
     }
     for (const hour of this.stale) this.hours.set(hour, encode(this.open.get(hour)!));
     this.stale.clear();
-    return this.hours;
+    return [...this.hours].filter(([hour]) => hour >= from);
+  }
+
+  /** One stored hour's triples as the catalog has them (empty when it has none). */
+  private stored(hour: number): Int32Array {
+    if (hour >= this.decodedFrom) return this.hours.get(hour) ?? new Int32Array(0);
+    const blob = this.catalog().rows('SELECT counts FROM api_hours WHERE hour = ?', [hour])[0]?.[0];
+    return blob ? decode(blob as Uint8Array) : new Int32Array(0);
   }
 
   /**
@@ -58,13 +81,12 @@ export class ApiHours {
    * distinct URLs, too many to re-encode and rewrite for every batch.
    */
   merge(batch: ApiHourBatch): void {
-    const hours = this.all();
     for (const [hour, add] of batch) {
       let merged = this.open.get(hour);
       if (!merged) {
         merged = new Map<number, number>();
-        const old = hours.get(hour);
-        if (old) for (let i = 0; i < old.length; i += 3) merged.set(old[i]! * 16 + old[i + 1]!, old[i + 2]!);
+        const old = this.stored(hour);
+        for (let i = 0; i < old.length; i += 3) merged.set(old[i]! * 16 + old[i + 1]!, old[i + 2]!);
         this.open.set(hour, merged);
       }
       for (const [key, n] of add) merged.set(key, (merged.get(key) ?? 0) + n);
@@ -75,9 +97,10 @@ export class ApiHours {
   /** Writes the open hours to the catalog (before it is exported by a save). */
   flush(): void {
     if (!this.open.size) return;
-    const hours = this.all();
-    for (const hour of this.open.keys()) {
-      const packed = hours.get(hour)!;
+    for (const [hour, counts] of this.open) {
+      const packed = this.stale.has(hour) || !this.hours.has(hour) ? encode(counts) : this.hours.get(hour)!;
+      this.hours.set(hour, packed);
+      this.stale.delete(hour);
       this.catalog().run('INSERT OR REPLACE INTO api_hours (hour, counts) VALUES (?, ?)', [hour, new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength)]);
     }
     this.open.clear();
@@ -85,7 +108,8 @@ export class ApiHours {
 
   /** Forgets everything in memory (the catalog was restored or rows deleted). */
   reset(): void {
-    this.hours = null;
+    this.hours = new Map();
+    this.decodedFrom = Infinity;
     this.open.clear();
     this.stale.clear();
   }

@@ -40,17 +40,106 @@ function youngAndDense(p: Partition): boolean {
 
 type PerProject = Map<number, { count: number; min: number; max: number }>;
 
+/** Where a hot row's block offset goes in its values (rid, project, ts, blk, ...). */
+const BLK = 3;
+
+/**
+ * The hot rows of one partition, inserted in row order. A row whose record went into a block
+ * after one being packed (record-blocks.ts) waits, with the rows after it, until `finish` has
+ * the packed blocks written and knows its block's offset: meanwhile the worker packs while this
+ * thread goes on with the next records (the rest of a batch, and the next slices of one run).
+ */
+class HotRows {
+  private waiting: Array<{ values: SqlValue[]; block: number }> = [];
+
+  constructor(
+    private readonly p: Partition,
+    readonly db: Db,
+    private readonly sql: string,
+  ) {}
+
+  get pending(): boolean {
+    return this.waiting.length > 0;
+  }
+
+  /** Inserts the row now, or once its block's offset is known. */
+  put(values: SqlValue[], block: number): void {
+    if ((values[BLK] as number) >= 0 && !this.waiting.length) this.db.run(this.sql, values);
+    else this.waiting.push({ values, block });
+  }
+
+  /** Writes the packed blocks and inserts the rows that waited for them (in a transaction of the caller's). */
+  finish(): void {
+    if (!this.waiting.length) return;
+    this.p.blocks.settle();
+    for (const { values, block } of this.waiting) {
+      values[BLK] = this.p.blocks.offsetOf(block);
+      this.db.run(this.sql, values);
+    }
+    this.waiting = [];
+  }
+}
+
 export class BatchInserter {
+  /** Hot rows waiting for their record blocks, by partition (only ever within one synchronous run of inserts: see `insert`). */
+  private readonly waiting = new Map<Partition, HotRows>();
+
   constructor(
     private readonly catalog: CatalogState,
     private readonly map: PartitionMap,
     private readonly txn: ImportTransaction,
     /** Stored data changed. */
     private readonly changed: () => void,
-  ) {}
+  ) {
+    // A partition written out (staged) mid-run has its waiting rows in its image.
+    txn.beforeImage = (p) => this.settle(p);
+  }
 
-  /** Stores one batch, routed to the partitions of its instants. */
-  insert(info: SourceInfo, records: StoredRecord[]): BatchResult {
+  /**
+   * Stores one batch, routed to the partitions of its instants. With `settle` false, rows whose
+   * record blocks are still being packed may wait until `settle`, which the caller must call
+   * before anything else runs (before it yields): the worker packs meanwhile. A failure drops
+   * the waiting rows (the import rolls back).
+   */
+  insert(info: SourceInfo, records: StoredRecord[], settle = true): BatchResult {
+    let result: BatchResult;
+    try {
+      result = this.insertNow(info, records);
+      if (settle) this.settle();
+    } catch (err) {
+      this.waiting.clear();
+      throw err;
+    }
+    return result;
+  }
+
+  /** Writes the record blocks being packed and inserts the rows waiting for them (of one partition, or all). */
+  settle(only?: Partition): void {
+    try {
+      for (const [p, rows] of this.waiting) {
+        if (only && p !== only) continue;
+        rows.db.transaction(() => rows.finish());
+        this.waiting.delete(p);
+      }
+    } catch (err) {
+      this.waiting.clear();
+      throw err;
+    }
+  }
+
+  /** The rows of partition `p` (whose database is `db`): those still waiting, or new. */
+  private rowsOf(p: Partition, db: Db, sql: string): HotRows {
+    const w = this.waiting.get(p);
+    if (w) return w;
+    return new HotRows(p, db, sql);
+  }
+
+  /** Keeps `rows` for `settle` when some wait. */
+  private keep(p: Partition, rows: HotRows): void {
+    if (rows.pending) this.waiting.set(p, rows);
+  }
+
+  private insertNow(info: SourceInfo, records: StoredRecord[]): BatchResult {
     const columns = HOT_COLUMNS[info.hot];
     const insertSql = hotInsertSql(info);
     const summary = new Map<string, { project: number; fn: number; count: number; min: number; max: number }>();
@@ -78,6 +167,7 @@ export class BatchInserter {
         const minutes = info.hot === 'function_edge' ? new FunctionRollupBatch(MINUTE_GRAIN, false) : undefined;
         const perProject: PerProject = new Map();
         const before = imported;
+        const rows = this.rowsOf(p, db, insertSql);
         db.transaction(() => {
           for (const r of group) {
             const rid = p.row.next_rid;
@@ -86,7 +176,7 @@ export class BatchInserter {
               duplicates++;
               continue;
             }
-            const addr = p.blocks.add(typeof r.raw === 'string' ? Buffer.from(r.raw, 'utf8') : r.raw);
+            const addr = p.blocks.append(typeof r.raw === 'string' ? Buffer.from(r.raw, 'utf8') : r.raw);
             const project = this.catalog.projects.idOf(r.project);
             const fn = r.functionId ? this.catalog.functions.idOf(r.functionId) : null;
             const values: SqlValue[] = [rid, project, r.ts, addr.blk, addr.boff, addr.len];
@@ -97,7 +187,8 @@ export class BatchInserter {
               else if (c.field === 'families') values.push(r.families ?? 0);
               else values.push(r[c.field] ?? null);
             }
-            this.appendRow(p, db, insertSql, values, project, r.ts, perProject);
+            rows.put(values, addr.block);
+            this.count(p, project, r.ts, perProject);
             minutes?.add(project, fn, r.ts, r.exec, r.status);
             hours?.add(project, fn, r.ts, r.exec, r.status);
             days?.add(project, fn, r.ts, r.exec, r.status);
@@ -113,6 +204,7 @@ export class BatchInserter {
           }
           minutes?.flush(db);
         });
+        this.keep(p, rows);
         if (imported === before) continue;
         this.finishPartition(p, perProject);
         if (p.row.width === DAY_MICROS && (p.row.rows > SPLIT_ROWS || youngAndDense(p))) this.splitDay(p);
@@ -163,9 +255,8 @@ export class BatchInserter {
     }
   }
 
-  /** One hot row into a partition, with the partition's counters. */
-  private appendRow(p: Partition, db: Db, sql: string, values: SqlValue[], project: number, ts: number, perProject: PerProject): void {
-    db.run(sql, values);
+  /** The partition's counters, for one hot row added (HotRows inserts it). */
+  private count(p: Partition, project: number, ts: number, perProject: PerProject): void {
     p.row.next_rid++;
     p.row.rows++;
     if (p.row.min_ts === null || ts < p.row.min_ts) p.row.min_ts = ts;
@@ -201,6 +292,8 @@ export class BatchInserter {
   }
 
   private splitDayNow(day: Partition): void {
+    // Its rows waiting for their blocks go in first: they move with the others.
+    this.settle(day);
     const info = day.source;
     const db = day.db!;
     this.map.addSplitDay(info.code, day.start);
@@ -223,15 +316,18 @@ export class BatchInserter {
       const p = this.partitionFor(info, h);
       const hdb = this.map.use(p);
       const perProject: PerProject = new Map();
+      const hot = this.rowsOf(p, hdb, insertSql);
       hdb.transaction(() => {
-        for (const [oldRid, project, ts, blk, boff, len, ...hot] of rows) {
+        for (const [oldRid, project, ts, blk, boff, len, ...fields] of rows) {
           const rid = p.row.next_rid;
           hdb.run('INSERT INTO ids (id, rid) VALUES (?, ?)', [ids.get(oldRid as number)!, rid]);
-          const addr = p.blocks.add(day.blocks.read({ blk: blk as number, boff: boff as number, len: len as number }));
-          this.appendRow(p, hdb, insertSql, [rid, project!, ts!, addr.blk, addr.boff, addr.len, ...hot], project as number, ts as number, perProject);
+          const addr = p.blocks.append(day.blocks.read({ blk: blk as number, boff: boff as number, len: len as number }));
+          hot.put([rid, project!, ts!, addr.blk, addr.boff, addr.len, ...fields], addr.block);
+          this.count(p, project as number, ts as number, perProject);
         }
         for (const m of minutes) if (hourStart(m[1] as number) === h) hdb.run(`INSERT INTO ${MINUTE_GRAIN.table} VALUES (${m.map(() => '?').join(', ')})`, m);
       });
+      this.keep(p, hot);
       this.finishPartition(p, perProject);
     }
     day.db?.close();

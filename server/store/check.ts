@@ -13,8 +13,9 @@ import { EngineTrapped, loadEngine, openDbSync, type Db } from './db.ts';
 import { Partition } from './partition.ts';
 import { verifyRecordFile } from './record-blocks.ts';
 import { columnsFileOf, readScanColumns, ROW_COLUMNS } from './scan-columns.ts';
-import { PARTS_DIR, PATHS_FILE, URLS_FILE } from './store-files.ts';
+import { PARTS_DIR, PATHS_FILE, URL_MATCHES_FILE, URLS_FILE } from './store-files.ts';
 import { readDerivedEpoch, verifyTextFile } from './text-dictionary.ts';
+import { checkUrlMatches, urlsLogAt } from './url-match-file.ts';
 
 export interface CheckFinding {
   /** Relative to the data folder. */
@@ -126,6 +127,12 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
     read(urlsFile);
     const urls = verifyTextFile(urlsFile, urlsState(catalog));
     if (urls) find(URLS_FILE, 'committed', urls);
+    else {
+      const matchesFile = path.join(dataDir, URL_MATCHES_FILE);
+      if (fs.existsSync(matchesFile)) read(matchesFile);
+      const matches = checkUrlMatches(matchesFile, urlsLogAt(urlsFile, urlsState(catalog)));
+      if (matches) find(URL_MATCHES_FILE, 'derived', matches);
+    }
   } finally {
     catalog.close();
   }

@@ -1,9 +1,10 @@
 /**
  * The explorer's derived files of each partition and their memory: columns files
- * (scan-columns.ts, one per committed version) and block indexes (block-grams.ts, one per record
- * file), read when asked for and kept under a budget, least recently used first. A background
- * builder makes the missing ones after each commit and at open, in steps with turns for
- * requests in between (docs/ARCHITECTURE.md, "Damaged files" says how they are checked).
+ * (scan-columns.ts, one per committed version, with the field index of field-columns.ts) and
+ * block indexes (block-grams.ts, one per record file), read when asked for and kept under a
+ * budget, least recently used first. A background builder makes the missing ones after each
+ * commit and at open, in steps with turns for requests in between (docs/ARCHITECTURE.md,
+ * "Damaged files" says how they are checked).
  */
 import fs from 'node:fs';
 import { spanSince } from '../activity.ts';
@@ -11,7 +12,8 @@ import { blockBits, encodeBlockGrams, readBlockGrams, type BlockGrams } from './
 import type { PartitionRow } from './catalog.ts';
 import { Partition } from './partition.ts';
 import { describePartition, type PartitionMap } from './partition-map.ts';
-import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileUsable, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
+import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileState, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
+import { buildFieldIndexInSteps } from './field-columns.ts';
 import type { TextDictionary } from './text-dictionary.ts';
 
 /**
@@ -42,6 +44,8 @@ export class ColumnsCache {
   private readonly gramsCache = new Map<Partition, { limit: number; g: BlockGrams | null }>();
   /** Columns files this process wrote (their path ids are of this run's path dictionary). */
   private readonly columnsWritten = new Set<string>();
+  /** Columns files whose field index failed a check when read: the background builder builds it again. */
+  private readonly damagedFields = new Set<string>();
   private columnPump: Promise<void> | null = null;
   private closing = false;
 
@@ -71,7 +75,14 @@ export class ColumnsCache {
     } else {
       this.forget(p);
       cols = version > 0 ? readScanColumns(columnsFileOf(p.dbFile(version)), this.columnsIdentity(p, version)) : null;
-      if (cols) this.columnCache.set(p, { version, cols });
+      if (cols) {
+        this.columnCache.set(p, { version, cols });
+        // Its field index failing a check: answered from the records meanwhile, built again in the background.
+        cols.onFieldsDamaged = () => {
+          this.damagedFields.add(columnsFileOf(p.dbFile(version)));
+          this.queue(p);
+        };
+      }
     }
     try {
       cols?.load(needed);
@@ -83,7 +94,11 @@ export class ColumnsCache {
       this.forget(p);
       cols = buildScanColumns(this.map.use(p), p.source, this.pathIds);
       if (p.dirty) return cols; // migrated as it loaded: its next save writes the file
-      if (version > 0 && cols.complete) this.writeColumns(p, version, cols);
+      if (version > 0 && cols.complete) {
+        this.writeColumns(p, version, cols);
+        // Written without its field index: the background builder adds it.
+        this.queue(p);
+      }
       this.columnCache.set(p, { version, cols });
     }
     this.trimColumnCache(p);
@@ -141,6 +156,9 @@ export class ColumnsCache {
    * A partition that changed meanwhile is skipped: its next commit queues it again.
    */
   private async buildQueuedColumns(): Promise<void> {
+    // Every columns file is checked against paths.log: its lines are read first, a chunk per turn
+    // (at once, they held the first requests after a start for as long as they took).
+    await this.paths.loadInSteps();
     // Background work: a step of a few thousand rows (scan-columns.ts), then a pause.
     const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
     let stepStarted = performance.now();
@@ -154,11 +172,11 @@ export class ColumnsCache {
       while (this.hooks.importing() && !this.closing) await sleep(50);
       stepStarted = performance.now();
     };
-    let looked = 0;
     while (this.columnQueue.size && !this.closing) {
-      // Files found whole cost a header read each: a turn for others every hundred (a store
-      // opened after an upgrade checks thousands).
-      if (looked++ % 100 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      // Files found whole cost a header read (and a block index read) each, and a store opens
+      // with every partition queued (thousands at 10M): a pause every few ms of them, as between
+      // build steps. A turn every hundred files held the first requests after a start ~1 s.
+      if (performance.now() - stepStarted > COLUMN_PAUSE_MS) await pause();
       let next: [Partition, number] | null = null;
       for (const entry of this.columnQueue) if (!next || entry[0].start > next[0].start) next = entry;
       // The queue may have been emptied meanwhile (the engine reopened).
@@ -168,21 +186,37 @@ export class ColumnsCache {
       const unchanged = () => !this.closing && p.row.version === version && p.staged === null && !p.dirty && this.map.holds(p);
       const file = columnsFileOf(p.dbFile(version));
       if (!unchanged()) continue;
-      if (!columnsFileUsable(file, this.columnsIdentity(p, version))) {
+      const id = this.columnsIdentity(p, version);
+      const state = columnsFileState(file, id);
+      if (state === 'unusable' || state === 'no-fields' || this.damagedFields.has(file)) {
         await pause();
         if (!unchanged()) continue;
+        let cols: ScanColumns | null = state === 'unusable' ? null : readScanColumns(file, id);
         try {
-          const cols = await buildScanColumnsInSteps(() => this.map.useInBackground(p), p.source, this.pathIds, async () => {
+          cols ??= await buildScanColumnsInSteps(() => this.map.useInBackground(p), p.source, this.pathIds, async () => {
             await pause();
             return unchanged();
           });
           if (!cols || !unchanged() || !cols.complete) continue;
-          // Written, not kept: memory is for what requests read.
-          this.writeColumns(p, version, cols);
         } catch (err) {
           // Built again when next asked for (columns()); an engine trap is handled there too.
           if (!this.closing) console.error(`cannot build the columns of ${describePartition(p)}: ${(err as Error).message}`);
           continue;
+        }
+        let withFields = false;
+        try {
+          withFields = await this.buildFields(p, cols, pause, unchanged);
+        } catch (err) {
+          // A damaged record block: the fields are read from the records until the next commit.
+          if (!this.closing) console.error(`cannot index the fields of ${describePartition(p)}: ${(err as Error).message}`);
+        }
+        if (!unchanged()) continue;
+        // Written, not kept: memory is for what requests read. (A file whose field index was
+        // added is read again by the next request, with it.)
+        if (withFields || state === 'unusable') {
+          this.writeColumns(p, version, cols);
+          this.damagedFields.delete(file);
+          this.columnCache.delete(p);
         }
       }
       try {
@@ -192,6 +226,21 @@ export class ColumnsCache {
         if (!this.closing) console.error(`cannot index the records of ${describePartition(p)}: ${(err as Error).message}`);
       }
     }
+  }
+
+  /**
+   * Builds a partition version's field index (field-columns.ts) from its records, in steps, and
+   * attaches it to `cols`; false when the source indexes no path or the partition changed.
+   */
+  private async buildFields(p: Partition, cols: ScanColumns, pause: () => Promise<void>, unchanged: () => boolean): Promise<boolean> {
+    if (!cols.fieldPaths.length) return false;
+    const fx = await buildFieldIndexInSteps(cols.load(['blk', 'boff', 'len', 'project']), cols.fieldPaths, (blk) => p.blocks.rawBlock(blk), async () => {
+      await pause();
+      return unchanged();
+    });
+    if (!fx || !unchanged()) return false;
+    cols.attachFields(fx);
+    return true;
   }
 
   /**

@@ -3,16 +3,21 @@
  * starts from the committed catalog kept on disk, stages the partitions it has moved past,
  * commits with one save, and on failure puts the catalog, the partitions and their record files
  * back. While it runs, readers see the store as the last commit has it (the committed views).
+ *
+ * Staging runs in steps with a turn for requests between them: a partition's image is written
+ * in one step (in the turn after the batch that left it idle), then its columns file is built
+ * a few thousand rows a step; the commit waits for the steps still due.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spanOf } from '../activity.ts';
+import { span, spanOf } from '../activity.ts';
+import { blockWorkerDeaths, warmBlockWorker } from './block-packer.ts';
 import { CATALOG_FILE, setMeta, type PartitionRow } from './catalog.ts';
 import type { CatalogState } from './catalog-state.ts';
 import type { ColumnsCache } from './columns-cache.ts';
 import type { Partition } from './partition.ts';
 import type { PartitionMap } from './partition-map.ts';
-import { buildScanColumns, columnsFileOf, type ColumnName, type ScanColumns } from './scan-columns.ts';
+import { buildScanColumnsInSteps, columnsFileOf, type ColumnName, type ScanColumns } from './scan-columns.ts';
 import { linkOrCopy, removeVersionFiles, ROLLBACK_FILE } from './store-files.ts';
 
 /** What an import changed, so that a failure can put everything back. */
@@ -36,10 +41,32 @@ interface ImportState {
   committedDuring: boolean;
   /** The store had unsaved changes when the import began (a conversion's bulk load). */
   unsavedBefore: boolean;
+  /** Deaths of the block packing worker when the import began: one during it fails the import. */
+  workerDeaths: number;
+  /** Staging steps still to run (a partition's image, or its columns), and the task running them. */
+  steps: StagingStep[];
+  stepping: Promise<void> | null;
+  /** A staging step failed (a full disk): the import fails with it. */
+  stepFailed: { err: unknown } | null;
+  /** The import failed: steps still due are dropped, one running stops at its next turn. */
+  stopped: boolean;
 }
+
+/** One step of staging: write a partition's image, or build (part of) a staged version's columns file. */
+type StagingStep = { kind: 'image'; p: Partition } | { kind: 'columns'; p: Partition; version: number };
 
 /** A partition the import has not written for this many batches is written out (staged). */
 const STAGE_AFTER_BATCHES = 4;
+/** How long a staging step or the commit waits (without blocking) for the worker to pack a partition's last block. */
+const PACK_WAIT_MS = 50;
+
+/** Resolves once every partition's sealed blocks are packed, or after PACK_WAIT_MS (they are then packed on this thread). */
+async function packed(parts: Iterable<Partition>): Promise<void> {
+  const until = performance.now() + PACK_WAIT_MS;
+  for (const p of parts) {
+    while (!p.blocks.packed && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
 
 /** What the transaction needs of the rest of the store. */
 export interface ImportHooks {
@@ -53,6 +80,8 @@ export interface ImportHooks {
 
 export class ImportTransaction {
   private state: ImportState | null = null;
+  /** Called before a partition's image is written: the rows still waiting for their record blocks go in (batch-insert.ts). */
+  beforeImage: (p: Partition) => void = () => undefined;
 
   constructor(
     private readonly dataDir: string,
@@ -73,13 +102,37 @@ export class ImportTransaction {
     fs.rmSync(catalogBefore, { force: true });
     // The committed file is what the import starts from, unless the catalog has unsaved changes or was never committed (a conversion).
     if (this.catalog.dirty || !fs.existsSync(path.join(this.dataDir, CATALOG_FILE))) fs.writeFileSync(catalogBefore, this.catalog.db.exportImage(), { mode: 0o600 });
-    this.state = { catalogBefore, touched: new Map(), removed: [], batches: 0, committedDuring: false, unsavedBefore: this.hooks.hasUnsaved() };
+    // Started now: it packs the record blocks of the import's first batches.
+    warmBlockWorker();
+    const state: ImportState = (this.state = {
+      catalogBefore,
+      touched: new Map(),
+      removed: [],
+      batches: 0,
+      committedDuring: false,
+      unsavedBefore: this.hooks.hasUnsaved(),
+      workerDeaths: blockWorkerDeaths().count,
+      steps: [],
+      stepping: null,
+      stepFailed: null,
+      stopped: false,
+    });
     try {
       const result = await work();
+      // The last blocks of the partitions the commit writes are packed on the worker meanwhile.
+      const dirty = [...this.map.loaded].filter((p) => p.dirty);
+      for (const p of dirty) p.blocks.seal();
+      // The staging steps still due: their columns are built with turns for requests, not by the commit.
+      await this.stagingDone(state);
+      await packed(dirty);
+      this.checkWorker();
       await this.hooks.save();
       this.dropRemoved();
       return result;
     } catch (err) {
+      state.stopped = true;
+      state.steps = [];
+      await state.stepping?.catch(() => undefined);
       await this.rollback();
       throw err;
     } finally {
@@ -98,9 +151,22 @@ export class ImportTransaction {
     this.catalog.dirty = true;
   }
 
-  /** A batch begins (batch-insert.ts). */
+  /** A batch begins (batch-insert.ts): it fails if a staging step failed or the block packing worker died meanwhile. */
   noteBatch(): void {
-    if (this.state) this.state.batches++;
+    const state = this.state;
+    if (!state) return;
+    if (state.stepFailed) throw state.stepFailed.err;
+    this.checkWorker();
+    state.batches++;
+  }
+
+  /** The worker packing record blocks (block-packer.ts) stopped during this import: it fails. */
+  private checkWorker(): void {
+    const state = this.state;
+    const deaths = blockWorkerDeaths();
+    if (state && deaths.count !== state.workerDeaths) {
+      throw new Error(`${deaths.cause} during the import; the import was rolled back and the store is as it was before it`);
+    }
   }
 
   /** A batch is about to write a partition: its committed row is kept, and when it was last written. */
@@ -159,36 +225,106 @@ export class ImportTransaction {
 
   /**
    * Parks a dirty partition's rows in a staged version file (not committed): the import's
-   * commit names it in the catalog, its rollback deletes it.
+   * commit names it in the catalog, its rollback deletes it. The image is written now (the
+   * partition is about to leave memory); its columns file follows in steps.
    */
   stage(p: Partition): void {
-    spanOf('import: stage partition', () => this.stageNow(p));
+    spanOf('import: stage partition', () => this.stageImage(p));
   }
 
-  private stageNow(p: Partition): void {
+  private stageImage(p: Partition): void {
+    this.beforeImage(p);
     p.blocks.flush();
     const { version, bytes, crc } = p.writeVersion(p.nextVersion());
     p.stagedCheck = { bytes, crc };
-    // A partition this import created gets its columns now, while its rows are in memory: a bulk
-    // import stages most of its partitions, and building them later would load each again. One
-    // that held rows before (a small import touching many hours) is left to the background
-    // builder after the commit, so the import does not stall on rebuilding them. (A file left
-    // under this name by a crash is replaced.) writeColumnsFile syncs it.
-    const cols = this.state?.touched.get(p) === null ? buildScanColumns(p.db!, p.source, this.cols.pathIds) : null;
-    if (cols?.complete) this.cols.writeColumns(p, version, cols, false);
-    else fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
+    // A file left under this name by a crash is replaced.
+    fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
     if (p.staged !== null) removeVersionFiles(p.dbFile(p.staged));
     p.staged = version;
     p.dirty = false;
+    // A partition this import created gets its columns while its rows are in memory: a bulk
+    // import stages most of its partitions, and building them later would load each again. One
+    // that held rows before (a small import touching many hours) is left to the background
+    // builder after the commit, so the import does not stall on rebuilding them.
+    if (this.state?.touched.get(p) === null) this.queueStep({ kind: 'columns', p, version });
   }
 
-  /** Writes out partitions the import has moved past, so few stay dirty in memory. */
+  /** Writes out partitions the import has moved past, so few stay dirty in memory: in a step of their own, after this batch. */
   stageIdle(): void {
     const state = this.state;
     if (!state) return;
     // Only loaded partitions can hold unsaved rows: a few dozen, not every partition touched.
     for (const p of this.map.loaded) {
-      if (p.dirty && p.db && state.touched.has(p) && this.map.holds(p) && state.batches - p.lastBatch >= STAGE_AFTER_BATCHES) this.stage(p);
+      if (!this.idle(state, p) || state.steps.some((s) => s.kind === 'image' && s.p === p)) continue;
+      // Its last block is packed on the worker until the step writes it.
+      p.blocks.seal();
+      this.queueStep({ kind: 'image', p });
+    }
+  }
+
+  private idle(state: ImportState, p: Partition): boolean {
+    return p.dirty && p.db !== null && state.touched.has(p) && this.map.holds(p) && state.batches - p.lastBatch >= STAGE_AFTER_BATCHES;
+  }
+
+  private queueStep(step: StagingStep): void {
+    const state = this.state;
+    if (!state) return;
+    state.steps.push(step);
+    state.stepping ??= this.runSteps(state).finally(() => (state.stepping = null));
+  }
+
+  /** Resolves once the staging steps due are done; rejects with a step's failure. */
+  private async stagingDone(state: ImportState): Promise<void> {
+    while (state.stepping) await state.stepping;
+    if (state.stepFailed) throw state.stepFailed.err;
+  }
+
+  /**
+   * Runs the staging steps, each in a turn of its own (requests are answered in between): an
+   * image (if the partition is still idle: a batch may have written it since), then a columns
+   * file built STEP_ROWS rows a step from the partition's database, given up when the partition
+   * changes or leaves memory meanwhile (the background builder makes it after the commit).
+   */
+  private async runSteps(state: ImportState): Promise<void> {
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      while (state.steps.length && this.state === state && !state.stopped) {
+        await turn();
+        const step = state.steps.shift();
+        if (!step || this.state !== state || state.stopped) return;
+        const { p } = step;
+        if (step.kind === 'image') {
+          await packed([p]);
+          if (this.idle(state, p) && this.state === state && !state.stopped) this.stage(p);
+          continue;
+        }
+        const unchanged = () => this.state === state && !state.stopped && p.staged === step.version && !p.dirty && p.db !== null && this.map.holds(p);
+        if (!unchanged()) continue;
+        let end = span('import: stage columns');
+        let cols: ScanColumns | null;
+        try {
+          cols = await buildScanColumnsInSteps(
+            () => p.db!,
+            p.source,
+            this.cols.pathIds,
+            async () => {
+              end();
+              await turn();
+              end = span('import: stage columns');
+              return unchanged();
+            },
+          );
+        } finally {
+          end();
+        }
+        if (!cols?.complete) continue;
+        // Written in a turn of its own: writeColumnsFile syncs it on this thread. A failure (a full disk) fails the import.
+        await turn();
+        if (unchanged()) spanOf('import: write columns file', () => this.cols.writeColumns(p, step.version, cols, false));
+      }
+    } catch (err) {
+      state.stepFailed ??= { err };
+      state.steps = [];
     }
   }
 

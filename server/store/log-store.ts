@@ -81,6 +81,8 @@ export class LogStore {
   readonly paths: TextDictionary;
   readonly functions: Dictionary;
   readonly apiHours: ApiHours;
+  /** `close` has begun: nothing may be read or written through the store any more. */
+  closed = false;
   /** Bumps whenever stored data changes; caches key on it. */
   dataVersion = 0;
   readonly memoryBudgetBytes: number;
@@ -334,9 +336,14 @@ export class LogStore {
     this.importTxn.setMeta(key, value);
   }
 
-  /** @internal used by ImportWriter: stores one batch, routed to the partitions of its instants. */
-  insertBatch(info: SourceInfo, records: StoredRecord[]): BatchResult {
-    return this.inserter.insert(info, records);
+  /** @internal used by ImportWriter: stores one batch, routed to the partitions of its instants (see ImportWriter.write). */
+  insertBatch(info: SourceInfo, records: StoredRecord[], settle = true): BatchResult {
+    return this.inserter.insert(info, records, settle);
+  }
+
+  /** @internal used by ImportWriter: see ImportWriter.settle. */
+  settleInserts(): void {
+    this.inserter.settle();
   }
 
   /** See ImportWriter.markDenseDays. */
@@ -432,6 +439,7 @@ export class LogStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.stopTrapWatch();
     await this.columnsCache.stop();
     await this.writes.run(async () => undefined);
@@ -451,8 +459,18 @@ export class ImportWriter {
     readonly source: SourceInfo,
   ) {}
 
-  write(records: StoredRecord[]): BatchResult {
-    return this.store.insertBatch(this.source, records);
+  /**
+   * Stores records. With `settle` false, the rows of records whose blocks are still being
+   * packed on the worker (record-blocks.ts) may wait: `settle` must follow before the caller
+   * lets anything else run (a turn of the event loop), so a run of writes overlaps the packing.
+   */
+  write(records: StoredRecord[], settle = true): BatchResult {
+    return this.store.insertBatch(this.source, records, settle);
+  }
+
+  /** Writes the blocks being packed and the rows waiting for them (every source's): nothing waits after. */
+  settle(): void {
+    this.store.settleInserts();
   }
 
   /**

@@ -3,14 +3,19 @@
  * `[u32 compressed length][u32 raw length][brotli bytes]`; its raw bytes are records, each
  * followed by a newline. A hot row addresses its record as (block offset, offset in the raw
  * block, length), so logs.all decompresses only the blocks its rows live in. The block being
- * filled stays in memory and is written when it reaches BLOCK_BYTES or at a save; rows may
+ * filled stays in memory and is sealed when it reaches BLOCK_BYTES or at a save; rows may
  * point into it before it is written, since its offset (the file's end) is already known.
+ *
+ * A sealed block is packed (compressed, checksummed, indexed) on a worker thread
+ * (block-packer.ts) while records go on into the next block, whose offset is then known only
+ * once the sealed one is packed: `append` says so (blk -1) and `settle` writes the packed blocks,
+ * in order, after which every address is known. `add` and `flush` settle at once.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { span } from '../activity.ts';
-import { blockBits, cutBlockGrams, gramsEntry, gramsHeader } from './block-grams.ts';
+import { cutBlockGrams, gramsEntry, gramsHeader } from './block-grams.ts';
+import { BLOCK_CHECKED, BLOCK_CRC_BYTES, BLOCK_HEADER, blockBuffer, blockPacked, dropBlock, submitBlock, takeBlock, type PackJob } from './block-packer.ts';
 import { partFileName, StoreFileDamaged } from './damage.ts';
 
 /**
@@ -19,14 +24,14 @@ import { partFileName, StoreFileDamaged } from './damage.ts';
  * one block decompresses in about 0.3 ms.
  */
 export const BLOCK_BYTES = 256 * 1024;
-const HEADER = 8;
+const HEADER = BLOCK_HEADER;
 /**
  * Set in a block's first word when a CRC-32 of its raw bytes follows the header (every block
  * written since blocks carried one; older ones have none). The CRC starts from the file's name
  * (`seedOf`), so a block read from another partition's file put under this name fails it.
  */
-const CHECKED = 0x80000000;
-const CRC_BYTES = 4;
+const CHECKED = BLOCK_CHECKED;
+const CRC_BYTES = BLOCK_CRC_BYTES;
 const NEWLINE = 0x0a;
 /**
  * Decompressed blocks kept, over all record files, least recently used first: logs.all and the
@@ -82,15 +87,20 @@ export function recordBlocksHeld(): { cachedBytes: number; openFiles: number; de
   return { cachedBytes, openFiles: open.size, decompressed };
 }
 
-const BROTLI = {
-  params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT },
-};
-
 export interface RecordAddress {
   blk: number;
   boff: number;
   len: number;
 }
+
+/** Where `append` put a record: `blk` is -1 while blocks before its own are being packed (see `offsetOf`). */
+export interface PlacedRecord extends RecordAddress {
+  /** The number of its block in this file's sequence of blocks (for `offsetOf`). */
+  block: number;
+}
+
+/** Offsets of recently written blocks kept for `offsetOf` (a settle writes a few at most). */
+const OFFSETS_KEPT = 64;
 
 export class RecordBlocks {
   private fd: number | null = null;
@@ -98,6 +108,12 @@ export class RecordBlocks {
   size: number;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** Blocks sealed and being packed, in file order: written by `settle`. */
+  private sealed: Array<{ job: PackJob; block: number }> = [];
+  /** The number of the block being filled (blocks sealed by this object so far). */
+  private blockNo = 0;
+  /** Offsets of the blocks written lately, by number. */
+  private readonly offsets = new Map<number, number>();
   /** Blocks written and not yet fsynced, or an fsync running: the descriptor stays open. */
   private unsynced = false;
   private syncing = 0;
@@ -168,41 +184,89 @@ export class RecordBlocks {
 
   /** Adds one record (no newline inside) to the block being filled; returns its address. */
   add(bytes: Buffer): RecordAddress {
-    const addr = { blk: this.size, boff: this.pendingBytes, len: bytes.length };
+    const { blk, boff, len, block } = this.append(bytes);
+    if (blk >= 0) return { blk, boff, len };
+    this.settle();
+    return { blk: this.offsetOf(block), boff, len };
+  }
+
+  /**
+   * Adds one record without waiting for the blocks being packed: its address has `blk` -1 when
+   * its block's offset is not known yet (ask `offsetOf` after `settle`).
+   */
+  append(bytes: Buffer): PlacedRecord {
+    const addr = { blk: this.sealed.length ? -1 : this.size, boff: this.pendingBytes, len: bytes.length, block: this.blockNo };
     this.pending.push(bytes);
     this.pendingBytes += bytes.length + 1;
-    if (this.pendingBytes >= BLOCK_BYTES) this.flush();
+    if (this.pendingBytes >= BLOCK_BYTES) this.seal();
     return addr;
   }
 
-  /** Writes the block being filled, if any. */
-  flush(): void {
+  /** Every sealed block is packed (by the worker): a settle now waits for nothing. */
+  get packed(): boolean {
+    return this.sealed.every(({ job }) => blockPacked(job));
+  }
+
+  /** The offset of block number `block` (the one being filled, or one written lately), once the blocks before it are written. */
+  offsetOf(block: number): number {
+    const at = block === this.blockNo ? (this.sealed.length ? undefined : this.size) : this.offsets.get(block);
+    if (at === undefined) throw new Error(`${path.basename(this.file)}: the offset of block ${block} is not known (blocks before it are being packed)`);
+    return at;
+  }
+
+  /**
+   * Hands the block being filled to the packer; the next records start a new block. (Done ahead
+   * of a flush, the worker packs it meanwhile: the same bytes as the flush alone would write.)
+   */
+  seal(): void {
     if (this.pendingBytes === 0) return;
-    const raw = Buffer.allocUnsafe(this.pendingBytes);
+    const raw = blockBuffer(this.pendingBytes);
     let at = 0;
     for (const b of this.pending) {
       b.copy(raw, at);
       at += b.length;
       raw[at++] = NEWLINE;
     }
-    const compressed = span('blocks: compress');
-    const packed = zlib.brotliCompressSync(raw, { ...BROTLI, params: { ...BROTLI.params, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
-    compressed();
-    const block = Buffer.allocUnsafe(HEADER + CRC_BYTES + packed.length);
-    block.writeUInt32LE((packed.length | CHECKED) >>> 0, 0);
-    block.writeUInt32LE(raw.length, 4);
-    block.writeUInt32LE(zlib.crc32(raw, this.seed), HEADER);
-    packed.copy(block, HEADER + CRC_BYTES);
+    this.sealed.push({ job: submitBlock(raw, this.seed), block: this.blockNo++ });
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  /** Writes every sealed block (taking each from the packer, which may pack it here): every address is known after. */
+  settle(): void {
+    while (this.sealed.length) this.writeSealed();
+  }
+
+  /** Writes the first sealed block at the file's end, with its block index entry. */
+  private writeSealed(): void {
+    const { job, block: no } = this.sealed[0]!;
+    const { block, bits } = takeBlock(job);
     const fd = this.handle();
     let written = 0;
     while (written < block.length) written += fs.writeSync(fd, block, written, block.length - written, this.size + written);
+    // Written: from here on it is the file's (a failed write above leaves it sealed, to be written again).
+    this.sealed.shift();
     this.unsynced = true;
     this.writes++;
-    cachePut(this, this.key(this.size), raw);
-    this.appendGrams(this.size, this.size + block.length, raw);
+    cachePut(this, this.key(this.size), job.raw);
+    this.appendGrams(this.size, this.size + block.length, bits);
+    this.offsets.set(no, this.size);
+    if (this.offsets.size > OFFSETS_KEPT) this.offsets.delete(this.offsets.keys().next().value!);
     this.size += block.length;
+  }
+
+  /** Writes the block being filled, if any, and every block being packed. */
+  flush(): void {
+    this.seal();
+    this.settle();
+  }
+
+  /** Forgets the blocks being filled and packed (their rows were rolled back). */
+  private dropUnwritten(): void {
     this.pending = [];
     this.pendingBytes = 0;
+    for (const { job } of this.sealed) dropBlock(job);
+    this.sealed = [];
   }
 
   private block(blk: number): Buffer {
@@ -241,19 +305,16 @@ export class RecordBlocks {
     }
   }
 
-  /** Appends the entry of the block just written at `blk` (its raw bytes are in memory now: about 0.7 ms a block). */
-  private appendGrams(blk: number, end: number, raw: Buffer): void {
+  /** Appends the entry of the block just written at `blk` (its bits were computed with its packing). */
+  private appendGrams(blk: number, end: number, bits: Int32Array): void {
     if (!this.gramsAligned) this.cutGrams(blk);
     if (!this.gramsAligned) return;
-    const indexed = span('blocks: index');
     try {
-      const entry = gramsEntry(this.seed, blk, end, blockBits(raw));
+      const entry = gramsEntry(this.seed, blk, end, bits);
       fs.appendFileSync(this.gramsFile, fs.existsSync(this.gramsFile) ? entry : Buffer.concat([gramsHeader(this.seed), entry]), { mode: 0o600 });
     } catch {
       // A torn entry is cut off before the next append; until then it ends what readers use.
       this.gramsAligned = false;
-    } finally {
-      indexed();
     }
   }
 
@@ -269,11 +330,14 @@ export class RecordBlocks {
 
   /** A whole block's raw bytes (records and newlines), or null for the block still being filled. */
   rawBlock(blk: number): Buffer | null {
+    this.settle();
     return blk === this.size && this.pendingBytes > 0 ? null : this.block(blk);
   }
 
   /** One record's bytes, as it was added. */
   read(addr: RecordAddress): Buffer {
+    // Readers run between inserts, which settle: this is a guard (the block being filled must be at the end).
+    this.settle();
     if (addr.blk === this.size && this.pendingBytes > 0) {
       // Still in the block being filled.
       let at = 0;
@@ -305,8 +369,7 @@ export class RecordBlocks {
 
   /** Cuts the file back to `size` (a rolled-back import), dropping the pending block. */
   truncate(size: number): void {
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.dropUnwritten();
     cacheDrop(this);
     this.size = size;
     this.cutGrams(size);
@@ -314,15 +377,14 @@ export class RecordBlocks {
     else if (fs.existsSync(this.file)) fs.truncateSync(this.file, size);
   }
 
-  /** Forgets the block being filled (its rows were rolled back); the file stays as it is. */
+  /** Forgets the block being filled and those being packed (their rows were rolled back); the file stays as it is. */
   dropPending(): void {
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.dropUnwritten();
   }
 
   /** Closes the file and forgets its cached blocks (the partition is removed, or the store closed). */
   close(): void {
-    if (this.pendingBytes > 0) throw new Error(`${path.basename(this.file)}: closing with an unwritten block`);
+    if (this.pendingBytes > 0 || this.sealed.length) throw new Error(`${path.basename(this.file)}: closing with an unwritten block`);
     this.closeFd();
     this.unsynced = false;
     cacheDrop(this);

@@ -15,14 +15,20 @@
  * Besides the hour counts, the partition's records are counted per (project, path): a path facet
  * over the partitions a window covers whole adds these instead of walking every row.
  *
+ * After them may come the partition's field index (field-columns.ts): the values of the fields
+ * inside records that the source indexes, read from the records. The columns are built from the
+ * database alone (an import writes them as it stages a partition); the field index is added by
+ * the background builder, which writes the file again with it (the arrays before it unchanged).
+ *
  * File: `LXSC`, u32 format, u32 rows, u32 hour-count entries, u32 path-count entries, u32 bytes of
  * each dictionary's JSON (DICTS order), u32 source code, the 8 bytes of the path dictionary's
  * epoch, f64 partition start, u32 version, u32 CRC-32 of the header and dictionaries, f64 bytes
  * of the path dictionary the file may use, a u32 CRC-32 per array (SECTIONS order), u32 how
- * many texts those bytes hold, zero bytes to HEAD (the header's CRC covers every byte before the arrays); the JSON arrays, zero padding to 8 bytes, then the row arrays of ROW_COLUMNS in order
+ * many texts those bytes hold, u32 bytes of the field index section (0: not built), u32 CRC-32
+ * of the list of paths it was built for, zero bytes to HEAD (the header's CRC covers every byte before the arrays); the JSON arrays, zero padding to 8 bytes, then the row arrays of ROW_COLUMNS in order
  * (Float64 first, so every array is aligned to its element size), the hour counts' arrays
- * (HOUR_COLUMNS, Int32), and the path counts' arrays (PATH_COLUMNS, Int32, by project then
- * path). A reader loads the header, the dictionaries and the hour counts, and only the row
+ * (HOUR_COLUMNS, Int32), the path counts' arrays (PATH_COLUMNS, Int32, by project then
+ * path), and the field index section, if any. A reader loads the header, the dictionaries and the hour counts, and only the row
  * arrays and path counts it asks for, each checked against its CRC as it is read.
  *
  * The file is derived, so a file that fails any check (another partition's or version's, cut,
@@ -34,10 +40,11 @@ import zlib from 'node:zlib';
 import type { SourceInfo } from '../sources.ts';
 import { MICROS } from '../time.ts';
 import type { Db, SqlValue } from './db.ts';
+import { FieldIndex, fieldListCrc, indexedFieldsOf, type SectionReader } from './field-columns.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
-const FORMAT = 6;
-const HEAD = 128;
+const FORMAT = 7;
+const HEAD = 136;
 const DICTS_AT = 20;
 const SOURCE_AT = 28;
 const EPOCH_AT = 32;
@@ -47,6 +54,8 @@ const HEAD_CRC_AT = 52;
 const PATH_BYTES_AT = 56;
 const CRCS_AT = 64;
 const PATH_COUNT_AT = 120;
+const FIELDS_AT = 124;
+const FIELD_LIST_AT = 128;
 /** A missing number (status) or text (dictionary id). */
 export const NONE = -1;
 const HOUR = MICROS.hour;
@@ -120,6 +129,12 @@ type RowArrays = { [K in (typeof F64)[number]]: Float64Array } & { [K in (typeof
 export class ScanColumns {
   private readonly arrays: Partial<RowArrays>;
   private pathCountsRead: PathCounts | null;
+  /** The field index: undefined until first asked for (read from the file), null when there is none. */
+  private fieldIndexRead: FieldIndex | null | undefined;
+  /** The paths its source indexes (field-columns.ts): a field index of another list is not used. */
+  readonly fieldPaths: readonly string[];
+  /** Called when the field index in its file fails a check (the columns cache has it built again). */
+  onFieldsDamaged: (() => void) | null = null;
 
   constructor(
     readonly n: number,
@@ -131,12 +146,48 @@ export class ScanColumns {
     readonly complete: boolean,
     /** The path dictionary's epoch its path ids belong to. */
     readonly epoch: string,
-    /** Where the arrays not loaded yet are: the file, each one's offset and CRC. */
-    private readonly file: { path: string; offsets: Record<ColumnName, number>; pathCounts: { at: number; k: number }; crcs: Record<SectionName, number> } | null,
+    /** Where the arrays not loaded yet are: the file, each one's offset and CRC, and the field index section. */
+    private readonly file: { path: string; offsets: Record<ColumnName, number>; pathCounts: { at: number; k: number }; crcs: Record<SectionName, number>; fields: { at: number; bytes: number; listCrc: number } } | null,
     pathCounts: PathCounts | null = null,
+    /** The source's code (its indexed paths). */
+    sourceCode = 0,
   ) {
     this.pathCountsRead = pathCounts;
     this.arrays = arrays;
+    this.fieldPaths = indexedFieldsOf(sourceCode);
+    // Built from the database: no field index until one is attached (an empty one when there are no paths).
+    this.fieldIndexRead = file ? undefined : this.fieldPaths.length ? null : new FieldIndex(n, new Map(), null);
+  }
+
+  /**
+   * The field index of the version (field-columns.ts): read from the file's section (its
+   * descriptor now, its parts when asked for), or attached once built; an empty one when the
+   * source indexes no path. Null when it is not built yet, was built for another list of paths,
+   * or its descriptor fails a check: the fields are then read from the records.
+   */
+  fieldIndex(): FieldIndex | null {
+    if (this.fieldIndexRead !== undefined) return this.fieldIndexRead;
+    let fx: FieldIndex | null = null;
+    const f = this.file!;
+    if (!this.fieldPaths.length) fx = new FieldIndex(this.n, new Map(), null);
+    else if (f.fields.bytes > 0 && f.fields.listCrc === fieldListCrc(this.fieldPaths)) {
+      fx = FieldIndex.open(sectionReader(f.path), f.fields.at, f.fields.bytes, this.n, this.fieldPaths);
+      if (!fx) this.onFieldsDamaged?.();
+    }
+    if (fx) fx.damaged = () => this.onFieldsDamaged?.();
+    return (this.fieldIndexRead = fx);
+  }
+
+  /** Whether the field index is here (built, of the source's paths, its descriptor whole). */
+  get fieldsBuilt(): boolean {
+    return this.fieldIndex() !== null;
+  }
+
+  /** Attaches a field index built for these rows (written with them by encodeScanColumns). */
+  attachFields(fx: FieldIndex): this {
+    if (fx.n !== this.n || fx.paths.join('\n') !== this.fieldPaths.join('\n')) throw new Error('a field index of other rows or paths');
+    this.fieldIndexRead = fx;
+    return this;
   }
 
   /** Loads the row arrays asked for that are not in memory yet; throws when the file does not hold them whole. */
@@ -200,9 +251,9 @@ export class ScanColumns {
     return (this.pathCountsRead = allocateCounts(PATH_COLUMNS, 'k', k, { buf, at: 0 }));
   }
 
-  /** Bytes held in memory now (arrays loaded, hour counts, path counts). */
+  /** Bytes held in memory now (arrays loaded, hour counts, path counts, the field index's parts read). */
   get bytes(): number {
-    let total = this.hours.m * HOUR_COLUMNS.length * 4 + (this.pathCountsRead?.k ?? 0) * PATH_COLUMNS.length * 4;
+    let total = this.hours.m * HOUR_COLUMNS.length * 4 + (this.pathCountsRead?.k ?? 0) * PATH_COLUMNS.length * 4 + (this.fieldIndexRead?.bytes ?? 0);
     for (const a of Object.values(this.arrays)) total += a.byteLength;
     return total;
   }
@@ -376,7 +427,7 @@ class ColumnsBuilder {
       byPath.path[j] = key % PROJECT_STRIDE;
       byPath.count[j] = this.perPath.get(key)!;
     });
-    return new ScanColumns(n, this.dicts, hours, sorted, this.select.complete, this.paths.epoch, null, byPath);
+    return new ScanColumns(n, this.dicts, hours, sorted, this.select.complete, this.paths.epoch, null, byPath, this.source.code);
   }
 }
 
@@ -411,7 +462,10 @@ export function encodeScanColumns(c: ScanColumns, id: { source: number; start: n
   const jsonBytes = jsons.reduce((a, b) => a + b.length, 0);
   const start = pad8(HEAD + jsonBytes);
   const pc = c.pathCounts;
-  const out = Buffer.alloc(start + c.n * BYTES_PER_ROW + c.hours.m * HOUR_COLUMNS.length * 4 + pc.k * PATH_COLUMNS.length * 4);
+  // The field index when built (none for a source that indexes no path).
+  const fx = c.fieldPaths.length ? c.fieldIndex() : null;
+  const fields = fx ? fx.encode() : Buffer.alloc(0);
+  const out = Buffer.alloc(start + c.n * BYTES_PER_ROW + c.hours.m * HOUR_COLUMNS.length * 4 + pc.k * PATH_COLUMNS.length * 4 + fields.length);
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(FORMAT, 4);
   out.writeUInt32LE(c.n, 8);
@@ -423,6 +477,8 @@ export function encodeScanColumns(c: ScanColumns, id: { source: number; start: n
   out.writeUInt32LE(id.version, VERSION_AT);
   out.writeDoubleLE(id.pathBytes, PATH_BYTES_AT);
   out.writeUInt32LE(id.pathCount, PATH_COUNT_AT);
+  out.writeUInt32LE(fields.length, FIELDS_AT);
+  out.writeUInt32LE(fieldListCrc(c.fieldPaths), FIELD_LIST_AT);
   let at = HEAD;
   jsons.forEach((j, i) => {
     out.writeUInt32LE(j.length, DICTS_AT + 4 * i);
@@ -439,6 +495,7 @@ export function encodeScanColumns(c: ScanColumns, id: { source: number; start: n
     }
     out.writeUInt32LE(zlib.crc32(out.subarray(from, at)), CRCS_AT + 4 * i);
   });
+  fields.copy(out, at);
   out.writeUInt32LE(headCrc(out.subarray(0, start)), HEAD_CRC_AT);
   return out;
 }
@@ -464,7 +521,7 @@ export function readScanColumns(file: string, id: ColumnsIdentity): ScanColumns 
   return withFile(file, (fd) => {
     const head = readHead(fd, id);
     if (!head) return null;
-    const { n, m, k, dicts: where, start, hoursAt, crcs } = head;
+    const { n, m, k, dicts: where, start, hoursAt, crcs, fields } = head;
     const dicts = {} as Record<DictName, string[]>;
     for (const d of DICTS) {
       const buf = where[d].json;
@@ -487,13 +544,8 @@ export function readScanColumns(file: string, id: ColumnsIdentity): ScanColumns 
       at += n * BYTES[c];
     }
     const pathCounts = { at: hoursAt + m * HOUR_COLUMNS.length * 4, k };
-    return new ScanColumns(n, dicts, allocateCounts(HOUR_COLUMNS, 'm', m, { buf: hourBuf, at: 0 }), {}, true, id.epoch, { path: file, offsets, pathCounts, crcs });
+    return new ScanColumns(n, dicts, allocateCounts(HOUR_COLUMNS, 'm', m, { buf: hourBuf, at: 0 }), {}, true, id.epoch, { path: file, offsets, pathCounts, crcs, fields }, null, id.source);
   });
-}
-
-/** Whether a columns file is whole, of this format and the file `id` describes (its header, dictionaries and length only). */
-export function columnsFileUsable(file: string, id: ColumnsIdentity): boolean {
-  return withFile(file, (fd) => readHead(fd, id) !== null) ?? false;
 }
 
 /** `read` over the open file; null when there is no file. */
@@ -520,6 +572,8 @@ interface Head {
   start: number;
   hoursAt: number;
   crcs: Record<SectionName, number>;
+  /** The field index section: where it starts, its bytes (0: none) and the CRC of the paths it is of. */
+  fields: { at: number; bytes: number; listCrc: number };
 }
 
 /** The header's counts and where each part is; null unless the file is whole, of this format and the file `id` describes. */
@@ -539,7 +593,8 @@ function readHead(fd: number, id: ColumnsIdentity): Head | null {
   DICTS.forEach((_, i) => (jsonBytes += head.readUInt32LE(DICTS_AT + 4 * i)));
   const start = pad8(HEAD + jsonBytes);
   const hoursAt = start + n * BYTES_PER_ROW;
-  if (size !== hoursAt + m * HOUR_COLUMNS.length * 4 + k * PATH_COLUMNS.length * 4) return null;
+  const fields = { at: hoursAt + m * HOUR_COLUMNS.length * 4 + k * PATH_COLUMNS.length * 4, bytes: head.readUInt32LE(FIELDS_AT), listCrc: head.readUInt32LE(FIELD_LIST_AT) };
+  if (size !== fields.at + fields.bytes) return null;
   // The dictionaries and their padding: the header's CRC covers every byte before the arrays.
   const json = Buffer.alloc(start - HEAD);
   if (fs.readSync(fd, json, 0, json.length, HEAD) !== json.length) return null;
@@ -553,5 +608,30 @@ function readHead(fd: number, id: ColumnsIdentity): Head | null {
   });
   const crcs = {} as Record<SectionName, number>;
   SECTIONS.forEach((name, i) => (crcs[name] = head.readUInt32LE(CRCS_AT + 4 * i)));
-  return { n, m, k, dicts, start, hoursAt, crcs };
+  return { n, m, k, dicts, start, hoursAt, crcs, fields };
+}
+
+/** Reads parts of a columns file by offset (the field index's, when first asked for). */
+function sectionReader(file: string): SectionReader {
+  return (at, bytes) =>
+    withFile(file, (fd) => {
+      const buf = Buffer.alloc(bytes);
+      let got = 0;
+      while (got < bytes) {
+        const k = fs.readSync(fd, buf, got, bytes - got, at + got);
+        if (k === 0) throw new Error(`${file} ends inside its field index`);
+        got += k;
+      }
+      return buf;
+    }) ?? Buffer.alloc(0);
+}
+
+/**
+ * What a columns file holds for the version `id` describes: nothing usable (missing, damaged,
+ * another version's), the columns without the field index (not built yet, of another list of
+ * paths, or its descriptor damaged), or both.
+ */
+export function columnsFileState(file: string, id: ColumnsIdentity): 'unusable' | 'no-fields' | 'whole' {
+  const c = readScanColumns(file, id);
+  return c === null ? 'unusable' : c.fieldsBuilt ? 'whole' : 'no-fields';
 }

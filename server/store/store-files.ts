@@ -7,6 +7,8 @@ import { columnsFileOf } from './scan-columns.ts';
 
 export const PARTS_DIR = 'parts';
 export const URLS_FILE = 'urls.log';
+/** URL pattern matches kept across restarts (derived; see url-match-file.ts). */
+export const URL_MATCHES_FILE = 'urls.log.matches';
 /** The store-wide path dictionary (derived, like the columns files; see TextDictionary). */
 export const PATHS_FILE = 'paths.log';
 /** The catalog as a running import found it (see import-transaction.ts). */

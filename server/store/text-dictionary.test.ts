@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TextDictionary } from './text-dictionary.ts';
 
 const dirs: string[] = [];
@@ -164,5 +164,99 @@ describe('TextDictionary, derived (paths)', () => {
     for (let i = texts.length - 1; i >= 0; i -= 1009) expect(again.idOf(texts[i]!)).toBe(i + 2);
     expect(again.count).toBe(20_001);
     again.close();
+  });
+});
+
+describe('TextDictionary, reading before adding', () => {
+  /** JSON string lines with every kind of escape, and the same lines with bytes garbled. */
+  function lines(seed: number): Buffer[] {
+    let x = seed;
+    const next = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const chars = ['a', '/', '"', '\\', '\n', '\t', '\u0001', 'é', '\ud83d\ude00', '\ud800', 'u', '0', ' ', '\u007f', '\u2028'];
+    return Array.from({ length: 400 }, () => {
+      let t = '';
+      for (let k = Math.floor(next() * 12); k > 0; k--) t += chars[Math.floor(next() * chars.length)];
+      const line = Buffer.from(`${JSON.stringify(t)}\n`, 'utf8');
+      // A few garbled (a byte changed, never into a newline: a quote, a backslash, a control byte…), a few with spaces around.
+      const u = next();
+      if (u < 0.03 && line.length > 2) {
+        const i = Math.floor(next() * (line.length - 1));
+        const garbage = [0x22, 0x5c, 0x00, 0x1f, 0x20, 0x75, 0xff, 0xc3, 0x09, 0x0d][Math.floor(next() * 10)]!;
+        line[i] = garbage;
+      } else if (u < 0.08) return Buffer.concat([Buffer.from(' \t'), line.subarray(0, line.length - 1), Buffer.from('\r\n')]);
+      return line;
+    });
+  }
+  const parses = (line: Buffer) => {
+    try {
+      return typeof JSON.parse(line.toString('utf8', 0, line.length - 1)) === 'string';
+    } catch {
+      return false;
+    }
+  };
+
+  it('keeps exactly the lines before the first one JSON.parse does not read as a string (derived), on garbled random lines', () => {
+    for (let seed = 1; seed <= 80; seed++) {
+      const f = file();
+      const d = new TextDictionary(f, 'derived');
+      expect(d.epoch).toMatch(/^[0-9a-f]{16}$/);
+      d.syncNow();
+      d.close();
+      const body = lines(seed);
+      fs.appendFileSync(f, Buffer.concat(body));
+      const firstBad = body.findIndex((l) => !parses(l));
+      const again = new TextDictionary(f, 'derived');
+      expect(again.size(), `seed ${seed}`).toBe(1 + (firstBad < 0 ? body.length : firstBad));
+      for (let i = 0; i < again.size() - 1; i++) expect(again.get(i + 2)).toBe(JSON.parse(body[i]!.toString('utf8')));
+      again.close();
+    }
+  });
+
+  it('a committed line JSON.parse does not read is damage, named at the first read', () => {
+    const f = file();
+    fs.writeFileSync(f, '"a"\n"b\\x"\n"c"\n');
+    const d = new TextDictionary(f, { bytes: 14, count: 3 });
+    expect(() => d.get(1)).toThrow(/^the store file urls\.log is damaged \(a line is not a JSON string\)/);
+    expect(() => d.size()).toThrow(/a line is not a JSON string/);
+  });
+
+  it('reading texts by id decodes only those; the first text added decodes every line once', () => {
+    const f = file();
+    const d = new TextDictionary(f, { bytes: 0, count: 0 });
+    for (let i = 0; i < 5000; i++) d.idOf(`https://x/${i}`);
+    d.flush();
+    const state = d.state();
+    d.close();
+    const again = new TextDictionary(f, state);
+    const parse = vi.spyOn(JSON, 'parse');
+    expect(again.get(4321)).toBe('https://x/4320');
+    expect(again.endOf(10)).toBe(again.slice(0, 10).reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t.text)) + 1, 0));
+    expect(parse.mock.calls.length).toBeLessThan(20);
+    expect(again.idOf('https://x/17')).toBe(18);
+    expect(parse.mock.calls.length).toBeGreaterThan(5000);
+    expect(again.idOf('https://new')).toBe(5001);
+    parse.mockRestore();
+    again.close();
+  });
+
+  it('idsContaining finds what includes finds, in written and pending texts, escapes and all', () => {
+    const texts = lines(7).map((l) => l.toString('utf8', 0, l.length - 1)).filter((l) => parses(Buffer.from(`${l}\n`)));
+    const all = [...new Set([...texts.map((l) => JSON.parse(l) as string), 'nab', 'a\nab', 'xu0001', '\u0001'])];
+    const f = file();
+    const d = new TextDictionary(f, { bytes: 0, count: 0 });
+    all.forEach((t) => d.idOf(t));
+    d.flush();
+    const pending = ['ab pending', 'u0001 pending'];
+    pending.forEach((t) => d.idOf(t));
+    const texts2 = [...all, ...pending];
+    for (const literal of ['a', 'ab', 'nab', 'u0001', 'ud800', '/', ' ', 'pending', '']) {
+      const expected = texts2.flatMap((t, i) => (t.includes(literal) ? [i + 1] : []));
+      expect(d.idsContaining(literal, 0, 1e9), literal).toEqual({ ids: expected, last: texts2.length });
+      // A slice at a time, from the middle.
+      const parts = [d.idsContaining(literal, 100, 37), d.idsContaining(literal, 137, 1e9)];
+      expect(parts.flatMap((p) => p.ids)).toEqual(expected.filter((id) => id > 100));
+    }
+    expect(() => d.idsContaining('a"b', 0, 10)).toThrow();
+    d.close();
   });
 });

@@ -15,11 +15,16 @@
  *
  * In memory: per id its offset and a 32-bit hash (12 bytes), an open-addressing table from hash
  * to id, and bounded caches of recent lookups both ways; a lookup that misses them reads the
- * candidate's line back. Loaded on first use, not at start.
+ * candidate's line back. Loaded on first use, not at start, in two steps: reading a text by id
+ * needs only the line offsets, found with each line checked on its bytes (about a tenth of the
+ * time of decoding every line); adding texts needs the hashes, which decode every line, so they
+ * are computed on the first `idOf` (an import), not for the explorer's or the API's first answer.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
+import { span } from '../activity.ts';
 import { StoreFileDamaged } from './damage.ts';
 
 const NEWLINE = 0x0a;
@@ -31,6 +36,12 @@ const WRITE_BUFFER = 1 << 20;
 const READ_CACHE = 4096;
 /** The first line of a derived dictionary: this prefix and 16 hex digits. */
 const TOKEN_PREFIX = '\u0000dictionary ';
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Bytes of the file read in one step while loading its lines (a few ms of work). */
+const READ_CHUNK = 256 * 1024;
+/** Bytes `tailCrc` reads: what names the part of a dictionary a derived file was made from. */
+export const TAIL_BYTES = 64 * 1024;
 
 /** FNV-1a over UTF-16 code units: cheap and good enough to spread a hash table. */
 function hash32(s: string): number {
@@ -54,8 +65,37 @@ function parseText(line: string): string | null {
 
 const isToken = (text: string) => text.length === TOKEN_PREFIX.length + 16 && text.startsWith(TOKEN_PREFIX);
 
+/**
+ * One line that JSON.parse reads as a string (JSON whitespace around it allowed), tested on its
+ * bytes read as latin1: a byte of 0x80 or more never decodes to a quote, a backslash or a control
+ * character, so this accepts exactly the lines `parseText` accepts. Sticky: it tests one line
+ * where `lastIndex` points and ends past its newline. Runs of plain characters between escapes
+ * (each escape starts with the one character a run cannot hold): one way to match a line, so
+ * linear even on a line that fails.
+ */
+const JSON_STRING_LINE = /[ \t\r]*"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"[ \t\r]*\n/y;
+
+/** Where reading a file's line offsets stands (TextDictionary.readStep). */
+interface LineReader {
+  fd: number;
+  /** The bytes to read: the committed part, or a derived file's size at open. */
+  bytes: number;
+  /** Bytes read so far, and the part of a line carried to the next chunk. */
+  pos: number;
+  carry: Buffer;
+  /** Lines found so far, and where the last one ends. */
+  count: number;
+  end: number;
+  done: boolean;
+}
+
 export class TextDictionary {
+  /** The line offsets are read (ids and texts can be read; `count` is right). */
   private loaded = false;
+  /** The hashes and the hash table are built too (texts can be added). */
+  private indexed = false;
+  /** The line offsets being read a step at a time (loadInSteps), taken over by `load` if asked first. */
+  private reader: LineReader | null = null;
   private fd: number | null = null;
   /** offsets[id] = byte offset of text id's line (ids from 1); offsets[count + 1] = end. */
   private offsets = new Float64Array(1024);
@@ -118,54 +158,90 @@ export class TextDictionary {
     return this.fd;
   }
 
-  /** Reads the committed lines to build the in-memory index (first use only). */
+  /** Reads the committed lines' offsets, each line checked (first use only). */
   private load(): void {
     if (this.loaded) return;
+    const done = span(`dictionary: read the lines of ${path.basename(this.file)}`);
+    try {
+      const r = (this.reader ??= this.startReading());
+      while (!this.readStep(r));
+      this.finishReading(r);
+    } finally {
+      done();
+    }
+  }
+
+  /**
+   * Loads the line offsets (as the first read would) a chunk at a time, with a turn for others
+   * between chunks: started when the store opens, so the first request that reads a text does
+   * not wait for the whole file (paths.log at 10M records: tens of MB). Never throws: a damaged
+   * file is named by the first use instead.
+   */
+  async loadInSteps(): Promise<void> {
+    try {
+      while (!this.loaded) {
+        const done = span(`background: read the lines of ${path.basename(this.file)}`);
+        try {
+          const r = (this.reader ??= this.startReading());
+          if (this.readStep(r)) return this.finishReading(r);
+        } finally {
+          done();
+        }
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } catch {
+      this.reader = null;
+    }
+  }
+
+  private startReading(): LineReader {
     const fd = this.open();
+    if (!this.derived) this.reserve(this.committed.count + 1);
+    const bytes = this.derived ? fs.fstatSync(fd).size : this.committed.bytes;
+    return { fd, bytes, pos: 0, carry: Buffer.alloc(0), count: 0, end: 0, done: false };
+  }
+
+  private finishReading(r: LineReader): void {
+    this.reader = null;
+    const { count, end } = r;
     if (this.derived) {
       this.loaded = true;
-      return this.loadDerived(fd);
+      return this.finishDerived(r);
     }
-    this.reserve(this.committed.count + 1);
     // A committed line that does not parse is damage, not a cut. Not marked loaded until the
     // file passes, so every later use fails the same way instead of seeing an empty dictionary.
-    const { count, end } = this.readLines(fd, this.committed.bytes, (line) => {
-      const text = parseText(line);
-      if (text === null) throw this.damaged('a line is not a JSON string');
-      return text;
-    });
+    if (end < this.committed.bytes && count < this.committed.count) throw this.damaged('a line is not a JSON string');
     if (count !== this.committed.count || end !== this.committed.bytes) throw this.damaged(`it holds ${count} texts where the catalog counts ${this.committed.count}`);
     this.loaded = true;
     this.count = count;
     this.written = end;
     this.offsets[count + 1] = end;
+  }
+
+  /** Hashes every text and builds the hash table (before the first text is added or looked up). */
+  private index(): void {
+    if (this.indexed) return;
+    this.load();
+    const done = span(`dictionary: hash ${path.basename(this.file)}`);
+    // Every id so far is in the file or pending: read back a slice at a time.
+    const SLICE = 8192;
+    for (let after = 0; after < this.count; after += SLICE) for (const { id, text } of this.slice(after, SLICE)) this.hashes[id] = hash32(text);
+    this.indexed = true;
     this.rebuildTable();
+    done();
   }
 
   /**
    * A derived file: every whole line that parses, up to the first that does not (a crash cut
    * it); the rest is cut off. A file without its token line is started again.
    */
-  private loadDerived(fd: number): void {
-    const size = fs.fstatSync(fd).size;
-    const { count, end } = this.readLines(fd, size, (line, id) => {
-      let text: unknown;
-      try {
-        text = JSON.parse(line);
-      } catch {
-        return null;
-      }
-      if (typeof text !== 'string' || (id === 1 && !isToken(text))) return null;
-      if (id === 1) this.token = text.slice(TOKEN_PREFIX.length);
-      return text;
-    });
+  private finishDerived({ fd, bytes: size, count, end }: LineReader): void {
     if (end < size) fs.ftruncateSync(fd, end);
     // What this run found whole: a columns file that may use more was built before a cut.
     this.committed = { bytes: end, count: -1 };
     this.count = count;
     this.written = this.synced = end;
     this.offsets[count + 1] = end;
-    this.rebuildTable();
     if (count === 0) {
       // New (or not one of ours): a new token, so no columns file built before matches it.
       this.token = randomBytes(8).toString('hex');
@@ -175,35 +251,42 @@ export class TextDictionary {
   }
 
   /**
-   * Indexes the lines of the file's first `bytes` bytes (offset and hash per id), read 1 MiB at a
-   * time, until `text` gives null for one. Returns the ids indexed and where the last one ends.
+   * Reads the next READ_CHUNK bytes of the file and finds the offsets of its whole lines, up to the first
+   * line that is not one JSON string (JSON_STRING_LINE), or, for a derived file, whose first line
+   * is not its token. True when the reading is over (every line read, or one refused).
    */
-  private readLines(fd: number, bytes: number, text: (line: string, id: number) => string | null): { count: number; end: number } {
-    const buf = Buffer.allocUnsafe(1 << 20);
-    let pos = 0;
-    let carry = Buffer.alloc(0);
-    let id = 0;
-    let end = 0;
-    while (pos < bytes) {
-      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, bytes - pos), pos);
-      if (n === 0) break;
-      const chunk = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-      let start = 0;
-      const base = pos - carry.length;
-      for (let i = chunk.indexOf(NEWLINE); i >= 0; i = chunk.indexOf(NEWLINE, start)) {
-        const t = text(chunk.toString('utf8', start, i), id + 1);
-        if (t === null) return { count: id, end };
-        id++;
-        this.reserve(id + 1);
-        this.offsets[id] = base + start;
-        this.hashes[id] = hash32(t);
-        start = i + 1;
-        end = base + start;
-      }
-      carry = Buffer.from(chunk.subarray(start));
-      pos += n;
+  private readStep(r: LineReader): boolean {
+    if (r.done || r.pos >= r.bytes) return (r.done = true);
+    const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, r.bytes - r.pos));
+    const n = fs.readSync(r.fd, buf, 0, buf.length, r.pos);
+    if (n === 0) return (r.done = true);
+    r.pos += n;
+    // The chunk starts where the last whole line ended.
+    const chunk = r.carry.length ? Buffer.concat([r.carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+    const whole = chunk.lastIndexOf(NEWLINE) + 1;
+    const text = chunk.toString('latin1', 0, whole);
+    const base = r.end;
+    JSON_STRING_LINE.lastIndex = 0;
+    for (let at = 0; at < whole; ) {
+      if (!JSON_STRING_LINE.test(text)) return (r.done = true);
+      const next = JSON_STRING_LINE.lastIndex;
+      if (r.count === 0 && this.derived && !this.tokenLine(chunk.toString('utf8', at, next - 1))) return (r.done = true);
+      r.count++;
+      this.reserve(r.count + 1);
+      this.offsets[r.count] = base + at;
+      at = next;
+      r.end = base + at;
     }
-    return { count: id, end };
+    r.carry = Buffer.from(chunk.subarray(whole));
+    return r.pos >= r.bytes && (r.done = true);
+  }
+
+  /** A derived file's first line: its token (taken) or not. */
+  private tokenLine(line: string): boolean {
+    const text = parseText(line);
+    if (text === null || !isToken(text)) return false;
+    this.token = text.slice(TOKEN_PREFIX.length);
+    return true;
   }
 
   /** How many ids there are (loads the file on first use; `count` is 0 until then). */
@@ -263,6 +346,7 @@ export class TextDictionary {
   }
 
   private rebuildTable(): void {
+    if (!this.indexed) return;
     let cap = this.table.length;
     while (cap < (this.count + 1) * 2) cap *= 2;
     this.table = new Int32Array(cap);
@@ -303,7 +387,7 @@ export class TextDictionary {
   idOf(text: string): number {
     const hit = this.recent.get(text);
     if (hit !== undefined) return hit;
-    this.load();
+    this.index();
     const h = hash32(text);
     const mask = this.table.length - 1;
     let slot = h & mask;
@@ -331,6 +415,80 @@ export class TextDictionary {
     return id;
   }
 
+  /**
+   * Of the texts with ids after `after` (at most `limit` of them), the ids of those containing
+   * `literal`, found in the file's bytes without decoding the lines: a literal of printable ASCII
+   * without a quote or a backslash is in a text exactly where it is in the text's line, unless
+   * the line has an escape (such a line is decoded to be sure). `last` is the last id looked at.
+   */
+  idsContaining(literal: string, after: number, limit: number): { ids: number[]; last: number } {
+    if (!/^[ !#-[\]-~]*$/.test(literal)) throw new Error('idsContaining takes printable ASCII without a quote or a backslash');
+    this.load();
+    const ids: number[] = [];
+    const last = Math.min(this.count, after + limit);
+    if (last <= after) return { ids, last: after };
+    const firstPending = this.count - this.pendingTexts.length + 1;
+    const lastInFile = Math.min(last, firstPending - 1);
+    if (lastInFile > after) {
+      const start = this.offsets[after + 1]!;
+      const bytes = this.readBytes(start, this.offsets[lastInFile + 1]!);
+      const lit = Buffer.from(literal, 'latin1');
+      let id = after + 1;
+      // Where the next backslash is (the end when none is left): lines before it have no escape.
+      let escape = -1;
+      for (let hit = bytes.indexOf(lit); hit >= 0 && id <= lastInFile; ) {
+        while (this.offsets[id + 1]! - start <= hit) id++;
+        const from = this.offsets[id]! - start;
+        const to = this.offsets[id + 1]! - start - 1;
+        if (escape < from) {
+          escape = bytes.indexOf(BACKSLASH, from);
+          if (escape < 0) escape = bytes.length;
+        }
+        // A line as idOf writes it: the text's bytes between two quotes, nothing escaped.
+        const plain = bytes[from] === QUOTE && bytes[to - 1] === QUOTE && escape >= to;
+        if (plain || parseText(bytes.toString('utf8', from, to))?.includes(literal)) ids.push(id);
+        id++;
+        if (id <= lastInFile) hit = bytes.indexOf(lit, this.offsets[id]! - start);
+      }
+    }
+    for (let id = Math.max(after + 1, firstPending); id <= last; id++) if (this.pendingTexts[id - firstPending]!.includes(literal)) ids.push(id);
+    return { ids, last };
+  }
+
+  /** Bytes `start` to `end` of the file. */
+  private readBytes(start: number, end: number): Buffer {
+    const bytes = Buffer.allocUnsafe(end - start);
+    let got = 0;
+    while (got < bytes.length) {
+      const n = fs.readSync(this.open(), bytes, got, bytes.length - got, start + got);
+      if (n === 0) throw this.damaged(`it ends before byte ${end}`);
+      got += n;
+    }
+    return bytes;
+  }
+
+  /** How many texts a committed dictionary holds, without loading it. */
+  get textCount(): number {
+    if (this.derived) throw new Error(`${this.file} is not a committed dictionary`);
+    return this.loaded ? this.count : this.committed.count;
+  }
+
+  /** What the last commit recorded (a committed dictionary; the catalog's urls state). */
+  get committedState(): { bytes: number; count: number } {
+    if (this.derived) throw new Error(`${this.file} is not a committed dictionary`);
+    return { ...this.committed };
+  }
+
+  /**
+   * CRC-32 of the TAIL_BYTES of the committed part that end at byte `end`: what a derived file
+   * made from the texts up to `end` records, to tell later that the file still holds them
+   * (null when `end` is past the committed part). Reads only those bytes.
+   */
+  tailCrc(end: number): number | null {
+    if (end > this.committedState.bytes) return null;
+    return zlib.crc32(this.readBytes(Math.max(0, end - TAIL_BYTES), end));
+  }
+
   /** Texts with ids after `after`, at most `limit`, in id order (for pattern matching). */
   slice(after: number, limit: number): Array<{ id: number; text: string }> {
     this.load();
@@ -341,13 +499,7 @@ export class TextDictionary {
     const lastInFile = Math.min(last, firstPending - 1);
     if (lastInFile > after) {
       const start = this.offsets[after + 1]!;
-      const bytes = Buffer.allocUnsafe(this.offsets[lastInFile + 1]! - start);
-      let got = 0;
-      while (got < bytes.length) {
-        const n = fs.readSync(this.open(), bytes, got, bytes.length - got, start + got);
-        if (n === 0) throw this.damaged(`it ends before byte ${start + bytes.length}`);
-        got += n;
-      }
+      const bytes = this.readBytes(start, this.offsets[lastInFile + 1]!);
       let at = 0;
       for (let id = after + 1; id <= lastInFile; id++) {
         const len = this.offsets[id + 1]! - this.offsets[id]!;
@@ -415,7 +567,8 @@ export class TextDictionary {
       this.written = state.bytes;
       this.offsets[state.count + 1] = state.bytes;
       this.rebuildTable();
-    } else this.loaded = false;
+    } else this.loaded = this.indexed = false;
+    this.reader = null;
     this.committed = state;
   }
 
@@ -426,6 +579,7 @@ export class TextDictionary {
   }
 
   close(): void {
+    this.reader = null;
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
   }

@@ -3,24 +3,10 @@
  * records of a query carry, for the field picker) and `/api/logs/facets` for chosen field paths.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { FieldPath, FieldPathsAnswer } from '../../../../contract/api-types.ts';
 import { getLogsJson, whileSearching, type FacetValue, type LogsParams, type ScanProgress } from '../../api/logs.ts';
 
-export interface FieldPath {
-  /** Dotted path inside `metadata`, e.g. `request.headers.cf_ipcountry`. */
-  path: string;
-  /** JSON types seen there, most common first (`string`, `number`, `boolean`, `null`, `array`). */
-  types: string[];
-  /** Records of the sample holding it. */
-  count: number;
-  /** A few distinct values, as text. */
-  examples: string[];
-}
-
-export interface FieldPathsAnswer {
-  result: FieldPath[];
-  /** Records the list was read from. */
-  sampled: number;
-}
+export type { FieldPath, FieldPathsAnswer };
 
 export interface FieldFacetsAnswer {
   result: Record<string, FacetValue[]>;

@@ -156,6 +156,11 @@ function PickerBody({ params, facets, columns, onFilter, onFacet, onColumn }: Pi
               <span className="fp__path mono ellipsis" title={f.path}>
                 {f.path}
               </span>
+              {(f.indexed || (f === extra && answer.data?.indexed.includes(f.path))) && (
+                <span className="fp__indexed" title="Indexed: its filters and facets read the field index, not every record" data-testid="field-indexed">
+                  indexed
+                </span>
+              )}
               <span className="fp__type">{f === extra ? 'typed' : typeLabel(f.types)}</span>
               {f !== extra && answer.data && answer.data.sampled > 0 && (
                 <span className="fp__share" title={`${formatInt(f.count)} of the ${formatInt(answer.data.sampled)} sampled records hold it`}>

@@ -1,0 +1,60 @@
+/** The per-hour API counts: a window decodes only its own hours, and still sees every batch merged, saved or not. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../demo/random.ts';
+import { MICROS } from '../time.ts';
+import { addToApiBatch, ApiHours, type ApiHourBatch } from './api-hours.ts';
+import { prepareCatalog } from './catalog.ts';
+import { loadEngine, openDbSync } from './db.ts';
+
+beforeAll(() => loadEngine());
+
+const H0 = Date.UTC(2026, 10, 1) * 1000;
+const HOURS = 240;
+
+/** hour -> "url:families" -> count, from triples. */
+function asCounts(entries: Iterable<[number, Int32Array]>): Map<number, Map<string, number>> {
+  const out = new Map<number, Map<string, number>>();
+  for (const [hour, t] of entries) {
+    const m = new Map<string, number>();
+    for (let i = 0; i < t.length; i += 3) m.set(`${t[i]}:${t[i + 1]}`, t[i + 2]!);
+    if (m.size) out.set(hour, m);
+  }
+  return out;
+}
+
+describe('ApiHours', () => {
+  it('since(hour) gives every hour from there on, merged batches included, whatever was decoded or saved before', () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const r = new Rng(seed);
+      const db = openDbSync();
+      prepareCatalog(db);
+      let hours = new ApiHours(() => db);
+      const expected = new Map<number, Map<string, number>>();
+      for (let step = 0; step < 60; step++) {
+        const u = r.next();
+        if (u < 0.5) {
+          const batch: ApiHourBatch = new Map();
+          for (let k = Math.floor(r.next() * 50); k > 0; k--) {
+            const hour = H0 + Math.floor(r.next() * HOURS) * MICROS.hour;
+            const url = 1 + Math.floor(r.next() * 30);
+            const fam = Math.floor(r.next() * 16);
+            addToApiBatch(batch, hour, url, fam);
+            const m = expected.get(hour) ?? new Map<string, number>();
+            expected.set(hour, m);
+            m.set(`${url}:${fam}`, (m.get(`${url}:${fam}`) ?? 0) + 1);
+          }
+          hours.merge(batch);
+        } else if (u < 0.65) {
+          hours.flush();
+          // Now and then read back by a new reader, as after a restart.
+          if (r.next() < 0.5) hours = new ApiHours(() => db);
+        } else {
+          const from = H0 + Math.floor(r.next() * (HOURS + 10) - 5) * MICROS.hour;
+          const want = new Map([...expected].filter(([h]) => h >= from));
+          expect(asCounts(hours.since(from)), `seed ${seed} step ${step}`).toEqual(want);
+        }
+      }
+      db.close();
+    }
+  });
+});

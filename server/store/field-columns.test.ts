@@ -1,0 +1,136 @@
+/**
+ * The field index built from records (field-columns.ts) against values read here by hand:
+ * ids and dictionaries, one-element arrays looked through, numbers and booleans as text,
+ * objects and longer arrays as JSON, records that are not JSON, counts per project, the id
+ * width, the cap on distinct values; and the section's round trip through bytes, with each
+ * part checked when read.
+ */
+import { describe, expect, it } from 'vitest';
+import { ABSENT, buildFieldIndex, buildFieldIndexInSteps, FieldIndex, FIRST_TEXT, MAX_FIELD_TEXTS, UNREADABLE, type FieldRows } from './field-columns.ts';
+
+/** Records packed into blocks of `perBlock` lines, as a record file holds them, and the rows that address them. */
+function pack(lines: string[], projects: number[], perBlock = 3): { rows: FieldRows; block: (blk: number) => Buffer | null } {
+  const blocks = new Map<number, Buffer>();
+  const n = lines.length;
+  const rows = { n, blk: new Float64Array(n), boff: new Int32Array(n), len: new Int32Array(n), project: Int32Array.from(projects) };
+  for (let b = 0; b * perBlock < n; b++) {
+    let at = 0;
+    const parts: Buffer[] = [];
+    for (let i = b * perBlock; i < Math.min(n, (b + 1) * perBlock); i++) {
+      const bytes = Buffer.from(lines[i]!, 'utf8');
+      // Rows in an order unrelated to the blocks: the builder groups them itself.
+      rows.blk[i] = b * 1000;
+      rows.boff[i] = at;
+      rows.len[i] = bytes.length;
+      parts.push(bytes, Buffer.from('\n'));
+      at += bytes.length + 1;
+    }
+    blocks.set(b * 1000, Buffer.concat(parts));
+  }
+  return { rows, block: (blk) => blocks.get(blk) ?? null };
+}
+
+const rec = (metadata: unknown) => JSON.stringify({ id: 'x', timestamp: 1, event_message: 'm', metadata });
+
+describe('the field index', () => {
+  const lines = [
+    rec({ request: { headers: { cf_ipcountry: 'DE' } } }),
+    rec([{ request: [{ headers: [{ cf_ipcountry: 'FR' }] }] }]),
+    rec({ request: { headers: { cf_ipcountry: 49 } } }),
+    rec({ request: { headers: { cf_ipcountry: true } } }),
+    rec({ request: { headers: { cf_ipcountry: null } } }),
+    rec({ request: { headers: {} } }),
+    '{"id": "broken", "metadata": {"request"',
+    rec({ request: { headers: { cf_ipcountry: ['DE'] } } }),
+    rec({ request: { headers: { cf_ipcountry: ['DE', 'FR'] } } }),
+    rec({ request: { headers: { cf_ipcountry: { a: 'é' } } } }),
+    rec({ request: { headers: { cf_ipcountry: 'Ünïcødé 日本' } } }),
+    rec({ request: { headers: { cf_ipcountry: 'DE' } }, parsed: { user_name: 'ana' } }),
+  ];
+  const projects = [1, 1, 2, 2, 1, 1, 1, 2, 2, 1, 1, 2];
+  // Each record's value, read by hand from the lines above.
+  const want: Array<string | null | 'unreadable'> = ['DE', 'FR', '49', 'true', null, null, 'unreadable', 'DE', '["DE","FR"]', '{"a":"é"}', 'Ünïcødé 日本', 'DE'];
+  const users: Array<string | null | 'unreadable'> = [null, null, null, null, null, null, 'unreadable', null, null, null, null, 'ana'];
+  const paths = ['request.headers.cf_ipcountry', 'parsed.user_name'];
+
+  function valuesOf(fx: FieldIndex, path: string): Array<string | null | 'unreadable'> {
+    const ids = fx.ids(path)!;
+    const texts = fx.texts(path)!;
+    return Array.from(ids, (id) => (id === ABSENT ? null : id === UNREADABLE ? 'unreadable' : texts[id - FIRST_TEXT]!));
+  }
+
+  it('gives each row the value the record walk reads, as text, in a dictionary of distinct texts, and counts them per project', () => {
+    const { rows, block } = pack(lines, projects);
+    const fx = buildFieldIndex(rows, paths, block);
+    expect(valuesOf(fx, paths[0]!)).toEqual(want);
+    expect(valuesOf(fx, paths[1]!)).toEqual(users);
+    expect(new Set(fx.texts(paths[0]!)).size).toBe(fx.texts(paths[0]!)!.length);
+    expect(fx.ids(paths[0]!)).toBeInstanceOf(Uint8Array);
+    // Counts per (project, text), by hand: project 1 holds DE, FR, {"a":"é"}, Ünïcødé; project 2 holds 49, true, DE twice, ["DE","FR"].
+    const c = fx.counts(paths[0]!)!;
+    const texts = fx.texts(paths[0]!)!;
+    const got = new Map<string, number>();
+    for (let j = 0; j < c.k; j++) got.set(`${c.project[j]} ${texts[c.id[j]! - FIRST_TEXT]}`, c.count[j]!);
+    expect(got).toEqual(
+      new Map([
+        ['1 DE', 1],
+        ['1 FR', 1],
+        ['1 {"a":"é"}', 1],
+        ['1 Ünïcødé 日本', 1],
+        ['2 49', 1],
+        ['2 true', 1],
+        ['2 DE', 2],
+        ['2 ["DE","FR"]', 1],
+      ]),
+    );
+  });
+
+  it('is the same built in steps, and after a round trip through its bytes; a part that fails its check is not used', async () => {
+    const { rows, block } = pack(lines, projects, 1);
+    let turns = 0;
+    const stepped = await buildFieldIndexInSteps(rows, paths, block, async () => (++turns, true));
+    expect(stepped).not.toBeNull();
+    const bytes = stepped!.encode();
+    const file = Buffer.concat([Buffer.from('prefix--'), bytes]);
+    const read = (at: number, n: number) => file.subarray(at, at + n);
+    const back = FieldIndex.open(read, 8, bytes.length, rows.n, paths)!;
+    for (const p of paths) expect(valuesOf(back, p)).toEqual(valuesOf(stepped!, p));
+    expect(back.counts(paths[0]!)!.count).toEqual(stepped!.counts(paths[0]!)!.count);
+    // Another list of paths, another row count, a section of another length: not this file's.
+    expect(FieldIndex.open(read, 8, bytes.length, rows.n, [...paths].reverse())).toBeNull();
+    expect(FieldIndex.open(read, 8, bytes.length, rows.n + 1, paths)).toBeNull();
+    expect(FieldIndex.open(read, 8, bytes.length - 1, rows.n, paths)).toBeNull();
+    // A flipped byte in the last part (the second path's counts): that path is not used, once, and says so.
+    const flipped = Buffer.from(file);
+    flipped[flipped.length - 1]! ^= 0xff;
+    const damaged = FieldIndex.open((at, n) => flipped.subarray(at, at + n), 8, bytes.length, rows.n, paths)!;
+    let told = 0;
+    damaged.damaged = () => told++;
+    expect(damaged.has(paths[1]!)).toBe(true);
+    expect(damaged.counts(paths[1]!)).toBeNull();
+    expect(damaged.has(paths[1]!)).toBe(false);
+    expect(damaged.ids(paths[1]!)).toBeNull();
+    expect(told).toBe(1);
+    expect(valuesOf(damaged, paths[0]!)).toEqual(want);
+    // A flipped byte in the descriptor: the section is not used at all.
+    const head = Buffer.from(file);
+    head[8 + 12]! ^= 0x01;
+    expect(FieldIndex.open((at, n) => head.subarray(at, at + n), 8, bytes.length, rows.n, paths)).toBeNull();
+  });
+
+  it('widens ids past 254 texts, and leaves out a path with more than MAX_FIELD_TEXTS distinct values in the partition', () => {
+    const many = Array.from({ length: MAX_FIELD_TEXTS + 1 }, (_, i) => rec({ a: `v${i % 300}`, b: `u${i}` }));
+    const { rows, block } = pack(many, many.map(() => 1), 500);
+    const fx = buildFieldIndex(rows, ['a', 'b'], block);
+    expect(fx.ids('a')).toBeInstanceOf(Uint16Array);
+    expect(fx.texts('a')).toHaveLength(300);
+    expect(fx.ids('a')![299]).toBe(FIRST_TEXT + 299);
+    expect(fx.has('b')).toBe(false);
+    expect(fx.capped('b')).toBe(true);
+    expect(fx.ids('b')).toBeNull();
+    const bytes = fx.encode();
+    const back = FieldIndex.open((at, n) => bytes.subarray(at, at + n), 0, bytes.length, rows.n, ['a', 'b'])!;
+    expect(back.capped('b')).toBe(true);
+    expect(back.ids('a')).toEqual(fx.ids('a'));
+  });
+});

@@ -1,0 +1,417 @@
+/**
+ * The field index: for the fields inside records that the explorer's users reach most
+ * (INDEXED_FIELDS, per source), each row's value as an id into a small per-partition dictionary,
+ * and the rows of each value counted per project. It is a section of the partition version's
+ * columns file (scan-columns.ts), built from the records after the columns (docs/ARCHITECTURE.md,
+ * "Explorer"), so a field condition or facet on an indexed path reads ids instead of parsing
+ * every record of the window.
+ *
+ * A value is what the record walk compares and counts (explorer/record-fields.ts): the metadata
+ * of the record as stored, JSON-parsed, read at the path with one-element arrays looked through
+ * (`valueAt`) and written as text (`fieldText`: numbers and booleans as their text, objects and
+ * other arrays as JSON, null and missing alike absent). A record that is not JSON gets
+ * UNREADABLE, which no condition passes (the walk drops such a record whenever a field is tested).
+ *
+ * A path whose values in one partition pass MAX_FIELD_TEXTS distinct texts or MAX_FIELD_TEXT_CHARS
+ * characters is not kept for that partition (`capped`): a user agent of every request, say. The
+ * explorer reads that partition's records for it instead.
+ *
+ * Section (appended to the columns file, its length in the file's header): u32 bytes of the
+ * descriptor, u32 CRC-32 of the descriptor, the descriptor (JSON: rows, and per path in
+ * INDEXED_FIELDS order its state, text count, id width, count entries and the CRC of each
+ * part), then per kept path its dictionary (a JSON array of texts), its ids (n of 1, 2 or 4 bytes,
+ * little-endian) and its counts (k projects, k ids, k counts, Int32, by project then id). A part
+ * is read when first asked for and checked against its CRC then.
+ */
+import zlib from 'node:zlib';
+import { fieldText, valueAt } from '../../contract/fields.ts';
+import { SOURCES, type SourceName } from '../sources.ts';
+
+/**
+ * The indexed paths of each source: fields that hold a few values (a country, a client
+ * library, a severity), that Supabase's log explorer and its docs filter or group by, and that
+ * the platform's records carry (`shared/reference/ingest-samples`, the demo generator). The
+ * source's own filter fields (status, method, path, level) are hot columns already; `level` is
+ * indexed where it is also a field users pick by its path. Paths that change with every request
+ * (ids, IPs, rays, timestamps, URLs) are left to the record walk: their dictionary would be as
+ * large as the records' text.
+ */
+export const INDEXED_FIELDS: Readonly<Record<SourceName, readonly string[]>> = {
+  'cloudflare.logs.prod': [
+    'request.headers.cf_ipcountry',
+    'request.cf.country',
+    'request.headers.x_client_info',
+    'request.headers.user_agent',
+    'response.headers.cf_cache_status',
+    'response.headers.content_type',
+  ],
+  'postgres.logs': ['parsed.error_severity', 'parsed.sql_state_code', 'parsed.user_name', 'parsed.database_name', 'parsed.backend_type', 'parsed.command_tag'],
+  'deno-relay-logs': ['version', 'deployment_id', 'request.headers.x_client_info', 'request.headers.user_agent'],
+  'deno-subhosting-events': ['level', 'event_type', 'version', 'deployment_id'],
+  'gotrue.logs.prod': ['level', 'msg', 'error_code', 'auth_event.action', 'provider'],
+  'realtime.logs.prod': ['level'],
+  'storage.logs.prod.2': ['level'],
+  'postgREST.logs.prod': [],
+  'pgbouncer.logs.prod': [],
+};
+
+/** The indexed paths of a source by its code (as a columns file names it). */
+export function indexedFieldsOf(sourceCode: number): readonly string[] {
+  const s = SOURCES.find((x) => x.code === sourceCode);
+  return s ? INDEXED_FIELDS[s.name] : [];
+}
+
+/** Names a list of paths in a columns file's header: a section built for another list is built again. */
+export function fieldListCrc(paths: readonly string[]): number {
+  return zlib.crc32(JSON.stringify(paths));
+}
+
+/** A row without the field (missing, or JSON null). */
+export const ABSENT = 0;
+/** A row whose record is not JSON: no condition passes it, no facet counts it. */
+export const UNREADABLE = 1;
+/** The id of dictionary text k is FIRST_TEXT + k. */
+export const FIRST_TEXT = 2;
+
+/** Past these, a path is not kept for the partition (capped): its records are read instead. */
+export const MAX_FIELD_TEXTS = 16_384;
+export const MAX_FIELD_TEXT_CHARS = 512 * 1024;
+
+export type FieldIds = Uint8Array | Uint16Array | Uint32Array;
+
+/** Rows per (project, value id) of the whole partition, by project then id; text ids only. */
+export interface FieldCounts {
+  readonly k: number;
+  readonly project: Int32Array;
+  readonly id: Int32Array;
+  readonly count: Int32Array;
+}
+
+/** One path's entry: what the descriptor says, and its parts once read (or built). */
+interface PathEntry {
+  path: string;
+  capped: boolean;
+  /** Dictionary texts, ids and counts; set when built or read. */
+  texts?: string[];
+  ids?: FieldIds;
+  counts?: FieldCounts;
+  /** Where its parts are in the file (null: built in memory). */
+  file: { textsAt: number; textsBytes: number; textsCrc: number; textCount: number; idsAt: number; width: 1 | 2 | 4; idsCrc: number; countsAt: number; k: number; countsCrc: number } | null;
+  /** A part failed its check: the path is treated as not indexed here. */
+  broken?: boolean;
+}
+
+/** Reads `bytes` bytes at `at` of the columns file (throws when the file is shorter). */
+export type SectionReader = (at: number, bytes: number) => Buffer;
+
+/**
+ * A partition version's field index: per indexed path, its dictionary, ids and counts (read
+ * from the file when first asked for). A path is `has` when it was kept and its parts pass
+ * their checks; a part that fails marks it broken and calls `damaged` (the file is rebuilt).
+ */
+export class FieldIndex {
+  /** Called once when a part fails its check. */
+  damaged: (() => void) | null = null;
+
+  constructor(
+    readonly n: number,
+    private readonly entries: ReadonlyMap<string, PathEntry>,
+    private readonly read: SectionReader | null,
+  ) {}
+
+  /** The paths it was built for, in order. */
+  get paths(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** Whether the path's values are here for every row (kept, and not found damaged). */
+  has(path: string): boolean {
+    const e = this.entries.get(path);
+    return e !== undefined && !e.capped && !e.broken;
+  }
+
+  /** Whether the path was left out of this partition for its many values. */
+  capped(path: string): boolean {
+    return this.entries.get(path)?.capped === true;
+  }
+
+  private part<T>(path: string, get: (e: PathEntry) => T | undefined, load: (e: PathEntry, f: NonNullable<PathEntry['file']>) => T): T | null {
+    const e = this.entries.get(path);
+    if (!e || e.capped || e.broken) return null;
+    const have = get(e);
+    if (have !== undefined) return have;
+    if (!e.file || !this.read) return null;
+    try {
+      return load(e, e.file);
+    } catch {
+      e.broken = true;
+      const d = this.damaged;
+      this.damaged = null;
+      d?.();
+      return null;
+    }
+  }
+
+  private checked(at: number, bytes: number, crc: number): Buffer {
+    const buf = this.read!(at, bytes);
+    if (buf.length !== bytes || zlib.crc32(buf) !== crc) throw new Error('a field index part fails its check');
+    return buf;
+  }
+
+  /** The path's dictionary (id FIRST_TEXT + k is texts[k]); null when the path is not here. */
+  texts(path: string): readonly string[] | null {
+    return this.part(
+      path,
+      (e) => e.texts,
+      (e, f) => {
+        const list = JSON.parse(this.checked(f.textsAt, f.textsBytes, f.textsCrc).toString('utf8')) as unknown;
+        if (!Array.isArray(list) || list.length !== f.textCount || !list.every((t) => typeof t === 'string')) throw new Error('not a dictionary');
+        return (e.texts = list as string[]);
+      },
+    );
+  }
+
+  /** The path's id of every row (ABSENT, UNREADABLE or FIRST_TEXT + k); null when the path is not here. */
+  ids(path: string): FieldIds | null {
+    return this.part(
+      path,
+      (e) => e.ids,
+      (e, f) => {
+        const buf = this.checked(f.idsAt, this.n * f.width, f.idsCrc);
+        // A copy on its own buffer: typed arrays wider than a byte need an aligned start.
+        const own = new Uint8Array(buf).buffer;
+        const ids = f.width === 1 ? new Uint8Array(own) : f.width === 2 ? new Uint16Array(own) : new Uint32Array(own);
+        for (let i = 0; i < ids.length; i++) if (ids[i]! >= FIRST_TEXT + f.textCount) throw new Error('an id past the dictionary');
+        return (e.ids = ids);
+      },
+    );
+  }
+
+  /** The path's rows per (project, id) over the whole partition; null when the path is not here. */
+  counts(path: string): FieldCounts | null {
+    return this.part(
+      path,
+      (e) => e.counts,
+      (e, f) => {
+        const own = new Uint8Array(this.checked(f.countsAt, f.k * 12, f.countsCrc)).buffer;
+        const counts = { k: f.k, project: new Int32Array(own, 0, f.k), id: new Int32Array(own, f.k * 4, f.k), count: new Int32Array(own, f.k * 8, f.k) };
+        for (let j = 0; j < f.k; j++) if (counts.id[j]! < FIRST_TEXT || counts.id[j]! >= FIRST_TEXT + f.textCount) throw new Error('a count of no text');
+        return (e.counts = counts);
+      },
+    );
+  }
+
+  /** Bytes held in memory now (parts read or built). */
+  get bytes(): number {
+    let total = 0;
+    for (const e of this.entries.values()) {
+      total += (e.ids?.byteLength ?? 0) + (e.counts ? e.counts.k * 12 : 0);
+      for (const t of e.texts ?? []) total += 2 * t.length + 16;
+    }
+    return total;
+  }
+
+  /** The section's bytes (every part is read first: a rewrite of the file carries it over). */
+  encode(): Buffer {
+    const parts: Buffer[] = [];
+    const described: unknown[] = [];
+    for (const [path, e] of this.entries) {
+      const texts = e.capped ? null : this.texts(path);
+      const ids = e.capped ? null : this.ids(path);
+      const counts = e.capped ? null : this.counts(path);
+      if (e.capped || !texts || !ids || !counts) {
+        if (!e.capped) throw new Error(`the field index of ${path} cannot be read whole`);
+        described.push({ path, capped: true });
+        continue;
+      }
+      const t = Buffer.from(JSON.stringify(texts), 'utf8');
+      const i = Buffer.from(ids.buffer, ids.byteOffset, ids.byteLength);
+      const c = Buffer.concat([counts.project, counts.id, counts.count].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)));
+      parts.push(t, i, c);
+      described.push({ path, capped: false, texts: t.length, textsCrc: zlib.crc32(t), count: texts.length, width: ids.BYTES_PER_ELEMENT, idsCrc: zlib.crc32(i), k: counts.k, countsCrc: zlib.crc32(c) });
+    }
+    const descriptor = Buffer.from(JSON.stringify({ n: this.n, paths: described }), 'utf8');
+    const head = Buffer.alloc(8);
+    head.writeUInt32LE(descriptor.length, 0);
+    head.writeUInt32LE(zlib.crc32(descriptor), 4);
+    return Buffer.concat([head, descriptor, ...parts]);
+  }
+
+  /**
+   * Reads a section's descriptor (`sectionAt`, `bytes` long, in a file of `n` rows built for
+   * `paths`): null when it fails its CRC, is not of these rows and paths, or its parts do not
+   * fill the section exactly. The parts themselves are read when asked for.
+   */
+  static open(read: SectionReader, sectionAt: number, bytes: number, n: number, paths: readonly string[]): FieldIndex | null {
+    try {
+      if (bytes < 8) return null;
+      const head = read(sectionAt, 8);
+      const d = head.readUInt32LE(0);
+      if (8 + d > bytes) return null;
+      const json = read(sectionAt + 8, d);
+      if (zlib.crc32(json) !== head.readUInt32LE(4)) return null;
+      const desc = JSON.parse(json.toString('utf8')) as { n?: unknown; paths?: unknown };
+      if (desc.n !== n || !Array.isArray(desc.paths) || desc.paths.length !== paths.length) return null;
+      const entries = new Map<string, PathEntry>();
+      let at = sectionAt + 8 + d;
+      const u32 = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff;
+      for (let j = 0; j < paths.length; j++) {
+        const p = desc.paths[j] as Record<string, unknown>;
+        if (p === null || typeof p !== 'object' || p.path !== paths[j]) return null;
+        if (p.capped === true) {
+          entries.set(paths[j]!, { path: paths[j]!, capped: true, file: null });
+          continue;
+        }
+        const { texts, textsCrc, count, width, idsCrc, k, countsCrc } = p;
+        if (!u32(texts) || !u32(textsCrc) || !u32(count) || (width !== 1 && width !== 2 && width !== 4) || !u32(idsCrc) || !u32(k) || !u32(countsCrc)) return null;
+        const file = { textsAt: at, textsBytes: texts, textsCrc, textCount: count, idsAt: at + texts, width: width as 1 | 2 | 4, idsCrc, countsAt: at + texts + n * (width as number), k, countsCrc };
+        at = file.countsAt + k * 12;
+        entries.set(paths[j]!, { path: paths[j]!, capped: false, file });
+      }
+      if (at !== sectionAt + bytes) return null;
+      return new FieldIndex(n, entries, read);
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** The rows a field index is built for, in the columns' order: where each record is, and its project. */
+export interface FieldRows {
+  readonly n: number;
+  readonly blk: Float64Array;
+  readonly boff: Int32Array;
+  readonly len: Int32Array;
+  readonly project: Int32Array;
+}
+
+/** Records parsed per step of the background builder (about ten milliseconds of JSON.parse). */
+const STEP_RECORDS = 2_000;
+
+/**
+ * Builds a field index from the records: each block decompressed once (rows grouped by block),
+ * each record parsed once for every path. `block` gives a whole block's raw bytes.
+ */
+class FieldIndexBuilder {
+  private readonly keys: string[][];
+  private readonly maps: Array<Map<string, number> | null>;
+  private readonly texts: string[][];
+  private readonly chars: number[];
+  private readonly ids: Uint32Array[];
+  private readonly blocks: number[];
+  private readonly rowsOf = new Map<number, number[]>();
+  private next = 0;
+
+  constructor(
+    private readonly rows: FieldRows,
+    private readonly paths: readonly string[],
+    private readonly block: (blk: number) => Buffer | null,
+  ) {
+    this.keys = paths.map((p) => p.split('.'));
+    this.maps = paths.map(() => new Map());
+    this.texts = paths.map(() => []);
+    this.chars = paths.map(() => 0);
+    this.ids = paths.map(() => new Uint32Array(rows.n));
+    for (let i = 0; i < rows.n; i++) {
+      const b = rows.blk[i]!;
+      let list = this.rowsOf.get(b);
+      if (!list) this.rowsOf.set(b, (list = []));
+      list.push(i);
+    }
+    this.blocks = [...this.rowsOf.keys()].sort((a, b) => a - b);
+  }
+
+  /** Reads the next blocks (STEP_RECORDS records or more); true when every row is read. */
+  step(): boolean {
+    let done = 0;
+    while (this.next < this.blocks.length && done < STEP_RECORDS) {
+      const blk = this.blocks[this.next++]!;
+      const raw = this.block(blk);
+      if (!raw) throw new Error('a block of the partition is not written yet');
+      for (const i of this.rowsOf.get(blk)!) {
+        const at = this.rows.boff[i]!;
+        let metadata: unknown;
+        let readable = true;
+        try {
+          const rec = JSON.parse(raw.toString('utf8', at, at + this.rows.len[i]!)) as unknown;
+          metadata = rec !== null && typeof rec === 'object' ? (rec as { metadata?: unknown }).metadata : undefined;
+        } catch {
+          readable = false;
+        }
+        for (let j = 0; j < this.paths.length; j++) this.ids[j]![i] = readable ? this.idOf(j, fieldText(valueAt(metadata, this.keys[j]!))) : UNREADABLE;
+      }
+      done += this.rowsOf.get(blk)!.length;
+    }
+    return this.next >= this.blocks.length;
+  }
+
+  private idOf(j: number, text: string | null): number {
+    if (text === null) return ABSENT;
+    const map = this.maps[j];
+    // Capped: the ids of this path are not kept.
+    if (!map) return ABSENT;
+    let id = map.get(text);
+    if (id === undefined) {
+      id = FIRST_TEXT + this.texts[j]!.length;
+      this.texts[j]!.push(text);
+      map.set(text, id);
+      this.chars[j]! += text.length;
+      if (this.texts[j]!.length > MAX_FIELD_TEXTS || this.chars[j]! > MAX_FIELD_TEXT_CHARS) {
+        this.maps[j] = null;
+        this.texts[j] = [];
+        return ABSENT;
+      }
+    }
+    return id;
+  }
+
+  finish(): FieldIndex {
+    const entries = new Map<string, PathEntry>();
+    this.paths.forEach((path, j) => {
+      if (!this.maps[j]) {
+        entries.set(path, { path, capped: true, file: null });
+        return;
+      }
+      const wide = this.ids[j]!;
+      const top = FIRST_TEXT + this.texts[j]!.length;
+      const ids = top <= 0x100 ? new Uint8Array(this.rows.n) : top <= 0x10000 ? new Uint16Array(this.rows.n) : new Uint32Array(this.rows.n);
+      ids.set(wide);
+      // Rows per (project, id): a key project * 2^17 + id is exact (ids stay below 2^17).
+      const perKey = new Map<number, number>();
+      for (let i = 0; i < this.rows.n; i++) {
+        const id = ids[i]!;
+        if (id < FIRST_TEXT) continue;
+        const key = this.rows.project[i]! * 131072 + id;
+        perKey.set(key, (perKey.get(key) ?? 0) + 1);
+      }
+      const keys = Float64Array.from(perKey.keys()).sort();
+      const counts = { k: keys.length, project: new Int32Array(keys.length), id: new Int32Array(keys.length), count: new Int32Array(keys.length) };
+      keys.forEach((key, x) => {
+        counts.project[x] = Math.floor(key / 131072);
+        counts.id[x] = key % 131072;
+        counts.count[x] = perKey.get(key)!;
+      });
+      entries.set(path, { path, capped: false, texts: this.texts[j]!, ids, counts, file: null });
+    });
+    return new FieldIndex(this.rows.n, entries, null);
+  }
+}
+
+/** Builds a partition's field index for `paths` from its records at once. */
+export function buildFieldIndex(rows: FieldRows, paths: readonly string[], block: (blk: number) => Buffer | null): FieldIndex {
+  const b = new FieldIndexBuilder(rows, paths, block);
+  while (!b.step()) {
+    // Every step in one go.
+  }
+  return b.finish();
+}
+
+/**
+ * buildFieldIndex in steps of STEP_RECORDS records, calling `between` after each (a turn for
+ * other work); null when `between` says to give up (the partition changed meanwhile).
+ */
+export async function buildFieldIndexInSteps(rows: FieldRows, paths: readonly string[], block: (blk: number) => Buffer | null, between: () => Promise<boolean>): Promise<FieldIndex | null> {
+  const b = new FieldIndexBuilder(rows, paths, block);
+  while (!b.step()) if (!(await between())) return null;
+  return b.finish();
+}

@@ -1,0 +1,62 @@
+/**
+ * Staging in steps (import-transaction.ts): a bulk import writes out the partitions it has moved
+ * past, each image in a step of its own and its columns file in steps after it, with turns for
+ * other work in between; each staged version's columns file holds exactly that version's rows,
+ * and what the import commits is every record, once.
+ */
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { storeProblems } from '../hardening/helpers.ts';
+import { importStream } from '../ingest/import.ts';
+import { at, DAY, edgeRecord, storeKeeper } from '../testing/fixtures.ts';
+import type { Partition } from './partition.ts';
+import { columnsFileOf } from './scan-columns.ts';
+
+const keeper = storeKeeper('le-staging-');
+afterEach(() => keeper.cleanup());
+
+const DAYS = 16;
+const PER_DAY = 1200;
+const T = at('2026-10-01T00:00:00Z');
+
+describe('staging during an import', () => {
+  it('runs in steps with turns between an image and its columns; every staged version gets a columns file of exactly its rows; all records committed once', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    // In time order, sparse enough to stay day partitions: a day is left behind after about one batch.
+    const records = Array.from({ length: DAYS * PER_DAY }, (_, i) => edgeRecord(T + Math.floor(i / PER_DAY) * DAY + (i % PER_DAY) * 60_000_000, { id: `s-${i}` }));
+    const body = Buffer.from(records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+    // A timer that looks, between the steps, for a staged version whose columns file is not written yet.
+    const staged = new Map<Partition, number>();
+    let between = 0;
+    const timer = setInterval(() => {
+      for (const p of store.partitions('cloudflare.logs.prod')) {
+        if (p.staged === null) continue;
+        staged.set(p, p.staged);
+        if (!fs.existsSync(columnsFileOf(p.dbFile(p.staged)))) between++;
+      }
+    }, 1);
+    let report;
+    try {
+      report = await importStream(store, [body], { source: 'edge_logs' });
+    } finally {
+      clearInterval(timer);
+    }
+    expect(report).toMatchObject({ imported: DAYS * PER_DAY, duplicates: 0 });
+    // Right after the commit, before the background builder's first step: the files the import wrote.
+    const written = [...staged].filter(([p, v]) => p.row.version === v && fs.existsSync(columnsFileOf(p.dbFile(v))));
+    expect(staged.size).toBeGreaterThan(DAYS / 2);
+    expect(written.length).toBe(staged.size);
+    expect(between).toBeGreaterThan(0);
+    for (const [p] of written) {
+      const cols = store.columns(p, ['ts', 'rid']);
+      const rows = store.use(p).rows('SELECT ts, rid FROM edge_logs ORDER BY ts DESC, rid DESC');
+      expect(cols.n).toBe(PER_DAY);
+      expect(Array.from(cols.ts)).toEqual(rows.map((r) => r[0]));
+      expect(Array.from(cols.rid)).toEqual(rows.map((r) => r[1]));
+    }
+    expect(store.dump('cloudflare.logs.prod').map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
+    expect(storeProblems(store)).toEqual([]);
+  });
+});
