@@ -40,9 +40,11 @@ describe('over 100k distinct URLs', () => {
     await t.close();
   });
 
-  it('(a+)+$ answers in linear time: the same order as a literal pattern over the same URLs', async () => {
+  it('(a+)+$ answers in linear time: the same order as a plain pattern over the same URLs', async () => {
     let start = performance.now();
-    const literal = await apiCounts(t, 'zzz-no-such-text');
+    // Not a literal (a character class): run by the RE2 port URL by URL like (a+)+$, where a
+    // literal pattern is looked for in urls.log's bytes, many times faster.
+    const literal = await apiCounts(t, 'zzz-no-such-tex[t]');
     const literalMs = performance.now() - start;
     start = performance.now();
     const evil = await apiCounts(t, '(a+)+$');
