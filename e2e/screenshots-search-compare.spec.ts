@@ -6,7 +6,7 @@
 import type { Page } from '@playwright/test';
 import { BUSY } from './support/fixture-data.ts';
 import { expect, test } from './support/fixtures.ts';
-import { rewriteAnswers } from './support/rewrite.ts';
+import { rewriteAnswers, type RewriteCounts } from './support/rewrite.ts';
 
 const DIR = 'artifacts/screenshots';
 const SIZES = [
@@ -16,8 +16,8 @@ const SIZES = [
 ] as const;
 
 /** While `hold.on`, a search's histogram and facets answer as a walk that has counted 35% of the range. */
-async function holdSearch(page: Page, hold: { on: boolean }) {
-  await rewriteAnswers(page, /\/api\/logs\/(histogram|facets)\?/, (u, body) => {
+function holdSearch(page: Page, hold: { on: boolean }): Promise<RewriteCounts> {
+  return rewriteAnswers(page, /\/api\/logs\/(histogram|facets)\?/, (u, body) => {
     if (!hold.on || !u.searchParams.get('q')) return undefined;
     const end = Date.parse(u.searchParams.get('end')!) * 1000;
     const start = Date.parse(u.searchParams.get('start')!) * 1000;
@@ -37,14 +37,20 @@ for (const scheme of ['light', 'dark'] as const) {
     });
     page.on('pageerror', (e) => problems.push(String(e)));
     const hold = { on: true };
-    await holdSearch(page, hold);
+    const counts = await holdSearch(page, hold);
     for (const [w, h] of SIZES) {
       await page.setViewportSize({ width: w, height: h });
       const at = `${w}x${h}-${scheme}`;
 
       hold.on = true;
       await open(`/logs?project=${BUSY}&source=edge_logs&range=24h&q=rest`);
-      await expect(page.getByTestId('search-progress')).toBeVisible();
+      // The first answer waits for the server's walk, which a busy machine slows (the CI once
+      // passed 8 s here): a long wait, and the rewrites so far in the message if it fails.
+      await expect(page.getByTestId('search-progress'))
+        .toBeVisible({ timeout: 30_000 })
+        .catch((e: Error) => {
+          throw new Error(`no search in progress at ${at}; histogram and facets answers: ${JSON.stringify(counts)}\n${e.message}`);
+        });
       await expect(page.getByTestId('log-row').first()).toBeVisible();
       await page.screenshot({ path: `${DIR}/review-search-running-${at}.png` });
       hold.on = false;
