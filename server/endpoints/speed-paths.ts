@@ -12,6 +12,7 @@ import { API_FAMILIES } from '../../contract/registry.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
+import { compareRecordIds } from '../store/record.ts';
 import { addRollupRow, ALL_FUNCTIONS, countRecord, DAY_GRAIN, emptyExecStats, HOUR_GRAIN, MINUTE_GRAIN, ROLLUP_COLUMNS, type ExecStats } from '../store/rollups.ts';
 import { formatDatetime, MICROS } from '../time.ts';
 import { RULE_BINDS, type ValidParams } from './params.ts';
@@ -200,7 +201,7 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
     }
     if (picked.length >= cut) break;
   }
-  picked.sort((a, b) => b.ts - a.ts || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  picked.sort((a, b) => b.ts - a.ts || compareRecordIds(a.id, b.id));
   return picked.slice(0, cut).map(({ row }) => row);
 }
 

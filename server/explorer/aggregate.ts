@@ -152,7 +152,7 @@ export async function histogram(store: LogStore, q: ExplorerQuery, buckets: numb
     scanned = { through: shared.through, complete: shared.complete };
   } else if (walk) {
     // Buckets narrower than the shared walk's bins: a walk of its own.
-    await scanRows(store, q, (row) => void (tally.key(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[bucketOf(row.ts)]! += 1), { deadline, signal });
+    await scanRows(store, q, (row) => void (tally.key(split === 'status' ? statusClass(row.status) : (row.level ?? 'none'))[bucketOf(row.ts)]! += 1), { deadline, signal, tiesInAnyOrder: true });
   } else {
     const hours = width % HOUR_MICROS === 0 && !countsRows(q) ? wholeHours(q.start, q.end) : null;
     const pieces: RowPiece[] = hours ? hours.edges : [{ start: q.start, end: q.end, sign: 1 }];

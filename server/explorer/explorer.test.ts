@@ -117,8 +117,37 @@ describe('GET /api/logs', () => {
       seen.push(...ids(page));
       next = page.next;
     }
-    // e07b has e07's instant and was stored later: it sorts before e07 (same instant, later row).
-    expect(seen).toEqual(['e01', 'e02', 'e03', 'e04', 'e05', 'e06', 'e07b', 'e07', 'e08', 'e09', 'e10', 'e11', 'e12']);
+    // e07b has e07's instant and was stored later: records of one instant come by id ("e07" < "e07b").
+    expect(seen).toEqual(['e01', 'e02', 'e03', 'e04', 'e05', 'e06', 'e07', 'e07b', 'e08', 'e09', 'e10', 'e11', 'e12']);
+  });
+
+  it('gives records of one instant in id order, as logs.all does, and pages through them exactly at every page size', async () => {
+    // By hand: five records at e05's instant, stored in the order m, c, x, a, k (and e05 itself
+    // first); by id: "a-", "c-", "e05", "k-", "m-", "x-". Two of them hold "orders".
+    const tie = (id: string, path: string) => ({ ...edge(5, 200, 'GET', path), id });
+    const stored = [tie('m-tie', '/rest/v1/todos'), tie('c-tie', '/rest/v1/orders'), tie('x-tie', '/rest/v1/todos'), tie('a-tie', '/rest/v1/orders'), tie('k-tie', '/rest/v1/todos')];
+    t = await makeTestApp({ edge: [...EDGE, ...stored] });
+    const byId = ['a-tie', 'c-tie', 'e05', 'k-tie', 'm-tie', 'x-tie'];
+    const all = ['e01', 'e02', 'e03', 'e04', ...byId, 'e06', 'e07', 'e08', 'e09', 'e10', 'e11', 'e12'];
+    const walk = async (f: string, limit: number) => {
+      const seen: string[] = [];
+      let next: string | null = null;
+      do {
+        const page: Page = (await get<Page>(t!, `/api/logs?source=edge_logs&project=${A}&${range}&limit=${limit}${f}${next ? `&cursor=${next}` : ''}`)).body;
+        seen.push(...ids(page));
+        next = page.next;
+      } while (next);
+      return seen;
+    };
+    for (const limit of [1, 2, 3, 4, 5, 7, 100]) expect(await walk('', limit), `limit ${limit}`).toEqual(all);
+    // A search whose matches include two of the instant's records: their order too.
+    for (const limit of [1, 2, 100]) expect(await walk('&q=orders', limit), `search, limit ${limit}`).toEqual(['e04', 'a-tie', 'c-tie', 'e10']);
+    // logs.all, the exact endpoint, orders the same records the same way.
+    const exact = (await get<{ result: Array<{ id: string }> }>(t, `/api/endpoints/logs.all?project=${A}&project_tier=ENTERPRISE&${range.replace('start=', 'iso_timestamp_start=').replace('end=', 'iso_timestamp_end=')}`)).body;
+    expect(exact.result.map((r) => r.id)).toEqual(all);
+    // The export, paged inside the server, too.
+    const res = await t.request(`/api/logs/export?source=edge_logs&project=${A}&${range}&format=ndjson`);
+    expect((await res.text()).trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(all);
   });
 
   it('refuses what it cannot answer, naming the parameter', async () => {

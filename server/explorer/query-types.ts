@@ -31,7 +31,11 @@ export interface ExplorerQuery {
   fields: FieldCondition[];
 }
 
-/** Where a page stopped: the last row's instant and, among rows of that instant, its row number. */
+/**
+ * Where a page stopped: the last row's instant and its row number. Rows of one instant come in
+ * id order (as logs.all orders them), so the rows after the cursor at its instant are those
+ * whose id comes after the cursor row's; row number 0 means the whole instant is done.
+ */
 export interface Cursor {
   ts: number;
   rid: number;

@@ -11,6 +11,7 @@ import { readParams, type ParamValues } from '../request.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
 import { NONE, ROW_COLUMNS, type ScanColumns } from '../store/scan-columns.ts';
+import { compareRecordIds } from '../store/record.ts';
 import { SOURCE_FIELDS } from '../store/hot-columns.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
@@ -268,6 +269,8 @@ export interface ScanLimits {
   signal?: AbortSignal;
   /** A watch on the source begun before this scan (an export's first page): deletions since then stop it too. */
   watch?: () => void;
+  /** The walk only counts: rows of one instant may come in any order (no record is read to order them). */
+  tiesInAnyOrder?: boolean;
   /** Called as the walk moves on (at each partition and every few thousand rows) with where it got to. */
   onProgress?: (last: Cursor) => void;
 }
@@ -289,7 +292,7 @@ const CHECK_EVERY = 8192;
 export type IndexedValue = (path: string) => string | null | undefined;
 
 /**
- * Walks the rows of the window newest first (instant, then row number, descending), from the
+ * Walks the rows of the window newest first (rows of one instant in id order), from the
  * cursor if any, calling `visit` for each row that passes every filter, the text search
  * included. Reads each partition's columns (store/scan-columns.ts), not its database; field
  * conditions on paths a partition's field index holds are decided by it, the others by the
@@ -333,19 +336,11 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
     const grams = matcher?.grams.length ? store.blockGrams(p) : null;
     const blockHas = matcher?.block || grams ? new Map<number, boolean>() : null;
-    for (let i = from; i < to; i++) {
-      if (++sinceCheck >= CHECK_EVERY) {
-        sinceCheck = 0;
-        if (i > from) last = { ts: c.ts[i - 1]!, rid: c.rid[i - 1]! };
-        if (last) limits.onProgress?.(last);
-        if (overBudget(performance.now())) return { last: last!, complete: false };
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        stillThere();
-      }
-      if (!pass!(i)) continue;
+    /** Looks at row k, which passed the row filter; true when the page is full. */
+    const consider = (k: number): boolean => {
       // A block that does not hold the text anywhere rules out all its records at once.
       if (blockHas) {
-        const blk = c.blk[i]!;
+        const blk = c.blk[k]!;
         let has = blockHas.get(blk);
         if (has === undefined) {
           // The index rules most blocks out without reading them; the others are read and tested whole.
@@ -353,14 +348,52 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
           if (has && matcher!.block) has = matcher!.block(p.blocks.rawBlock(blk));
           blockHas.set(blk, has);
         }
-        if (!has) continue;
+        if (!has) return false;
       }
-      const row = rowAt(p, c, i);
+      const row = rowAt(p, c, k);
       let raw: Buffer | undefined;
       const record = () => (raw ??= store.readRecord(p, row));
-      if (matcher && !matcher.row(row, record)) continue;
-      visit(row, record, (path) => indexedValue(c, path, i));
-      if (limits.matches !== undefined && ++matches >= limits.matches) return { last: { ts: row.ts, rid: row.rid }, complete: false };
+      if (matcher && !matcher.row(row, record)) return false;
+      visit(row, record, (path) => indexedValue(c, path, k));
+      if (limits.matches !== undefined && ++matches >= limits.matches) {
+        last = { ts: row.ts, rid: row.rid };
+        return true;
+      }
+      return false;
+    };
+    // Locals of the hot loop that no closure captures (a captured one is read from the heap).
+    const times = c.ts;
+    const passes = pass ?? (() => false);
+    // The walk starts at the cursor's instant (windowRange): its rows after the cursor's remain.
+    const cursor = last;
+    for (let i = from; i < to; ) {
+      if (++sinceCheck >= CHECK_EVERY) {
+        sinceCheck = 0;
+        // i starts an instant: every row of the one before is done.
+        if (i > from) last = { ts: times[i - 1]!, rid: 0 };
+        if (last) limits.onProgress?.(last);
+        if (overBudget(performance.now())) return { last: last!, complete: false };
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        stillThere();
+      }
+      const ts = times[i]!;
+      const atCursor = cursor !== null && ts === cursor.ts;
+      // Most instants hold one row (the row at `to` is older than the window, never equal).
+      if (times[i + 1] !== ts && !atCursor) {
+        if (passes(i) && consider(i)) return { last: last!, complete: false };
+        i++;
+        continue;
+      }
+      let end = i + 1;
+      while (end < to && times[end] === ts) end++;
+      if (!atCursor || cursor.rid !== 0) {
+        const rows: number[] = [];
+        for (let k = i; k < end; k++) if (passes(k)) rows.push(k);
+        for (const k of instantInIdOrder(store, p, c, rows, atCursor ? cursor.rid : 0, limits.tiesInAnyOrder === true)) {
+          if (consider(k)) return { last: last!, complete: false };
+        }
+      }
+      i = end;
     }
     // The whole partition (within the window) was looked at: the walk goes on below its start.
     if (to > from || !pass) last = { ts: Math.min(p.start, q.end), rid: 0 };
@@ -372,6 +405,29 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
   }
   return { last, complete: true };
+}
+
+/**
+ * Rows of one instant in the order of their ids, as logs.all orders them (row number breaks a
+ * tie of ids), after row `after` in that order when it is one of them (0: all of them). Ids are
+ * read from the records: instants shared by several records are rare. With `anyOrder` (a walk
+ * that only counts) no record is read: row order, after `after` in it.
+ */
+function instantInIdOrder(store: LogStore, p: Partition, c: ScanColumns, rows: number[], after: number, anyOrder: boolean): number[] {
+  if (anyOrder) return after ? rows.filter((k) => c.rid[k]! < after) : rows;
+  if (rows.length > 1) {
+    const ref = projectRefs(store);
+    const idOf = new Map<number, string>();
+    for (const k of rows) {
+      const raw = store.readRecord(p, { blk: c.blk[k]!, boff: c.boff[k]!, len: c.len[k]! });
+      idOf.set(k, String((JSON.parse(canonicalRecord(raw.toString('utf8'), p.source, ref(c.project[k]!), c.ts[k])) as { id: unknown }).id));
+    }
+    rows.sort((a, b) => compareRecordIds(idOf.get(a)!, idOf.get(b)!) || c.rid[a]! - c.rid[b]!);
+  }
+  const at = after ? rows.findIndex((k) => c.rid[k] === after) : -1;
+  // A cursor row that is not there (the store was rebuilt since): the whole instant again,
+  // rather than rows lost; the page drops rows it already has.
+  return at < 0 ? rows : rows.slice(at + 1);
 }
 
 /**

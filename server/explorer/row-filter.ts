@@ -50,16 +50,13 @@ function firstAtOrBelow(ts: Float64Array, n: number, at: number): number {
   return lo;
 }
 
-/** The rows of (start, end], after the cursor if any, as [from, to) indexes. */
+/** The rows of (start, end], from the cursor's instant on if any, as [from, to) indexes. */
 export function windowRange(c: ScanColumns, start: number, end: number, after: Cursor | null): [number, number] {
   let from = firstAtOrBelow(c.ts, c.n, end);
   const to = firstAtOrBelow(c.ts, c.n, start);
-  if (after) {
-    let i = firstAtOrBelow(c.ts, c.n, after.ts);
-    // Rows of the cursor's instant come by row number, descending: skip those not below it.
-    while (i < c.n && c.ts[i] === after.ts && c.rid[i]! >= after.rid) i++;
-    from = Math.max(from, i);
-  }
+  // The cursor's own instant is included: which of its rows come after the cursor is decided
+  // by their ids (scanRows), not by their place here.
+  if (after) from = Math.max(from, firstAtOrBelow(c.ts, c.n, after.ts));
   return [from, Math.max(from, to)];
 }
 

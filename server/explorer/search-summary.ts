@@ -156,6 +156,7 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
     },
     {
       signal: stop.signal,
+      tiesInAnyOrder: true,
       onProgress: (last) => {
         tallies.through = Math.max(q.start, last.ts);
         if (performance.now() - walk.lastAsked > ABANDON_MS) stop.abort();

@@ -26,6 +26,11 @@ export interface StoredRecord {
   level?: string | null;
 }
 
+/** Records of one instant in the order logs.all returns them: by id, ascending (code units). */
+export function compareRecordIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export type ExplorerField = 'status' | 'method' | 'path' | 'level';
 
 /** A finite number or numeric text as a number, else null. */
