@@ -20,6 +20,7 @@ import { FILTER_FIELDS, parseFilterList, readStatus, type FilterField, type Stat
 import { compileRe2 } from '../endpoints/re2.ts';
 import { functionSlugs } from '../functions/slugs.ts';
 import { EXPLORER_MAX_LIMIT, MAX_PATTERN_LENGTH } from '../../contract/registry.ts';
+import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
@@ -621,21 +622,23 @@ export function functionTexts(store: LogStore): (id: number | null) => string | 
 }
 
 /** A row's explorer fields as the API shows them (only those its source has). */
-export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnText: (id: number | null) => string | null): Partial<Record<FilterField | 'function_slug', string | number | null>> {
-  const out: Partial<Record<FilterField | 'function_slug', string | number | null>> = {};
+export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnText: (id: number | null) => string | null): ExplorerFields {
+  const out: ExplorerFields = {};
   for (const f of fieldsOf(q.source)) {
     if (f === 'function_id') {
       out.function_id = fnText(row.function);
       // The slug its records name (`/functions/v1/<slug>`), shown beside the id.
       if (row.function) out.function_slug = functionSlugs(store, row.project, [row.function]).get(row.function) ?? null;
     } else if (f === 'path') out.path = row.path === NONE ? null : store.paths.get(row.path);
+    else if (f === 'status') out.status = row.status;
     else out[f] = row[f];
   }
   return out;
 }
 
 /** The record as logs.all returns it, plus the explorer's fields. */
-export function recordOf(q: ExplorerQuery, row: ScanRow, raw: Buffer, projectRef: string): Record<string, unknown> {
-  const rec = JSON.parse(canonicalRecord(raw.toString('utf8'), q.source, projectRef, row.ts)) as Record<string, unknown>;
+export function recordOf(q: ExplorerQuery, row: ScanRow, raw: Buffer, projectRef: string): Omit<ExplorerRow, 'fields'> {
+  // The canonical form always has these (an id derived where the record gave none, metadata as a list).
+  const rec = JSON.parse(canonicalRecord(raw.toString('utf8'), q.source, projectRef, row.ts)) as Omit<ExplorerRow, 'fields' | 'timestamp'>;
   return { id: rec.id, timestamp: row.ts, event_message: rec.event_message, metadata: rec.metadata };
 }

@@ -32,7 +32,7 @@ import { formatIsoMicros } from '../time.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../endpoints/run.ts';
 import { csvCell, json } from '../http.ts';
 import type { AppDeps } from './context.ts';
-import type { CountBody, ExplorerColumn, FieldPathsAnswer, ExplorerSource, FacetsAnswer, HistogramAnswer, ScanProgress } from '../../contract/api-types.ts';
+import type { CountBody, ExplorerColumn, ExplorerPage, ExplorerRow, FieldPathsAnswer, ExplorerSource, FacetsAnswer, HistogramAnswer, ScanProgress } from '../../contract/api-types.ts';
 
 /** Records the field list is discovered from: the newest of the query. */
 const FIELD_SAMPLE = 2000;
@@ -96,7 +96,7 @@ export function logRoutes(deps: AppDeps): Hono {
     const { q } = read(c, ROUTE_PARAMS.page);
     const refOf = projectRefs(deps.store);
     const fnText = functionTexts(deps.store);
-    const rows: Array<Record<string, unknown>> = [];
+    const rows: ExplorerRow[] = [];
     let lastReturned: { ts: number; rid: number } | null = null;
     let more = false;
     const progress = await scanRows(
@@ -115,7 +115,8 @@ export function logRoutes(deps: AppDeps): Hono {
     // A full page continues after its last row; a search that ran out of time, after the last row it looked at.
     const next = more ? lastReturned : !progress.complete ? progress.last : null;
     const through = progress.complete && !more ? q.start : (progress.last?.ts ?? q.end);
-    return json(c, { result: rows, next: next ? writeCursor(next) : null, scanned: { through, throughIso: formatIsoMicros(through), complete: progress.complete || more } });
+    const page: ExplorerPage = { result: rows, next: next ? writeCursor(next) : null, scanned: { through, throughIso: formatIsoMicros(through), complete: progress.complete || more } };
+    return json(c, page);
   });
 
   // The fields a source's records carry (from the newest records of the query), for the field
