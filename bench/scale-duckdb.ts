@@ -273,23 +273,26 @@ async function runExplorer(c: ExplorerCase, stmts: DuckDBPreparedStatement[]): P
   return { kind: 'page', rows: results[0]!.map((r) => ({ id: String(r.id), timestamp: Number(r.timestamp), event_message: String(r.event_message) })) };
 }
 
+/** One explorer case: its first run (the answer kept), then `runs` more timed. */
+async function timeExplorerCase(conn: DuckDBConnection, c: ExplorerCase, args: Pick<DuckArgs, 'explorer'>, runs: number) {
+  const stmts = await prepareExplorer(conn, c, args);
+  let t = performance.now();
+  const answer = await runExplorer(c, stmts);
+  const first = performance.now() - t;
+  const samples: number[] = [];
+  for (let k = 0; k < runs; k++) {
+    t = performance.now();
+    await runExplorer(c, stmts);
+    samples.push(performance.now() - t);
+  }
+  for (const stmt of stmts) stmt.destroySync();
+  return { first, uncached: percentiles(samples), answer };
+}
+
 /** Every explorer case at the same parameters as ours, then the no-match scan of the whole store. */
 async function explorer(conn: DuckDBConnection, args: DuckArgs): Promise<Pick<DuckRun, 'explorer' | 'nomatch'>> {
   const out: DuckRun['explorer'] = {};
-  for (const c of explorerCases(args.edgeProject)) {
-    const stmts = await prepareExplorer(conn, c, args);
-    let t = performance.now();
-    const answer = await runExplorer(c, stmts);
-    const first = performance.now() - t;
-    const samples: number[] = [];
-    for (let k = 0; k < args.runs; k++) {
-      t = performance.now();
-      await runExplorer(c, stmts);
-      samples.push(performance.now() - t);
-    }
-    for (const stmt of stmts) stmt.destroySync();
-    out[c.label] = { first, uncached: percentiles(samples), answer };
-  }
+  for (const c of explorerCases(args.edgeProject)) out[c.label] = await timeExplorerCase(conn, c, args, args.runs);
   // Three runs: a whole-store scan takes seconds at 10M.
   const scan = await conn.prepare(`SELECT count(*) AS n FROM edge_logs WHERE timestamp > $start AND timestamp <= $end AND event_message ILIKE $pattern`);
   scan.bind({ start: BigInt(BENCH_NOW - EXPLORER_ALL_SPAN), end: BigInt(BENCH_NOW), pattern: `%${EXPLORER_NOMATCH}%` }, { start: BIGINT, end: BIGINT, pattern: VARCHAR });
@@ -400,20 +403,7 @@ async function fields(args: DuckFieldArgs): Promise<DuckFieldRun> {
   const importSeconds = (performance.now() - t) / 1000;
   const records = Number((await conn.runAndReadAll('SELECT count(*) FROM edge_logs')).getRowsJS()[0]![0]);
   const out: DuckFieldRun['explorer'] = {};
-  for (const c of fieldCases()) {
-    const stmts = await prepareExplorer(conn, c, { explorer: { deep: {} } });
-    t = performance.now();
-    const answer = await runExplorer(c, stmts);
-    const first = performance.now() - t;
-    const samples: number[] = [];
-    for (let k = 0; k < args.runs; k++) {
-      t = performance.now();
-      await runExplorer(c, stmts);
-      samples.push(performance.now() - t);
-    }
-    for (const stmt of stmts) stmt.destroySync();
-    out[c.label] = { first, uncached: percentiles(samples), answer };
-  }
+  for (const c of fieldCases()) out[c.label] = await timeExplorerCase(conn, c, { explorer: { deep: {} } }, args.runs);
   conn.closeSync();
   instance.closeSync();
   return { importSeconds, records, explorer: out };
