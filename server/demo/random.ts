@@ -183,3 +183,9 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** A seeded uniform [0, 1) source as a plain function (for tests that replay a random case by its seed). */
+export function seededUniform(seed: number): () => number {
+  const rng = new Rng(seed);
+  return () => rng.next();
+}

@@ -7,16 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiCountsRow, InvocationStatsRow, LogRow } from '../../contract/api-types.ts';
 import { DAY, HOUR, MIN, NOW, SEC, edgeRecord, fnRecord, importRecords, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 import { formatIsoMicros } from '../time.ts';
-import { Rng } from '../demo/random.ts';
+import { seededUniform } from '../demo/random.ts';
 import { ENDPOINTS } from '../../queries/registry.ts';
 import { validateParams } from './params.ts';
 import { runEndpointSql } from './run.ts';
 
-/** The demo generator's seeded PRNG, as a () => [0, 1) source. */
-function rng(seed: number): () => number {
-  const r = new Rng(seed);
-  return () => r.next();
-}
 
 const PROJECTS = ['projaaaaaaaaaaaaaaaa', 'projbbbbbbbbbbbbbbbb'];
 const FUNCTIONS = ['fn-a', 'fn-b', 'fn-c'];
@@ -87,7 +82,7 @@ describe.each(Array.from({ length: SEEDS }, (_, i) => i + 1))('seed %i', (seed) 
   let fns: Fn[];
   let edges: Array<{ id: string; project: string; ts: number; path: string; url: string }>;
   beforeAll(async () => {
-    const r = rng(seed);
+    const r = seededUniform(seed);
     fns = Array.from({ length: 600 + Math.floor(r() * 600) }, () => ({
       project: PROJECTS[r() < 0.8 ? 0 : 1]!,
       functionId: FUNCTIONS[Math.floor(r() * FUNCTIONS.length)]!,

@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import '../ingest/parse-host.ts';
 import { importStream } from '../ingest/import.ts';
 import { at, edgeRecord, storeKeeper, tempDir } from '../testing/fixtures.ts';
+import { seededUniform } from '../demo/random.ts';
 import { activeBlockWorker, blocksPacked, blockWorkerDeaths, blockWorkerReady, setBlockPacking } from './block-packer.ts';
 import { BLOCK_BYTES, RecordBlocks, type RecordAddress } from './record-blocks.ts';
 
@@ -26,17 +27,6 @@ afterAll(() => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Records of random lengths (a few bytes to 12 KB) and contents: upper and lower case letters
@@ -44,7 +34,7 @@ function random(seed: number): () => number {
  * well; no newline inside, as the store's records.
  */
 function randomRecords(seed: number, totalBytes: number): Buffer[] {
-  const rnd = random(seed);
+  const rnd = seededUniform(seed);
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 {}[]":,./-_|=?&%ééüß日本語😀';
   const chars = [...alphabet];
   const out: Buffer[] = [];
@@ -87,7 +77,7 @@ describe('record blocks packed on the worker', () => {
     // As an import inserts: slices of records, each ended by a settle, which finds its blocks
     // packed by the worker (a pause before it), or takes them back and packs them itself, or
     // waits for the one the worker is packing (no pause).
-    const rnd = random(7);
+    const rnd = seededUniform(7);
     for (let i = 0; i < records.length; ) {
       const slice: Array<{ i: number; placed: ReturnType<RecordBlocks['append']> }> = [];
       for (const end = Math.min(records.length, i + 20 + Math.floor(rnd() * 400)); i < end; i++) slice.push({ i, placed: viaWorker.append(records[i]!) });
