@@ -43,7 +43,8 @@ function hex(h: string, alpha = 1): Rgba {
   return [((n >> 16) & 255) / 255, ((n >> 8) & 255) / 255, (n & 255) / 255, alpha];
 }
 
-// The renderer's accent (styles.css `--accent`) at the bottom, a lighter step of it at the top.
+// The renderer's accent (the light theme's `--accent` in renderer/src/ui/tokens.css) at the bottom,
+// a lighter step of it at the top.
 const ACCENT_TOP = hex('#17a372');
 const ACCENT = hex('#0b8a5f');
 const WHITE = hex('#ffffff');

@@ -2,7 +2,7 @@
  * The endpoint rules the pages show and compute with (windows and bucket units, tiers and
  * their retention, the row cut, the error rule), read from the registry's listing
  * (`GET /api/endpoints`) instead of restated. The listing is fetched once per session and
- * shared with the Settings page (the same query key as hooks.ts `useEndpointList`).
+ * shared with the Settings page, which lists it (`endpointListingQuery`).
  */
 import { useCallback } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -68,7 +68,8 @@ export function tierRules(listing: readonly EndpointListing[], name: string = LO
   return { param: e.tierParam, retentionUs, fallback: e.fallbackTier, rows: e.rows ?? e.maxRows, maxRows: e.maxRows };
 }
 
-const listingQuery = {
+/** The registry's listing, one query for the rules and the Settings page's list. */
+export const endpointListingQuery = {
   queryKey: ['endpoints'] as const,
   queryFn: ({ signal }: { signal: AbortSignal }) => api<EndpointListing[]>('endpoints', { signal }),
   // The rules are the server's code: they cannot change while it runs.
@@ -78,11 +79,11 @@ const listingQuery = {
 /** functions.invocation-stats or usage.api-counts: windows by interval name (and the error rule). */
 export function useIntervalRules(name: typeof INVOCATION_STATS | typeof API_COUNTS) {
   const select = useCallback((listing: EndpointListing[]) => bucketedRules(listing, name), [name]);
-  return useQuery({ ...listingQuery, select });
+  return useQuery({ ...endpointListingQuery, select });
 }
 
 /** logs.all: tiers, retention and the row cut. */
 export function useTierRules() {
   const select = useCallback((listing: EndpointListing[]) => tierRules(listing), []);
-  return useQuery({ ...listingQuery, select });
+  return useQuery({ ...endpointListingQuery, select });
 }

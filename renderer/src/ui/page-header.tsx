@@ -1,4 +1,7 @@
 import type { ReactNode } from 'react';
+import type { TableExport } from '../lib/view-export.ts';
+import type { EndpointRequest } from '../lib/view-request.ts';
+import { ViewActions } from './view-actions.tsx';
 
 export function PageHeader({ title, endpoint, description, actions }: { title: string; endpoint?: string; description?: ReactNode; actions?: ReactNode }) {
   return (
@@ -13,6 +16,15 @@ export function PageHeader({ title, endpoint, description, actions }: { title: s
       {actions && <div className="page-header__actions">{actions}</div>}
     </header>
   );
+}
+
+/**
+ * The header of a page that shows one endpoint (Functions, API usage): its title and endpoint,
+ * what it shows, and the view's actions: the endpoint request behind it as curl (`request`, null
+ * until there is one), the export of what it shows (`shown`), Refresh.
+ */
+export function EndpointPageHeader({ title, endpoint, description, request, shown }: { title: string; endpoint: string; description: ReactNode; request: EndpointRequest | null; shown: TableExport }) {
+  return <PageHeader title={title} endpoint={endpoint} description={description} actions={<ViewActions curl={{ endpoint: request }} shown={shown} />} />;
 }
 
 /** The row of a page's controls under its header; `className` adds the page's own. */

@@ -4,7 +4,8 @@ import type { ImportErrorEntry, ImportReport, SourceListing } from '../../../../
 import { getBridge, refreshAll } from '../../api/bridge.ts';
 import { ApiError, uploadImport } from '../../api/client.ts';
 import { useConnections } from '../../api/connections.ts';
-import { invalidateData, useDeleteSource, useImports, useLoadDemo, useSources } from '../../api/hooks.ts';
+import { invalidateData, useSources } from '../../api/hooks.ts';
+import { useDeleteSource, useImports, useLoadDemo } from './data-api.ts';
 import { ConfirmDialog } from '../../ui/confirm-dialog.tsx';
 import { ErrorPanel } from '../../ui/error-panel.tsx';
 import { ExportButtons } from '../../ui/export-buttons.tsx';

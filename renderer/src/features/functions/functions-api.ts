@@ -1,14 +1,38 @@
 /**
- * The Functions page's own API calls: `GET /api/functions` (every function of a project over an
- * interval's whole window), `GET /api/functions/total` (all of them together) and
- * `GET /api/functions/buckets` (the chart's buckets over another window: the compared period).
- * Keyed under `['endpoint', …]`, so imports, deletes, clock changes and Refresh re-read them
- * with the charts.
+ * The Functions page's own API calls: the `functions.invocation-stats` endpoint (the charts),
+ * `GET /api/functions` (every function of a project over an interval's whole window),
+ * `GET /api/functions/total` (all of them together) and `GET /api/functions/buckets` (the
+ * chart's buckets over another window: the compared period). Keyed under `['endpoint', …]`, so
+ * imports, deletes, clock changes and Refresh re-read them with the charts.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { FunctionBucketsAnswer, FunctionStatsRow, FunctionTotal } from '../../../../contract/api-types.ts';
+import type { FunctionBucketsAnswer, FunctionStatsRow, FunctionTotal, InvocationStatsRow } from '../../../../contract/api-types.ts';
 import { formatIsoMicros } from '../../../../contract/instants.ts';
-import { api } from '../../api/client.ts';
+import { api, runEndpoint } from '../../api/client.ts';
+
+export interface InvocationStatsParams {
+  project: string;
+  function_id: string;
+  interval: string;
+}
+
+export interface InvocationStatsResult {
+  rows: InvocationStatsRow[];
+  /** The interval these rows are for (a placeholder may show the previous one). */
+  interval: string;
+}
+
+export function useInvocationStats(params: InvocationStatsParams | null) {
+  const name = 'functions.invocation-stats';
+  const p: Record<string, string> = params ? { project: params.project, interval: params.interval } : {};
+  if (params?.function_id) p.function_id = params.function_id;
+  return useQuery({
+    queryKey: ['endpoint', name, p],
+    queryFn: async ({ signal }): Promise<InvocationStatsResult> => ({ rows: await runEndpoint<InvocationStatsRow[]>(name, p, signal), interval: p.interval ?? '' }),
+    enabled: params !== null,
+    placeholderData: keepPreviousData,
+  });
+}
 
 export interface FunctionTableParams {
   project: string;

@@ -1,7 +1,7 @@
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { Bar, CartesianGrid, Cell, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { InvocationStatsRow } from '../../../../contract/api-types.ts';
-import { useClock, useInvocationStats } from '../../api/hooks.ts';
+import { useClock, useSources } from '../../api/hooks.ts';
 import { useView } from '../../app-state.tsx';
 import { useIntervalRules } from '../../api/rules.ts';
 import { FUNCTION_INTERVALS, INVOCATION_STATS, type FunctionInterval } from '../../../../contract/registry.ts';
@@ -12,8 +12,7 @@ import { ErrorPanel } from '../../ui/error-panel.tsx';
 import { fileStamp, useExportCurrentView } from '../../lib/view-export.ts';
 import { Field } from '../../ui/field.tsx';
 import { Freshness } from '../../ui/freshness.tsx';
-import { PageHeader, Toolbar } from '../../ui/page-header.tsx';
-import { ViewActions } from '../../ui/view-actions.tsx';
+import { EndpointPageHeader, Toolbar } from '../../ui/page-header.tsx';
 import { allTimeCount, allTimeHint, ProjectPicker } from '../../ui/project-picker.tsx';
 import { Segmented } from '../../ui/segmented.tsx';
 import { ChartSkeleton, StatsSkeleton, TableSkeleton } from '../../ui/skeleton.tsx';
@@ -30,8 +29,7 @@ import { localZoneName, formatRange, formatShortDate, formatTime } from '../../l
 import { functionsRequest } from '../../lib/view-request.ts';
 import { bucketPercentileKind, percentileAccuracy, summarizeInvocations } from './stats.ts';
 import { FUNCTION_SOURCE, sourceOf, useSourceProjects } from '../../lib/source-projects.ts';
-import { useSources } from '../../api/hooks.ts';
-import { useFunctionBuckets, useFunctionTable, useFunctionTotal } from './functions-api.ts';
+import { useFunctionBuckets, useFunctionTable, useFunctionTotal, useInvocationStats } from './functions-api.ts';
 import { FunctionTable, percentileNote } from './function-table.tsx';
 import './functions.css';
 
@@ -177,11 +175,12 @@ export function FunctionsPage() {
 
   return (
     <div className="page" data-testid="functions-page">
-      <PageHeader
+      <EndpointPageHeader
         title="Edge Functions"
         endpoint="functions.invocation-stats"
         description="Invocations, errors and execution time of a project’s edge functions, per time bucket."
-        actions={<ViewActions curl={{ endpoint: request }} shown={currentView} />}
+        request={request}
+        shown={currentView}
       />
       <Toolbar>
         <ProjectPicker projects={projects} value={view.project} unit="invocations" onChange={(ref) => update((v) => ({ ...v, project: ref, functions: { ...v.functions, fn: '' } }))} />

@@ -9,7 +9,7 @@ import { RANGE_PRESETS, resolveRange } from '../../lib/logs-range.ts';
 import { formatWallTime, parseWallTime } from '../../lib/time.ts';
 import { logsMode, type LogsMode } from '../../lib/url-state.ts';
 import { EDGE_SOURCE } from '../../lib/source-projects.ts';
-import { resolveSource } from './explorer-state.ts';
+import { resolveSource } from './explorer/explorer-state.ts';
 import { RANGE_LABELS } from './range-labels.ts';
 
 const MODE_LABELS: Record<LogsMode, string> = {

@@ -3,7 +3,6 @@ import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent as R
 import type { ExplorerColumn, ExplorerFields } from '../../api/logs.ts';
 import { useClock } from '../../api/hooks.ts';
 import { fieldText, valueAtPath } from '../../../../contract/fields.ts';
-import { statusClass } from './logs-all-rows.ts';
 import { messageText } from './message-text.ts';
 import { clampWidth, columnField, MIN_COLUMN_WIDTH, type ColumnId, type ColumnSpec } from '../../lib/table-columns.ts';
 import { formatIsoMicros } from '../../../../contract/instants.ts';
@@ -84,6 +83,16 @@ export function statusNumber(v: ExplorerFields['status']): number | null {
   if (typeof v === 'number') return v;
   if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
   return null;
+}
+
+/** `ok` 1xx–3xx split for colour: 2xx success, 3xx redirect, 4xx client, 5xx server. */
+export function statusClass(status: number | null): 'success' | 'redirect' | 'client' | 'server' | 'info' | 'unknown' {
+  if (status === null) return 'unknown';
+  if (status >= 500) return 'server';
+  if (status >= 400) return 'client';
+  if (status >= 300) return 'redirect';
+  if (status >= 200) return 'success';
+  return 'info';
 }
 
 export function StatusBadge({ status }: { status: ExplorerFields['status'] }) {

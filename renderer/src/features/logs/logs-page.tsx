@@ -5,8 +5,8 @@
  */
 import { useView } from '../../app-state.tsx';
 import { logsMode } from '../../lib/url-state.ts';
-import { ExactView } from './exact-view.tsx';
-import { ExplorerView } from './explorer-view.tsx';
+import { ExactView } from './exact/exact-view.tsx';
+import { ExplorerView } from './explorer/explorer-view.tsx';
 import './logs.css';
 
 export function LogsPage() {

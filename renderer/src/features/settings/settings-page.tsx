@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { getApiKey, serverOrigin } from '../../api/client.ts';
-import { useClock, useEndpointList, useSetClock } from '../../api/hooks.ts';
+import { useClock, useSetClock } from '../../api/hooks.ts';
+import { useEndpointList } from './settings-api.ts';
 import { useView } from '../../app-state.tsx';
 import { CopyButton } from '../../ui/copy-button.tsx';
 import { ErrorPanel } from '../../ui/error-panel.tsx';

@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MutableRefObject } from 'react';
 import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, useActiveTooltipDataPoints, XAxis, YAxis } from 'recharts';
 import { ApiError } from '../../api/client.ts';
-import { useApiCounts, useClock, useSources } from '../../api/hooks.ts';
+import { useClock, useSources } from '../../api/hooks.ts';
+import { useApiCounts } from './usage-api.ts';
 import { useIntervalRules } from '../../api/rules.ts';
 import { API_COUNTS, API_FAMILIES, USAGE_INTERVALS, type ApiFamilyKey, type UsageInterval } from '../../../../contract/registry.ts';
 import { useView } from '../../app-state.tsx';
@@ -13,8 +14,7 @@ import { ErrorPanel } from '../../ui/error-panel.tsx';
 import { fileStamp, useExportCurrentView } from '../../lib/view-export.ts';
 import { Field } from '../../ui/field.tsx';
 import { Freshness } from '../../ui/freshness.tsx';
-import { PageHeader, Toolbar } from '../../ui/page-header.tsx';
-import { ViewActions } from '../../ui/view-actions.tsx';
+import { EndpointPageHeader, Toolbar } from '../../ui/page-header.tsx';
 import { ProjectPicker } from '../../ui/project-picker.tsx';
 import { Segmented } from '../../ui/segmented.tsx';
 import { ChartSkeleton, StatsSkeleton } from '../../ui/skeleton.tsx';
@@ -142,11 +142,12 @@ export function UsagePage() {
 
   return (
     <div className="page" data-testid="usage-page">
-      <PageHeader
+      <EndpointPageHeader
         title="API usage"
         endpoint="usage.api-counts"
         description="Requests per bucket by API family, for request URLs matching a pattern."
-        actions={<ViewActions curl={{ endpoint: request }} shown={currentView} />}
+        request={request}
+        shown={currentView}
       />
       <Toolbar>
         <ProjectPicker projects={projects} value={view.project} onChange={(ref) => update((v) => ({ ...v, project: ref, usage: { ...v.usage, regex: null } }))} />

@@ -5,10 +5,10 @@
  * row again and added 99.
  */
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
-import type { LogRow } from '../../../../contract/api-types.ts';
-import { runEndpoint } from '../../api/client.ts';
+import type { LogRow } from '../../../../../contract/api-types.ts';
+import { runEndpoint } from '../../../api/client.ts';
 import { fetchOlder, olderCursor, type OlderCursor } from './logs-all-rows.ts';
-import { formatIsoMicros } from '../../../../contract/instants.ts';
+import { formatIsoMicros } from '../../../../../contract/instants.ts';
 
 export interface ExactPage {
   rows: LogRow[];

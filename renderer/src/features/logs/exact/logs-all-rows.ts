@@ -2,7 +2,7 @@
  * The exact logs.all view's rows: paging older rows, and the request fields of an edge log
  * record in the query shape (`metadata[0].request[0].method`) with the filter box over them.
  */
-import type { LogRow } from '../../../../contract/api-types.ts';
+import type { LogRow } from '../../../../../contract/api-types.ts';
 
 /** Where paging older left off: the oldest instant shown and the ids shown at that instant. */
 export interface OlderCursor {
@@ -89,16 +89,6 @@ export function requestFields(row: Pick<LogRow, 'metadata'>): RequestFields {
     path: typeof req?.path === 'string' ? req.path : null,
     status: statusNum,
   };
-}
-
-/** `ok` 1xx–3xx split for colour: 2xx success, 3xx redirect, 4xx client, 5xx server. */
-export function statusClass(status: number | null): 'success' | 'redirect' | 'client' | 'server' | 'info' | 'unknown' {
-  if (status === null) return 'unknown';
-  if (status >= 500) return 'server';
-  if (status >= 400) return 'client';
-  if (status >= 300) return 'redirect';
-  if (status >= 200) return 'success';
-  return 'info';
 }
 
 /** Appends an older page, dropping rows already shown (the end bound is inclusive). */

@@ -1,12 +1,12 @@
 /** The explorer's pure decisions: which source a URL names, which chips apply, labels, zoom. */
-import type { ExplorerPage, ExplorerSource, FacetsAnswer, HistogramAnswer } from '../../api/logs.ts';
-import { filterLabel, type LogFilter } from '../../lib/explorer-filters.ts';
-import type { LogsRange } from '../../lib/logs-range.ts';
-import { fieldFilterLabel } from '../../lib/field-filters.ts';
-import { forOtherSource } from '../../lib/field-state.ts';
-import { formatRange, formatSpan } from '../../lib/time.ts';
-import type { LogsView } from '../../lib/url-state.ts';
-import { RANGE_LABELS } from './range-labels.ts';
+import type { ExplorerPage, ExplorerSource, FacetsAnswer, HistogramAnswer } from '../../../api/logs.ts';
+import { filterLabel, type LogFilter } from '../../../lib/explorer-filters.ts';
+import type { LogsRange } from '../../../lib/logs-range.ts';
+import { fieldFilterLabel } from '../../../lib/field-filters.ts';
+import { forOtherSource } from '../../../lib/field-state.ts';
+import { formatRange, formatSpan } from '../../../lib/time.ts';
+import type { LogsView } from '../../../lib/url-state.ts';
+import { RANGE_LABELS } from '../range-labels.ts';
 
 /** A source by name or alias (case-insensitive, as the API resolves it); '' = the first listed. */
 export function resolveSource(list: readonly ExplorerSource[], key: string | undefined): ExplorerSource | undefined {

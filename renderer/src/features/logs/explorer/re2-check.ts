@@ -5,7 +5,7 @@
  * so the page does not carry it until someone searches with a pattern.
  */
 
-import { MAX_PATTERN_LENGTH } from '../../../../contract/registry.ts';
+import { MAX_PATTERN_LENGTH } from '../../../../../contract/registry.ts';
 
 let engine: Promise<typeof import('re2js')> | null = null;
 

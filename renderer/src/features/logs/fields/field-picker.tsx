@@ -7,11 +7,11 @@
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useFieldPaths, type FieldPath } from './field-paths-api.ts';
-import type { LogsParams } from '../../api/logs.ts';
-import { Popover } from '../../ui/popover.tsx';
-import { formatInt } from '../../lib/format.ts';
-import { FIELD_OPS, isFieldPath, MAX_FIELD_FACETS, type FieldFilter, type FieldOp } from '../../../../contract/fields.ts';
-import { checkFieldFilter, FIELD_OP_LABELS } from '../../lib/field-filters.ts';
+import type { LogsParams } from '../../../api/logs.ts';
+import { Popover } from '../../../ui/popover.tsx';
+import { formatInt } from '../../../lib/format.ts';
+import { FIELD_OPS, isFieldPath, MAX_FIELD_FACETS, type FieldFilter, type FieldOp } from '../../../../../contract/fields.ts';
+import { checkFieldFilter, FIELD_OP_LABELS } from '../../../lib/field-filters.ts';
 
 const TYPE_LABELS: Record<string, string> = { string: 'text', number: 'number', boolean: 'bool', null: 'null', array: 'list', object: 'object' };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldPath } from './field-paths-api.ts';
-import type { ExplorerSource } from '../../api/logs.ts';
-import { DEFAULT_VIEW, type LogsView } from '../../lib/url-state.ts';
-import { searchLabel, switchSource } from './explorer-state.ts';
+import type { ExplorerSource } from '../../../api/logs.ts';
+import { DEFAULT_VIEW, type LogsView } from '../../../lib/url-state.ts';
+import { searchLabel, switchSource } from '../explorer/explorer-state.ts';
 import { shortPath } from './field-facets.tsx';
 import { matchFields, typeLabel } from './field-picker.tsx';
 

@@ -6,12 +6,12 @@
  */
 import { useEffect, useRef } from 'react';
 import type { FieldFacetsAnswer } from './field-paths-api.ts';
-import type { FacetValue } from '../../api/logs.ts';
+import type { FacetValue } from '../../../api/logs.ts';
 import { FacetValueRow } from './facet-value.tsx';
-import { Skeleton } from '../../ui/skeleton.tsx';
-import { facetChangeOf, type FacetChange } from '../../lib/compare.ts';
-import { unsendable, type FieldFilter } from '../../../../contract/fields.ts';
-import { formatInt } from '../../lib/format.ts';
+import { Skeleton } from '../../../ui/skeleton.tsx';
+import { facetChangeOf, type FacetChange } from '../../../lib/compare.ts';
+import { unsendable, type FieldFilter } from '../../../../../contract/fields.ts';
+import { formatInt } from '../../../lib/format.ts';
 
 /** `headers.cf_ipcountry` for `request.headers.cf_ipcountry`: the sidebar is narrow; the whole path is the title. */
 export function shortPath(path: string): string {
@@ -67,7 +67,7 @@ export function FieldFacets({
               <h3 className="ex-facet__name mono ellipsis" title={path}>
                 {shortPath(path)}
               </h3>
-              <button type="button" className="ff-facet__remove" aria-label={`Remove the facet ${path}`} title="Remove this facet" onClick={() => onRemoveFacet(path)} data-testid="field-facet-remove">
+              <button type="button" className="icon-btn ff-facet__remove" aria-label={`Remove the facet ${path}`} title="Remove this facet" onClick={() => onRemoveFacet(path)} data-testid="field-facet-remove">
                 ×
               </button>
             </div>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { checkFilterValue, type FilterField } from '../../../../contract/filters.ts';
-import type { LogFilter } from '../../lib/explorer-filters.ts';
+import { checkFilterValue, type FilterField } from '../../../../../contract/filters.ts';
+import type { LogFilter } from '../../../lib/explorer-filters.ts';
 import { fieldLabel } from './explorer-facets.tsx';
 
 const PLACEHOLDER: Record<FilterField, string> = {

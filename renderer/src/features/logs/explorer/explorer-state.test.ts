@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ExplorerSource } from '../../api/logs.ts';
-import { MICROS } from '../../../../contract/instants.ts';
-import { DEFAULT_VIEW, type LogsView } from '../../lib/url-state.ts';
+import type { ExplorerSource } from '../../../api/logs.ts';
+import { MICROS } from '../../../../../contract/instants.ts';
+import { DEFAULT_VIEW, type LogsView } from '../../../lib/url-state.ts';
 import { pagingState, resolveSource, searchLabel, switchSource, usableFilters, withNoStatus, zoomOut } from './explorer-state.ts';
 
 const EDGE: ExplorerSource = { source: 'cloudflare.logs.prod', alias: 'edge_logs', label: 'Edge requests', fields: ['status', 'method', 'path'], split: 'status', columns: ['timestamp', 'status', 'method', 'path', 'event_message'] };

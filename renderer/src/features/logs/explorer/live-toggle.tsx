@@ -13,16 +13,16 @@
 import { useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
-import type { ClockView } from '../../../../contract/api-types.ts';
-import { api } from '../../api/client.ts';
-import { useClock } from '../../api/hooks.ts';
-import { EXPLORER_PAGE_SIZE, getLogsJson, type ExplorerPage, type LogsParams } from '../../api/logs.ts';
-import { useView } from '../../app-state.tsx';
-import { ROW_HEIGHT } from './explorer-table.tsx';
-import { formatInt } from '../../lib/format.ts';
-import { PRESET_SPAN } from '../../lib/logs-range.ts';
-import { formatIsoMicros } from '../../../../contract/instants.ts';
-import { formatDateTime } from '../../lib/time.ts';
+import type { ClockView } from '../../../../../contract/api-types.ts';
+import { api } from '../../../api/client.ts';
+import { useClock } from '../../../api/hooks.ts';
+import { EXPLORER_PAGE_SIZE, getLogsJson, type ExplorerPage, type LogsParams } from '../../../api/logs.ts';
+import { useView } from '../../../app-state.tsx';
+import { ROW_HEIGHT } from '../explorer-table.tsx';
+import { formatInt } from '../../../lib/format.ts';
+import { PRESET_SPAN } from '../../../lib/logs-range.ts';
+import { formatIsoMicros } from '../../../../../contract/instants.ts';
+import { formatDateTime } from '../../../lib/time.ts';
 
 /** How often Live asks for the first page again. */
 export const LIVE_POLL_MS = 3_000;

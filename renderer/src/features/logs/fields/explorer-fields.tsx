@@ -7,15 +7,15 @@
  */
 import { useMemo, type ReactNode } from 'react';
 import { useFieldFacets } from './field-paths-api.ts';
-import type { ExplorerSource, LogsParams } from '../../api/logs.ts';
-import type { UpdateOptions } from '../../app-state.tsx';
-import { MAX_FIELD_FACETS, MAX_FIELD_FILTERS, type FieldFilter } from '../../../../contract/fields.ts';
-import { addFieldFilter, removeFieldFilter } from '../../lib/field-filters.ts';
-import { formatIsoMicros } from '../../../../contract/instants.ts';
-import type { LogsRange } from '../../lib/logs-range.ts';
-import type { LogsView } from '../../lib/logs-view.ts';
-import { searchProgress } from '../../lib/search-progress.ts';
-import { effectiveColumns, fieldColumn, isDefaultLayout, resizeColumn, toggleColumn, type ColumnId, type ColumnSpec } from '../../lib/table-columns.ts';
+import type { ExplorerSource, LogsParams } from '../../../api/logs.ts';
+import type { UpdateOptions } from '../../../app-state.tsx';
+import { MAX_FIELD_FACETS, MAX_FIELD_FILTERS, type FieldFilter } from '../../../../../contract/fields.ts';
+import { addFieldFilter, removeFieldFilter } from '../../../lib/field-filters.ts';
+import { formatIsoMicros } from '../../../../../contract/instants.ts';
+import type { LogsRange } from '../../../lib/logs-range.ts';
+import type { LogsView } from '../../../lib/logs-view.ts';
+import { searchProgress } from '../../../lib/search-progress.ts';
+import { effectiveColumns, fieldColumn, isDefaultLayout, resizeColumn, toggleColumn, type ColumnId, type ColumnSpec } from '../../../lib/table-columns.ts';
 import { ColumnChooser, columnFields } from './column-chooser.tsx';
 import { FieldChips } from './field-chips.tsx';
 import { FieldFacets } from './field-facets.tsx';

@@ -2,8 +2,8 @@
  * Filters on fields inside the records as chips beside the built-in ones:
  * `request.headers.cf_ipcountry is DE`. A click flips "is" and "is not"; × removes the chip.
  */
-import type { FieldFilter } from '../../../../contract/fields.ts';
-import { FIELD_OP_LABELS, fieldFilterLabel, flippedOp } from '../../lib/field-filters.ts';
+import type { FieldFilter } from '../../../../../contract/fields.ts';
+import { FIELD_OP_LABELS, fieldFilterLabel, flippedOp } from '../../../lib/field-filters.ts';
 
 export function FieldChips({ filters, onRemove, onFlip }: { filters: readonly FieldFilter[]; onRemove: (f: FieldFilter) => void; onFlip: (f: FieldFilter) => void }) {
   return (

@@ -6,11 +6,11 @@
  */
 import { useMemo, useRef, useState } from 'react';
 import { useFieldPaths } from './field-paths-api.ts';
-import type { ExplorerColumn, LogsParams } from '../../api/logs.ts';
-import { columnHeader } from './explorer-table.tsx';
-import { Popover } from '../../ui/popover.tsx';
-import { TimeModeSwitch } from '../../ui/time-mode.tsx';
-import { clampWidth, columnField, fieldColumn, isDefaultLayout, MAX_COLUMNS, MAX_COLUMN_WIDTH, MIN_COLUMN_WIDTH, moveColumn, resizeColumn, toggleColumn, type ColumnId, type ColumnSpec } from '../../lib/table-columns.ts';
+import type { ExplorerColumn, LogsParams } from '../../../api/logs.ts';
+import { columnHeader } from '../explorer-table.tsx';
+import { Popover } from '../../../ui/popover.tsx';
+import { TimeModeSwitch } from '../../../ui/time-mode.tsx';
+import { clampWidth, columnField, fieldColumn, isDefaultLayout, MAX_COLUMNS, MAX_COLUMN_WIDTH, MIN_COLUMN_WIDTH, moveColumn, resizeColumn, toggleColumn, type ColumnId, type ColumnSpec } from '../../../lib/table-columns.ts';
 import { matchFields } from './field-picker.tsx';
 
 export interface TableLayout {

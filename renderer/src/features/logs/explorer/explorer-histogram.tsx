@@ -1,15 +1,15 @@
 import { useMemo, useRef, useState } from 'react';
 import { Bar, CartesianGrid, Cell, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { HistogramAnswer, HistogramBucket } from '../../api/logs.ts';
-import { formatCompact, formatInt } from '../../lib/format.ts';
-import type { SearchProgress } from '../../lib/search-progress.ts';
-import { chartPalette, type Theme } from '../../lib/theme.ts';
-import { MICROS } from '../../../../contract/instants.ts';
-import { formatDateTime, formatShortDate, formatTime, type TimePrecision } from '../../lib/time.ts';
-import { partialBucket, selectionRange, seriesOf, toneColor, type Series } from './series.ts';
-import { BucketTooltip, type TooltipNote } from '../../ui/chart-tooltip.tsx';
-import { useTimeMode } from '../../ui/time-mode.tsx';
-import { zoneOf } from '../../lib/time-display.ts';
+import type { HistogramAnswer, HistogramBucket } from '../../../api/logs.ts';
+import { formatCompact, formatInt } from '../../../lib/format.ts';
+import type { SearchProgress } from '../../../lib/search-progress.ts';
+import { chartPalette, type Theme } from '../../../lib/theme.ts';
+import { MICROS } from '../../../../../contract/instants.ts';
+import { formatDateTime, formatShortDate, formatTime, type TimePrecision } from '../../../lib/time.ts';
+import { partialBucket, selectionRange, seriesOf, toneColor, type Series } from '../series.ts';
+import { BucketTooltip, type TooltipNote } from '../../../ui/chart-tooltip.tsx';
+import { useTimeMode } from '../../../ui/time-mode.tsx';
+import { zoneOf } from '../../../lib/time-display.ts';
 
 function precisionFor(width: number): TimePrecision {
   return width < MICROS.minute ? 'second' : 'minute';

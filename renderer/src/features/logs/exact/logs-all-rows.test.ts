@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LogRow } from '../../../../contract/api-types.ts';
-import { fetchOlder, hiddenMatch, mergePages, olderCursor, requestFields, rowMatches, statusClass } from './logs-all-rows.ts';
+import type { LogRow } from '../../../../../contract/api-types.ts';
+import { fetchOlder, hiddenMatch, mergePages, olderCursor, requestFields, rowMatches } from './logs-all-rows.ts';
 
 const NOW = 1773500966535897;
 const row = (id: string, timestamp = NOW, metadata: unknown[] = []): LogRow => ({ id, timestamp, event_message: `msg ${id}`, metadata });
@@ -13,12 +13,6 @@ describe('requestFields', () => {
   it('is null-safe for records without a request', () => {
     expect(requestFields(row('b', NOW, []))).toEqual({ method: null, path: null, status: null });
     expect(requestFields(row('c', NOW, [{ request: [] }]))).toEqual({ method: null, path: null, status: null });
-  });
-});
-
-describe('statusClass', () => {
-  it('colours by class', () => {
-    expect([200, 304, 404, 503, 101, null].map(statusClass)).toEqual(['success', 'redirect', 'client', 'server', 'info', 'unknown']);
   });
 });
 

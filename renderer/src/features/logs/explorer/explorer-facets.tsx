@@ -1,11 +1,11 @@
 import type { ReactNode } from 'react';
-import type { FacetsAnswer, FacetValue } from '../../api/logs.ts';
-import { facetChangeOf, type FacetChange } from '../../lib/compare.ts';
-import { formatInt } from '../../lib/format.ts';
-import { checkFilterValue, type FilterField } from '../../../../contract/filters.ts';
-import { findFilter, type LogFilter } from '../../lib/explorer-filters.ts';
-import { FacetValueRow } from './facet-value.tsx';
-import { Skeleton } from '../../ui/skeleton.tsx';
+import type { FacetsAnswer, FacetValue } from '../../../api/logs.ts';
+import { facetChangeOf, type FacetChange } from '../../../lib/compare.ts';
+import { formatInt } from '../../../lib/format.ts';
+import { checkFilterValue, type FilterField } from '../../../../../contract/filters.ts';
+import { findFilter, type LogFilter } from '../../../lib/explorer-filters.ts';
+import { FacetValueRow } from '../fields/facet-value.tsx';
+import { Skeleton } from '../../../ui/skeleton.tsx';
 
 const FIELD_LABELS: Record<FilterField, string> = {
   status: 'Status',

@@ -1,7 +1,7 @@
 /** One value of a facet, as the explorer's facets and the facets on fields inside the records show it. */
 import type { ReactNode } from 'react';
-import { facetChangeText, facetChangeTitle, type FacetChange } from '../../lib/compare.ts';
-import { formatInt } from '../../lib/format.ts';
+import { facetChangeText, facetChangeTitle, type FacetChange } from '../../../lib/compare.ts';
+import { formatInt } from '../../../lib/format.ts';
 
 /** A facet value's change against the compared period (`+12%`, `new`…), its exact count on hover. */
 export function FacetChangeBadge({ change, label }: { change: FacetChange; label: string }) {
@@ -58,7 +58,7 @@ export function FacetValueRow({
       </button>
       <button
         type="button"
-        className="ex-facet__exclude"
+        className="icon-btn ex-facet__exclude"
         disabled={exclude.disabled}
         aria-pressed={state === 'excluded'}
         aria-label={exclude.label}

@@ -3,8 +3,8 @@
  * records of a query carry, for the field picker) and `/api/logs/facets` for chosen field paths.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { FieldPath, FieldPathsAnswer } from '../../../../contract/api-types.ts';
-import { getLogsJson, whileSearching, type FacetValue, type LogsParams, type ScanProgress } from '../../api/logs.ts';
+import type { FieldPath, FieldPathsAnswer } from '../../../../../contract/api-types.ts';
+import { getLogsJson, whileSearching, type FacetValue, type LogsParams, type ScanProgress } from '../../../api/logs.ts';
 
 export type { FieldPath, FieldPathsAnswer };
 

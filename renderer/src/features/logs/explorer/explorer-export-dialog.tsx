@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
-import { downloadExport, useLogsCount, type ExportFormat, type LogsParams } from '../../api/logs.ts';
-import { formatBytes, formatInt } from '../../lib/format.ts';
-import { searchProgress } from '../../lib/search-progress.ts';
-import { parseIsoMicros } from '../../../../contract/instants.ts';
-import { ConfirmDialog } from '../../ui/confirm-dialog.tsx';
-import { ErrorPanel } from '../../ui/error-panel.tsx';
+import { downloadExport, useLogsCount, type ExportFormat, type LogsParams } from '../../../api/logs.ts';
+import { formatBytes, formatInt } from '../../../lib/format.ts';
+import { searchProgress } from '../../../lib/search-progress.ts';
+import { parseIsoMicros } from '../../../../../contract/instants.ts';
+import { ConfirmDialog } from '../../../ui/confirm-dialog.tsx';
+import { ErrorPanel } from '../../../ui/error-panel.tsx';
 
 /**
  * "Export all matching": says how many records and about how many bytes first (from
