@@ -12,6 +12,7 @@ import { canonicalRecord } from '../ingest/normalize.ts';
 import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
 import { NONE, ROW_COLUMNS, type ScanColumns } from '../store/scan-columns.ts';
 import { compareRecordIds } from '../store/record.ts';
+import { throughEscapes } from '../store/json-escapes.ts';
 import { SOURCE_FIELDS } from '../store/hot-columns.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
@@ -491,7 +492,7 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
   const fields = fieldMatcher(conditions);
   if (!fields) return text;
   const literals = conditionLiterals(conditions);
-  const blockTests = literals.map((l) => blockSearch(l.toLowerCase()));
+  const blockTests = literals.map((l) => throughEscapes(blockSearch(l.toLowerCase())));
   const grams = literals.map((l) => trigramBits(Buffer.from(l, 'latin1'))).filter((b): b is Int32Array => b !== null);
   const textBlock = text?.block ?? null;
   return {
@@ -520,8 +521,9 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
   if (!search) return null;
   const test = (text: string) => (search.re ? search.re.test(text) : text.toLowerCase().includes(search.lower));
   const withUrl = q.source.hot === 'edge' || q.source.hot === 'function_edge';
-  // Only ASCII letters fold (rawSafe texts are printable ASCII).
-  const inBlock = search.rawSafe ? blockSearch(search.lower) : null;
+  // Only ASCII letters fold (rawSafe texts are printable ASCII). JSON may have escaped some of
+  // the text's characters in the record (`\/`): those are looked at as the text they stand for.
+  const inBlock = search.rawSafe ? throughEscapes(blockSearch(search.lower)) : null;
   const urlHits = new Map<number, boolean>();
   const grams = searchLiterals(search)
     .map((t) => trigramBits(Buffer.from(t, 'latin1')))

@@ -10,6 +10,7 @@ import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper } from '../testing/fixtures.ts';
 import { recordBlocksHeld } from '../store/record-blocks.ts';
+import { importStream } from '../ingest/import.ts';
 
 const keeper = storeKeeper('le-grams-');
 afterEach(() => keeper.cleanup());
@@ -63,6 +64,38 @@ describe('text search with the block index', () => {
       const re = RE2JS.compile(`(?i)${pattern}`);
       expect(await count(pattern, true), pattern).toBe(expected((text) => re.matcher(text).find()));
     }
+  });
+
+  it('finds texts that records spell with JSON escapes (\\/, \\u0026, \\u00e9), before and after the index is built', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const recs = records(1500, 23).map((r, i) => (i % 7 === 0 ? { ...r, event_message: `${r.event_message} | a&b` } : r));
+    // The same records as an encoder that escapes slashes, & and every non-ASCII character writes them.
+    const escaped = (r: unknown) =>
+      JSON.stringify(r)
+        .replace(/\//g, '\\/')
+        .replace(/&/g, '\\u0026')
+        .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    expect(escaped({ a: 'x/é&' })).toBe('{"a":"x\\/\\u00e9\\u0026"}');
+    const body = Buffer.from(recs.map(escaped).join('\n') + '\n');
+    expect(await importStream(store, [body], { source: 'edge_logs' })).toMatchObject({ imported: recs.length });
+    const t = appOver(store);
+    const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
+    const count = async (q: string) => {
+      const res = await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}&${window}`);
+      expect(res.status, q).toBe(200);
+      return ((await res.json()) as { result: { count: number } }).result.count;
+    };
+    const expected = (q: string) => recs.filter((r) => [r.event_message, r.metadata.request.url].some((text) => text.toLowerCase().includes(q.toLowerCase()))).length;
+    // Texts the raw tests take (printable ASCII) must be found; others (é) are read from parsed records anyway.
+    const texts = ['/rest/v1/products', 'a&b', 'v1/orders?id=1', 'supabase.co/auth', 'é', '東京'];
+    for (const q of texts.slice(0, 4)) expect(expected(q), q).toBeGreaterThan(0);
+    for (const q of texts) expect(await count(q), `${q}, block index being built`).toBe(expected(q));
+    await store.columnsSettled();
+    for (const q of texts) expect(await count(q), `${q}, block index built`).toBe(expected(q));
+    // The whole-block and whole-record tests too: a page of the newest matching records.
+    const res = await t.request(`/api/logs?source=edge_logs&q=${encodeURIComponent('a&b')}&limit=1000&${window}`);
+    expect(((await res.json()) as { result: unknown[] }).result.length).toBe(expected('a&b'));
   });
 
   it('a text no record holds reads no block once the index is built; without the index the answer is the same', async () => {

@@ -16,9 +16,11 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import { unescapedText } from './json-escapes.ts';
 
 const MAGIC = 0x5247584c; // 'LXGR' little-endian
-const FORMAT = 2;
+// 3: a block's bits include the text its JSON escapes stand for (2 missed it: rebuilt).
+const FORMAT = 3;
 const HEAD = 16;
 export const BLOOM_BYTES = 4096;
 const BLOOM_BITS = BLOOM_BYTES * 8;
@@ -192,9 +194,14 @@ export function cutBlockGrams(file: string, seed: number, size: number): void {
   }
 }
 
-/** The bits of one block's raw bytes. */
-export function blockBits(raw: Uint8Array): Int32Array {
+/**
+ * The bits of one block's raw bytes, and of the text their JSON escapes stand for (`\/`,
+ * `\u0026`), which a search for that text must not rule out.
+ */
+export function blockBits(raw: Buffer): Int32Array {
   const bits = new Int32Array(BLOOM_BITS / 32);
   addTrigrams(bits, raw);
+  const text = unescapedText(raw);
+  if (text) addTrigrams(bits, text);
   return bits;
 }

@@ -52,7 +52,7 @@ export function packBlock(raw: Uint8Array, seed: number): PackedBlock {
   block.writeUInt32LE(raw.length, 4);
   block.writeUInt32LE(zlib.crc32(raw, seed), BLOCK_HEADER);
   packed.copy(block, BLOCK_HEADER + BLOCK_CRC_BYTES);
-  return { block, bits: blockBits(raw) };
+  return { block, bits: blockBits(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) };
 }
 
 // A job's state word (the first Int32 of its shared memory).
