@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appOver, DAY, HOUR, importRecords, MIN, NOW, SEC, tempDir, type TestApp } from '../testing/fixtures.ts';
 import { LogStore } from '../store/log-store.ts';
 import { INDEXED_FIELDS } from '../store/field-columns.ts';
+import { COLUMNS_FORMAT } from '../store/scan-columns.ts';
 
 const PROJECTS = ['projaaaaaaaaaaaaaaaa', 'projbbbbbbbbbbbbbbbb'];
 
@@ -325,14 +326,14 @@ describe('a damaged, old or capped field index', () => {
       desc[fieldSection(first).at + 9]! ^= 0x40;
       fs.writeFileSync(first, desc);
       const old = fs.readFileSync(second);
-      old.writeUInt32LE(6, 4);
+      old.writeUInt32LE(COLUMNS_FORMAT - 1, 4);
       fs.writeFileSync(second, old);
       await t.close();
       t = appOver(await LogStore.open(dir));
       expect(await ask()).toEqual(before);
       await t.store.columnsSettled();
       expect(fs.readFileSync(first).equals(whole[0]!)).toBe(true);
-      expect(fs.readFileSync(second).readUInt32LE(4)).toBe(7);
+      expect(fs.readFileSync(second).readUInt32LE(4)).toBe(COLUMNS_FORMAT);
       expect(fieldSection(second).bytes).toBeGreaterThan(0);
       expect(await ask()).toEqual(before);
     } finally {

@@ -6,6 +6,7 @@
  * hold for a partition (not indexed, not built yet, capped, damaged) is read from that
  * partition's records, so an answer never depends on what is indexed, only its speed does.
  */
+import { metadataOfRecord } from '../store/record.ts';
 import { ABSENT, FIRST_TEXT, INDEXED_FIELDS, UNREADABLE } from '../store/field-columns.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
@@ -59,15 +60,6 @@ export function indexedConditions(conditions: readonly FieldCondition[], c: Scan
   return { test, rest };
 }
 
-/** A record's metadata, or undefined when it is not JSON (`readable` false). */
-function metadataOf(raw: Buffer): { readable: boolean; metadata: unknown } {
-  try {
-    const rec = JSON.parse(raw.toString('utf8')) as unknown;
-    return { readable: true, metadata: rec !== null && typeof rec === 'object' ? (rec as { metadata?: unknown }).metadata : undefined };
-  } catch {
-    return { readable: false, metadata: undefined };
-  }
-}
 
 /** Reads row i's record of a partition's columns (its address loaded on first use). */
 function recordReader(store: LogStore, p: Partition, c: ScanColumns): (i: number) => Buffer {
@@ -88,7 +80,7 @@ export function fieldRowTest(store: LogStore, p: Partition, c: ScanColumns, cond
     const match = fieldMatcher(rest)!;
     const record = recordReader(store, p, c);
     out = bothTests(out, (i) => {
-      const m = metadataOf(record(i));
+      const m = metadataOfRecord(record(i).toString('utf8'));
       return m.readable && match(m.metadata);
     });
   }
@@ -135,7 +127,7 @@ export function countFieldRows(store: LogStore, p: Partition, c: ScanColumns, pa
   const keys = unindexed.map((path) => [into.get(path)!, path.split('.')] as const);
   for (let i = from; i < to; i++) {
     if (!every && !pass(i)) continue;
-    const { metadata } = metadataOf(record(i));
+    const { metadata } = metadataOfRecord(record(i).toString('utf8'));
     for (const [m, k] of keys) {
       const v = fieldText(valueAt(metadata, k));
       if (v !== null) m.set(v, (m.get(v) ?? 0) + 1);

@@ -11,7 +11,7 @@ import { readParams, type ParamValues } from '../request.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
 import { NONE, ROW_COLUMNS, type ScanColumns } from '../store/scan-columns.ts';
-import { compareRecordIds } from '../store/record.ts';
+import { compareRecordIds, metadataOfRecord } from '../store/record.ts';
 import { throughEscapes } from '../store/json-escapes.ts';
 import { SOURCE_FIELDS } from '../store/hot-columns.ts';
 import type { LogStore } from '../store/log-store.ts';
@@ -505,13 +505,8 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
       const raw = record();
       if (blockTests.length && !blockTests.every((t) => t(raw))) return false;
       if (text && !text.row(row, record)) return false;
-      let rec: { metadata?: unknown };
-      try {
-        rec = JSON.parse(raw.toString('utf8')) as { metadata?: unknown };
-      } catch {
-        return false;
-      }
-      return fields(rec.metadata);
+      const { readable, metadata } = metadataOfRecord(raw.toString('utf8'));
+      return readable && fields(metadata);
     },
   };
 }

@@ -121,4 +121,27 @@ describe('fields inside records', () => {
       expect(((await res.json()) as { error: { errors: Array<{ location: string }> } }).error.errors[0]!.location).toBe('field');
     }
   });
+
+  it('reads fields inside metadata given as JSON text (CSV rows, some exports), with and without the field index', async () => {
+    const store = await keeper.open(keeper.newDir());
+    const recs = records();
+    // The same records, their metadata written as a JSON string.
+    await importRecords(store, 'edge_logs', recs.map((r) => ({ ...r, metadata: JSON.stringify(r.metadata) })));
+    const t = appOver(store);
+    const byCountry = new Map<string, number>();
+    for (const r of recs) if (country(r)) byCountry.set(country(r)!, (byCountry.get(country(r)!) ?? 0) + 1);
+    const check = async (when: string) => {
+      const paths = await get<{ result: Array<{ path: string }> }>(t, `/api/logs/field-paths?source=edge_logs&${window}`);
+      expect(paths.result.map((x) => x.path), when).toContain('request.headers.cf_ipcountry');
+      const count = await get<{ result: { count: number } }>(t, `/api/logs/count?source=edge_logs&${f('request.headers.cf_ipcountry:DE')}&${window}`);
+      expect(count.result.count, when).toBe(byCountry.get('DE'));
+      const asn = await get<{ result: { count: number } }>(t, `/api/logs/count?source=edge_logs&${f('request.cf.asn:>=1040')}&${window}`);
+      expect(asn.result.count, when).toBe(recs.filter((r) => r.metadata.request.cf.asn >= 1040).length);
+      const facets = await get<{ result: Record<string, Array<{ value: string; count: number }>> }>(t, `/api/logs/facets?source=edge_logs&fields=${encodeURIComponent('request.headers.cf_ipcountry')}&${window}`);
+      expect(new Map(facets.result['request.headers.cf_ipcountry']!.map((v) => [v.value, v.count])), when).toEqual(byCountry);
+    };
+    await check('read from the records');
+    await store.columnsSettled();
+    await check('field index built');
+  });
 });

@@ -9,6 +9,7 @@
  * walk goes on while someone keeps asking, and a finished one is kept for a minute.
  */
 import type { LogStore } from '../store/log-store.ts';
+import { metadataOfRecord } from '../store/record.ts';
 import { NONE } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
 import { fieldsOf, functionTexts, scanRows, splitOf, type ExplorerQuery } from './query.ts';
@@ -141,11 +142,7 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
           if (v === undefined) {
             if (!parsed) {
               parsed = true;
-              try {
-                metadata = (JSON.parse(record().toString('utf8')) as { metadata?: unknown }).metadata;
-              } catch {
-                metadata = undefined;
-              }
+              metadata = metadataOfRecord(record().toString('utf8')).metadata;
             }
             v = fieldText(valueAt(metadata, keys));
           }

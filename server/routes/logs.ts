@@ -27,6 +27,7 @@ import {
 } from '../explorer/query.ts';
 import { AppError, badParam } from '../errors.ts';
 import { StoreFileDamaged } from '../store/damage.ts';
+import { metadataOfRecord } from '../store/record.ts';
 import { SOURCES } from '../sources.ts';
 import { formatIsoMicros } from '../time.ts';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../endpoints/run.ts';
@@ -128,11 +129,9 @@ export function logRoutes(deps: AppDeps): Hono {
       deps.store,
       q,
       (_row, record) => {
-        try {
-          sample.push((JSON.parse(record().toString('utf8')) as { metadata?: unknown }).metadata);
-        } catch {
-          // A record that does not parse tells nothing about fields.
-        }
+        // A record that does not parse tells nothing about fields.
+        const { readable, metadata } = metadataOfRecord(record().toString('utf8'));
+        if (readable) sample.push(metadata);
       },
       { matches: FIELD_SAMPLE, budgetMs: SEARCH_BUDGET_MS * 4, deadline: performance.now() + timeoutMs, signal: c.req.raw.signal },
     );

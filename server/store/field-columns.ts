@@ -24,6 +24,7 @@
  * is read when first asked for and checked against its CRC then.
  */
 import zlib from 'node:zlib';
+import { metadataOfRecord } from './record.ts';
 import { fieldText, valueAt } from '../../contract/fields.ts';
 import { SOURCES, type SourceName } from '../sources.ts';
 
@@ -330,14 +331,7 @@ class FieldIndexBuilder {
       if (!raw) throw new Error('a block of the partition is not written yet');
       for (const i of this.rowsOf.get(blk)!) {
         const at = this.rows.boff[i]!;
-        let metadata: unknown;
-        let readable = true;
-        try {
-          const rec = JSON.parse(raw.toString('utf8', at, at + this.rows.len[i]!)) as unknown;
-          metadata = rec !== null && typeof rec === 'object' ? (rec as { metadata?: unknown }).metadata : undefined;
-        } catch {
-          readable = false;
-        }
+        const { readable, metadata } = metadataOfRecord(raw.toString('utf8', at, at + this.rows.len[i]!));
         for (let j = 0; j < this.paths.length; j++) this.ids[j]![i] = readable ? this.idOf(j, fieldText(valueAt(metadata, this.keys[j]!))) : UNREADABLE;
       }
       done += this.rowsOf.get(blk)!.length;

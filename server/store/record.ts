@@ -26,6 +26,30 @@ export interface StoredRecord {
   level?: string | null;
 }
 
+/**
+ * A stored record's metadata as its fields are read (field paths, filters, facets, the field
+ * index): metadata given as JSON text (CSV rows, some exports) is parsed, as logs.all reads it.
+ * `readable` is false when the record is not JSON at all.
+ */
+export function metadataOfRecord(text: string): { readable: boolean; metadata: unknown } {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(text);
+  } catch {
+    return { readable: false, metadata: undefined };
+  }
+  let metadata = rec !== null && typeof rec === 'object' ? (rec as { metadata?: unknown }).metadata : undefined;
+  if (typeof metadata === 'string') {
+    try {
+      metadata = JSON.parse(metadata);
+    } catch {
+      // Refused at import; a text that is not JSON has no fields.
+      metadata = undefined;
+    }
+  }
+  return { readable: true, metadata };
+}
+
 /** Records of one instant in the order logs.all returns them: by id, ascending (code units). */
 export function compareRecordIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -43,7 +43,8 @@ import type { Db, SqlValue } from './db.ts';
 import { FieldIndex, fieldListCrc, indexedFieldsOf, type SectionReader } from './field-columns.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
-const FORMAT = 7;
+// 8: the field index reads metadata given as JSON text (7 saw no fields in it: rebuilt).
+export const COLUMNS_FORMAT = 8;
 const HEAD = 136;
 const DICTS_AT = 20;
 const SOURCE_AT = 28;
@@ -467,7 +468,7 @@ export function encodeScanColumns(c: ScanColumns, id: { source: number; start: n
   const fields = fx ? fx.encode() : Buffer.alloc(0);
   const out = Buffer.alloc(start + c.n * BYTES_PER_ROW + c.hours.m * HOUR_COLUMNS.length * 4 + pc.k * PATH_COLUMNS.length * 4 + fields.length);
   out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt32LE(FORMAT, 4);
+  out.writeUInt32LE(COLUMNS_FORMAT, 4);
   out.writeUInt32LE(c.n, 8);
   out.writeUInt32LE(c.hours.m, 12);
   out.writeUInt32LE(pc.k, 16);
@@ -581,7 +582,7 @@ function readHead(fd: number, id: ColumnsIdentity): Head | null {
   const size = fs.fstatSync(fd).size;
   const head = Buffer.alloc(HEAD);
   if (size < HEAD || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD) return null;
-  if (head.readUInt32LE(0) !== MAGIC || head.readUInt32LE(4) !== FORMAT) return null;
+  if (head.readUInt32LE(0) !== MAGIC || head.readUInt32LE(4) !== COLUMNS_FORMAT) return null;
   if (head.toString('hex', EPOCH_AT, EPOCH_AT + 8) !== id.epoch) return null;
   if (head.readUInt32LE(SOURCE_AT) !== id.source || head.readDoubleLE(START_AT) !== id.start || head.readUInt32LE(VERSION_AT) !== id.version) return null;
   const n = head.readUInt32LE(8);
