@@ -3,6 +3,7 @@ import type { ApiCountsRow, EndpointListing } from '../../../contract/api-types.
 import { bucketedRules, MissingRule, tierRules } from '../api/rules.ts';
 import {
   bucketStarts,
+  chartBucketIndex,
   isUtcDayUnit,
   seriesOf,
   spanLabel,
@@ -201,5 +202,12 @@ describe('zeroFillUsageBuckets', () => {
 describe('usageTotals', () => {
   it('sums each family separately', () => {
     expect(usageTotals([row('a', 1, 2, 3, 4), row('b', 10, 20, 30, 40)])).toEqual({ rest: 11, storage: 22, auth: 33, realtime: 44 });
+  });
+});
+
+describe('chartBucketIndex', () => {
+  it('reads an index given as a number or a string; anything else is none', () => {
+    expect([3, '3', 0, '0'].map(chartBucketIndex)).toEqual([3, 3, 0, 0]);
+    expect([-1, '1.5', 'x', null, undefined, NaN, 2.5].map(chartBucketIndex)).toEqual([null, null, null, null, null, null, null]);
   });
 });

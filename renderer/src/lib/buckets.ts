@@ -133,3 +133,9 @@ export function usageTotals(rows: readonly ApiCountsRow[]): UsageTotals {
   for (const r of rows) addRow(t, r);
   return t;
 }
+
+/** The bucket a chart event points at: recharts gives its index as a number or a string (null: none). */
+export function chartBucketIndex(raw: unknown): number | null {
+  const i = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : NaN;
+  return Number.isInteger(i) && i >= 0 ? i : null;
+}

@@ -19,7 +19,7 @@ import { ProjectPicker } from '../../ui/project-picker.tsx';
 import { Segmented } from '../../ui/segmented.tsx';
 import { ChartSkeleton, StatsSkeleton } from '../../ui/skeleton.tsx';
 import { Stat } from '../../ui/stat.tsx';
-import { isUtcDayUnit, seriesOf, spanLabel, unitName, usageTotals, zeroFillUsageBuckets, type UsageBucket } from '../../lib/buckets.ts';
+import { chartBucketIndex, isUtcDayUnit, seriesOf, spanLabel, unitName, usageTotals, zeroFillUsageBuckets, type UsageBucket } from '../../lib/buckets.ts';
 import { formatCompact, formatInt } from '../../lib/format.ts';
 import { usageBucketLogs } from '../../lib/logs-view.ts';
 import { escapeRe2 } from '../../lib/regex.ts';
@@ -243,9 +243,8 @@ export function UsagePage() {
                   margin={{ top: 8, right: 24, bottom: 0, left: 0 }}
                   barCategoryGap={buckets.length > 30 ? '8%' : '20%'}
                   onClick={(state) => {
-                    const idx = state?.activeTooltipIndex;
-                    const i = typeof idx === 'number' ? idx : typeof idx === 'string' ? Number(idx) : NaN;
-                    const b = Number.isInteger(i) ? buckets[i] : undefined;
+                    const i = chartBucketIndex(state?.activeTooltipIndex);
+                    const b = i === null ? undefined : buckets[i];
                     if (b) openLogs(b);
                   }}
                 >

@@ -10,6 +10,7 @@ import { partialBucket, selectionRange, seriesOf, toneColor, type Series } from 
 import { BucketTooltip, type TooltipNote } from '../../../ui/chart-tooltip.tsx';
 import { useTimeMode } from '../../../ui/time-mode.tsx';
 import { zoneOf } from '../../../lib/time-display.ts';
+import { chartBucketIndex } from '../../../lib/buckets.ts';
 
 function precisionFor(width: number): TimePrecision {
   return width < MICROS.minute ? 'second' : 'minute';
@@ -19,12 +20,6 @@ function precisionFor(width: number): TimePrecision {
 function tickFormatter(width: number, span: number, timeZone?: string): (us: number) => string {
   if (span > 2 * MICROS.day) return (us) => `${formatShortDate(us, timeZone)} ${formatTime(us, 'minute', timeZone)}`;
   return (us) => formatTime(us, precisionFor(width), timeZone);
-}
-
-/** recharts gives the hovered bucket's index as a number or a string. */
-function indexOf(raw: unknown): number | null {
-  const i = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : NaN;
-  return Number.isInteger(i) && i >= 0 ? i : null;
 }
 
 /** The compared period's counts, one per bucket on screen (null where it has none). */
@@ -179,11 +174,11 @@ export function ExplorerHistogram({
             barCategoryGap={buckets.length > 40 ? '10%' : '20%'}
             onMouseDown={(state) => {
               // The hover index, when the press comes before the chart has seen the pointer move.
-              const i = indexOf(state?.activeTooltipIndex) ?? hover.current;
+              const i = chartBucketIndex(state?.activeTooltipIndex) ?? hover.current;
               if (i !== null) setDrag({ from: i, to: i });
             }}
             onMouseMove={(state) => {
-              const i = indexOf(state?.activeTooltipIndex);
+              const i = chartBucketIndex(state?.activeTooltipIndex);
               hover.current = i;
               if (drag && i !== null && i !== drag.to) setDrag({ ...drag, to: i });
             }}
