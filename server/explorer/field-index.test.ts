@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appOver, DAY, HOUR, importRecords, MIN, NOW, SEC, tempDir, type TestApp } from '../testing/fixtures.ts';
+import { appOver, DAY, fieldSectionOf, HOUR, importRecords, MIN, NOW, SEC, tempDir, type TestApp } from '../testing/fixtures.ts';
 import { LogStore } from '../store/log-store.ts';
 import { INDEXED_FIELDS } from '../store/field-columns.ts';
 import { COLUMNS_FORMAT } from '../store/scan-columns.ts';
@@ -259,16 +259,6 @@ describe('fields inside records, from the field index', () => {
   });
 });
 
-/** The field index section of a columns file: where it starts, and where its first path's ids are. */
-function fieldSection(file: string): { at: number; bytes: number; firstIds: number } {
-  const buf = fs.readFileSync(file);
-  const bytes = buf.readUInt32LE(124);
-  const at = buf.length - bytes;
-  const d = buf.readUInt32LE(at);
-  const desc = JSON.parse(buf.toString('utf8', at + 8, at + 8 + d)) as { paths: Array<{ texts: number }> };
-  return { at, bytes, firstIds: at + 8 + d + desc.paths[0]!.texts };
-}
-
 describe('a damaged, old or capped field index', () => {
   it('answers the same from the records meanwhile, and is built again', async () => {
     const recs = records(23, 300);
@@ -310,7 +300,7 @@ describe('a damaged, old or capped field index', () => {
       // A flipped byte in the first path's ids: that path is read from the records, and the file built again.
       for (const f of files) {
         const buf = fs.readFileSync(f);
-        buf[fieldSection(f).firstIds]! ^= 0x01;
+        buf[fieldSectionOf(f).firstIds]! ^= 0x01;
         fs.writeFileSync(f, buf);
       }
       await t.close();
@@ -323,7 +313,7 @@ describe('a damaged, old or capped field index', () => {
       // A flipped byte in the descriptor, and a file of the previous format: built again (in the background, or when asked).
       const [first, second] = files as [string, string];
       const desc = fs.readFileSync(first);
-      desc[fieldSection(first).at + 9]! ^= 0x40;
+      desc[fieldSectionOf(first).at + 9]! ^= 0x40;
       fs.writeFileSync(first, desc);
       const old = fs.readFileSync(second);
       old.writeUInt32LE(COLUMNS_FORMAT - 1, 4);
@@ -334,7 +324,7 @@ describe('a damaged, old or capped field index', () => {
       await t.store.columnsSettled();
       expect(fs.readFileSync(first).equals(whole[0]!)).toBe(true);
       expect(fs.readFileSync(second).readUInt32LE(4)).toBe(COLUMNS_FORMAT);
-      expect(fieldSection(second).bytes).toBeGreaterThan(0);
+      expect(fieldSectionOf(second).bytes).toBeGreaterThan(0);
       expect(await ask()).toEqual(before);
     } finally {
       await t.close();

@@ -12,7 +12,7 @@ import { partFileName, StoreFileDamaged } from './damage.ts';
 import { EngineTrapped, loadEngine, openDbSync, type Db } from './db.ts';
 import { Partition } from './partition.ts';
 import { verifyRecordFile } from './record-blocks.ts';
-import { columnsFileOf, readScanColumns, ROW_COLUMNS } from './scan-columns.ts';
+import { columnsFileOf, readScanColumns, ROW_COLUMNS, type ScanColumns } from './scan-columns.ts';
 import { PARTS_DIR, PATHS_FILE, URL_MATCHES_FILE, URLS_FILE } from './store-files.ts';
 import { readDerivedEpoch, verifyTextFile } from './text-dictionary.ts';
 import { checkUrlMatches, urlsLogAt } from './url-match-file.ts';
@@ -105,13 +105,16 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
           read(colsFile);
           const pathsBytes = sizeOf(pathsFile);
           let ok = false;
+          let fieldsOk = true;
           try {
             const c = readScanColumns(colsFile, { source: row.source, start: row.start, version: row.version, epoch: epoch ?? '', rows: row.rows, pathsOk: (b) => b <= pathsBytes });
             ok = c !== null && c.load(ROW_COLUMNS).pathCounts.k >= 0;
+            if (c && ok) fieldsOk = fieldIndexWhole(c);
           } catch {
             ok = false;
           }
           if (!ok) find(partFileName(colsFile), 'derived', 'not whole, not this version’s, or built against another paths.log: rebuilt when next needed');
+          else if (!fieldsOk) find(partFileName(colsFile), 'derived', 'its field index fails a check: fields are read from the records until it is rebuilt in the background');
         }
       }
       read(p.blocks.file);
@@ -151,4 +154,13 @@ export function formatCheckReport(r: CheckReport): string[] {
       : 'DAMAGED: restore the committed files listed from a backup (or the whole folder), or delete their sources and import them again',
   );
   return lines;
+}
+
+/** Reads every part of a columns file's field index (when it has one) and checks it: false when one fails. */
+function fieldIndexWhole(c: ScanColumns): boolean {
+  let whole = true;
+  c.onFieldsDamaged = () => (whole = false);
+  const fx = c.fieldIndex();
+  for (const p of fx?.paths ?? []) if (!fx!.capped(p)) void (fx!.texts(p), fx!.ids(p), fx!.counts(p));
+  return whole;
 }

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appOver, DAY, edgeRecord, fnRecord, HOUR, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
+import { appOver, DAY, edgeRecord, fieldSectionOf, fnRecord, HOUR, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { spawnSync } from 'node:child_process';
 import { checkStore, formatCheckReport } from './check.ts';
 import { StoreRefused } from './damage.ts';
@@ -351,6 +351,20 @@ describe('npm run check', () => {
     expect(listing(dir)).toEqual(files);
     for (const f of Object.keys(files)) expect(fs.statSync(path.join(dir, f)).mtimeMs, f).toBe(mtimes[f]);
     expect(formatCheckReport(r).at(-1)).toMatch(/^DAMAGED: restore the committed files listed/);
+  });
+
+  it('reads the field index of each columns file: a flipped id is a derived finding, and nothing is written', async () => {
+    const { dir } = await damagedLater();
+    expect((await checkStore(dir)).findings).toEqual([]);
+    const cols = partsOf(dir, 'edge_logs', '.cols').find((f) => fieldSectionOf(f).bytes > 0)!;
+    const bytes = fs.readFileSync(cols);
+    bytes[fieldSectionOf(cols).firstIds]! ^= 0x01;
+    fs.writeFileSync(cols, bytes);
+    const r = await checkStore(dir);
+    expect(r.findings).toEqual([{ file: `parts/edge_logs/${path.basename(cols)}`, kind: 'derived', problem: expect.stringMatching(/field index fails a check/) }]);
+    // Derived damage only: the store is fine to open (the index is rebuilt in the background).
+    expect(r.ok).toBe(true);
+    expect(fs.readFileSync(cols).equals(bytes)).toBe(true);
   });
 
   it('as a command: prints the report and exits 1 when a committed file is damaged', async () => {

@@ -164,3 +164,13 @@ export async function rows<T = Record<string, unknown>>(t: TestApp, name: string
   if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(body)}`);
   return body.result ?? [];
 }
+
+/** The field index section of a columns file: where it starts, and where its first path's ids are. */
+export function fieldSectionOf(file: string): { at: number; bytes: number; firstIds: number } {
+  const buf = fs.readFileSync(file);
+  const bytes = buf.readUInt32LE(124);
+  const at = buf.length - bytes;
+  const d = buf.readUInt32LE(at);
+  const desc = JSON.parse(buf.toString('utf8', at + 8, at + 8 + d)) as { paths: Array<{ texts: number }> };
+  return { at, bytes, firstIds: at + 8 + d + desc.paths[0]!.texts };
+}
