@@ -13,6 +13,7 @@ import type { ImportRun } from '../contract/api-types.ts';
 import { ResultsCache } from './endpoints/cache.ts';
 import { AppError, errorBody } from './errors.ts';
 import { json, mountRoutes } from './http.ts';
+import { answeringStarted } from './turns.ts';
 import { DEFAULT_BODY_TIMEOUT_MS } from './request.ts';
 import { clockRoutes } from './routes/clock.ts';
 import { connectionRoutes } from './routes/connections.ts';
@@ -94,6 +95,18 @@ export function createApp(deps: AppDeps) {
       throw new AppError('unauthorized', 'a valid X-API-KEY header is required');
     }
     await next();
+  });
+
+  // Reads are answered before an import's or a sync's next turn (server/turns.ts): the import
+  // upload and other writes are not reads (an upload lasts as long as its import).
+  app.use('*', async (c, next) => {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !c.req.path.startsWith('/api/endpoints/')) return next();
+    const answered = answeringStarted();
+    try {
+      await next();
+    } finally {
+      answered();
+    }
   });
 
   // ---- the API: each module's routes, other methods a 405 (server/http.ts, mountRoutes) ----

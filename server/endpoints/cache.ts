@@ -12,6 +12,7 @@
  */
 import type { EndpointDefinition } from '../../queries/registry.ts';
 import type { ResultRow } from './run.ts';
+import { turnForRequests } from '../turns.ts';
 
 /** Most entries kept; past it the least recently used entry goes. */
 export const MAX_CACHE_ENTRIES = 500;
@@ -62,7 +63,6 @@ export interface CacheResult extends Computed {
   ttl?: number;
 }
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class ResultsCache {
   /** In least-recently-used order: a request moves its entry to the end. */
@@ -202,7 +202,7 @@ export class ResultsCache {
         this.remove(key, entry);
       }
       // Requests that arrived during that computation go before the next one.
-      await yieldToEventLoop();
+      await turnForRequests();
     }
   }
 

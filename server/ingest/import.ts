@@ -17,6 +17,7 @@ import { ContentTooLarge, FormatError, type Recoded } from './formats.ts';
 import { ImportCancelled, openParser, ParserFailure, type ImportInput, type ParserMode } from './parse-host.ts';
 import type { ImportErrorEntry, ImportReport, ImportSourceCounts } from '../../contract/api-types.ts';
 import { unpackBatch } from './parse-protocol.ts';
+import { turnForRequests } from '../turns.ts';
 
 export { MAX_LISTED_ERRORS } from './parse-job.ts';
 export { ImportCancelled };
@@ -64,7 +65,6 @@ export class ImportTooLarge extends ImportFailure {
   }
 }
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Records inserted in one call, and the time after which the rest of a batch waits for a turn of requests. */
 const INSERT_SLICE_RECORDS = 250;
 const INSERT_SLICE_MS = 8;
@@ -183,7 +183,7 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
               report.duplicates += r.duplicates;
               counts.imported += r.imported;
               counts.duplicates += r.duplicates;
-              if (at < records.length) await yieldToEventLoop();
+              if (at < records.length) await turnForRequests();
             }
             opts.onProgress?.({ ...progress });
           }
@@ -193,7 +193,7 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
           }
           session.ack();
           // Let endpoint requests run between batches.
-          await yieldToEventLoop();
+          await turnForRequests();
         }
       } catch (err) {
         if (err instanceof FormatError) throw new ImportFailure(err.message);

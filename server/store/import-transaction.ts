@@ -19,6 +19,7 @@ import type { Partition } from './partition.ts';
 import type { PartitionMap } from './partition-map.ts';
 import { buildScanColumnsInSteps, columnsFileOf, type ColumnName, type ScanColumns } from './scan-columns.ts';
 import { linkOrCopy, removeVersionFiles, ROLLBACK_FILE } from './store-files.ts';
+import { turnForRequests } from '../turns.ts';
 
 /** What an import changed, so that a failure can put everything back. */
 interface ImportState {
@@ -286,7 +287,7 @@ export class ImportTransaction {
    * changes or leaves memory meanwhile (the background builder makes it after the commit).
    */
   private async runSteps(state: ImportState): Promise<void> {
-    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const turn = turnForRequests;
     try {
       while (state.steps.length && this.state === state && !state.stopped) {
         await turn();

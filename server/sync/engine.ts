@@ -45,6 +45,7 @@ import type { RateBudget } from './rate-budget.ts';
 import { logflareQuery, managementQuery, RemoteError, type Dialect } from './remote.ts';
 import type { SavedSourceState } from './state.ts';
 import type { Timers } from './timers.ts';
+import { turnForRequests } from '../turns.ts';
 
 export type { SyncErrorKind, SyncStateName, WaitReason } from '../../contract/api-types.ts';
 
@@ -59,7 +60,6 @@ const MAX_WARNINGS = 5;
  * thousand records, and the app's other answers wait while a slice is worked on.
  */
 const SLICE_ROWS = 500;
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The catalog meta key of a source's sync cursor. */
 export function cursorKey(connectionId: string, source: SourceInfo): string {
@@ -198,7 +198,7 @@ export function convertRows(rows: readonly unknown[], source: SourceInfo, projec
 async function convertInSlices(rows: readonly unknown[], source: SourceInfo, project: string, shape: 'query' | 'clickhouse'): Promise<Batch> {
   const out: Batch = { records: [], keys: [], rejected: 0 };
   for (let i = 0; i < rows.length; i += SLICE_ROWS) {
-    if (i > 0) await yieldToEventLoop();
+    if (i > 0) await turnForRequests();
     const b = spanOf('sync: convert rows', () => convertRows(rows.slice(i, i + SLICE_ROWS), source, project, shape));
     out.records.push(...b.records);
     out.keys.push(...b.keys);
@@ -501,7 +501,7 @@ export class SourceWorker {
     await this.ctx.store.withWriter(this.source.name, async (writer) => {
       let imported = 0;
       for (let i = 0; i < batch.records.length; i += SLICE_ROWS) {
-        if (i > 0) await yieldToEventLoop();
+        if (i > 0) await turnForRequests();
         imported += spanOf('sync: insert rows', () => writer.write(batch.records.slice(i, i + SLICE_ROWS))).imported;
       }
       next = { cursor, records: before.records + imported, rejected: before.rejected + batch.rejected };

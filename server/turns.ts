@@ -1,0 +1,55 @@
+/**
+ * Turns between the server's own long work (an import's insert slices and staging steps, a
+ * sync's batches) and the requests pages send. A turn used to be one pass of the event loop, so
+ * a request that awaited ten times (each partition of a walk, each file read) waited for ten
+ * slices of the import. Now a turn waits until no read is being answered, for at most
+ * MAX_TURN_WAIT_MS (a steady stream of requests must not stop an import): a request waits for
+ * the slice that was running when it came, then for nothing but itself.
+ */
+
+/** The longest a turn waits for the reads being answered (ms). */
+export const MAX_TURN_WAIT_MS = 50;
+
+let answering = 0;
+let waiting: Array<() => void> = [];
+
+/** A read is being answered (the app's middleware); call the result when its answer is ready. */
+export function answeringStarted(): () => void {
+  answering++;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    answering--;
+    if (answering === 0 && waiting.length) {
+      const resume = waiting;
+      waiting = [];
+      // After this turn of the loop: the answer is written first.
+      setImmediate(() => {
+        for (const r of resume) r();
+      });
+    }
+  };
+}
+
+/** Reads being answered now. */
+export function readsAnswering(): number {
+  return answering;
+}
+
+/** A turn for requests: one pass of the event loop, then until no read is being answered (at most MAX_TURN_WAIT_MS). */
+export async function turnForRequests(): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (answering === 0) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      waiting = waiting.filter((r) => r !== done);
+      resolve();
+    }, MAX_TURN_WAIT_MS);
+    waiting.push(done);
+  });
+}
