@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { generateRecords } from '../server/demo/generate.ts';
 import { writeExport } from '../server/demo/write-export.ts';
@@ -262,3 +263,39 @@ export function exited(child: ChildProcess): Promise<number | null> {
 
 export const mib = (bytes: number) => bytes / 1024 / 1024;
 export const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** What an import's answer reports (contract/api-types.ts has the whole shape). */
+export interface ImportReport {
+  imported: number;
+  duplicates: number;
+  rejected: number;
+}
+
+/** POST /api/imports with the file streamed as the raw body; seconds until the answer. */
+export function postFile(port: number, key: string, file: BenchFile): Promise<{ seconds: number; report: ImportReport }> {
+  const t = performance.now();
+  return new Promise((resolve, reject) => {
+    const q = new URLSearchParams({ source: file.source, filename: path.basename(file.path) });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/api/imports?${q}`,
+        agent: false,
+        headers: { 'X-API-KEY': key, 'Content-Type': 'application/x-ndjson', 'Content-Length': file.bytes },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 200) return reject(new Error(`import of ${file.path}: ${res.statusCode} ${body.slice(0, 300)}`));
+          resolve({ seconds: (performance.now() - t) / 1000, report: (JSON.parse(body) as { result: ImportReport }).result });
+        });
+      },
+    );
+    req.on('error', reject);
+    fs.createReadStream(file.path, { highWaterMark: 1 << 20 }).on('error', reject).pipe(req);
+  });
+}

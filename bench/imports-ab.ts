@@ -9,14 +9,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ImportReport } from '../contract/api-types.ts';
 import { DEMO_PROJECTS } from '../server/demo/generate.ts';
 import { formatIsoMicros } from '../server/time.ts';
-import { BENCH_DIR, BENCH_NOW, benchFiles, exited, fmt, waitForLine, type BenchFile } from './data.ts';
+import { BENCH_DIR, BENCH_NOW, benchFiles, exited, fmt, postFile, waitForLine, type BenchFile } from './data.ts';
 import { orderedFile, readOrders } from './order.ts';
 import { describeStalls, pageRequests, probeEvery, stageTotals, stallBreakdown, summarizeWaits, type StallBreakdown, type WaitSummary } from './waits.ts';
 
@@ -49,25 +47,6 @@ async function serve(dir: string, dataDir: string, activityFile: string): Promis
   return { child, port: Number(m[1]) };
 }
 
-function postFile(port: number, file: BenchFile): Promise<{ seconds: number; report: ImportReport }> {
-  const t = performance.now();
-  return new Promise((resolve, reject) => {
-    const q = new URLSearchParams({ source: file.source, filename: path.basename(file.path) });
-    const headers = { 'X-API-KEY': KEY, 'Content-Type': 'application/x-ndjson', 'Content-Length': file.bytes };
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/api/imports?${q}`, agent: false, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) return reject(new Error(`import of ${file.path}: ${res.statusCode} ${body.slice(0, 300)}`));
-        resolve({ seconds: (performance.now() - t) / 1000, report: (JSON.parse(body) as { result: ImportReport }).result });
-      });
-    });
-    req.on('error', reject);
-    fs.createReadStream(file.path, { highWaterMark: 1 << 20 }).on('error', reject).pipe(req);
-  });
-}
-
 interface Run {
   dir: string;
   order: string;
@@ -95,12 +74,12 @@ async function importRun(dir: string, files: { fn: BenchFile; edge: BenchFile },
     const flushed = () => new Promise((res) => setTimeout(res, 500));
     let prober = probeEvery(s.port, KEY, requests);
     const fnFrom = now();
-    const fn = await postFile(s.port, files.fn);
+    const fn = await postFile(s.port, KEY, files.fn);
     const fnTo = now();
     const duringFn = await prober.stop();
     prober = probeEvery(s.port, KEY, requests);
     const edgeFrom = now();
-    const edge = await postFile(s.port, files.edge);
+    const edge = await postFile(s.port, KEY, files.edge);
     const edgeTo = now();
     const duringEdge = await prober.stop();
     await flushed();

@@ -39,6 +39,7 @@ import {
   fmt,
   mib,
   percentiles,
+  postFile,
   procMemory,
   REPO_DIR,
   sampleRss,
@@ -48,6 +49,7 @@ import {
   type BenchCase,
   type BenchFile,
   type ExplorerCase,
+  type ImportReport,
   type Percentiles,
 } from './data.ts';
 import type { DuckArgs, DuckFieldArgs, DuckFieldRun, DuckRestart, DuckRun, ExplorerAnswer, Row } from './scale-duckdb.ts';
@@ -127,41 +129,6 @@ class Client {
   close(): void {
     this.agent.destroy();
   }
-}
-
-interface ImportReport {
-  imported: number;
-  duplicates: number;
-  rejected: number;
-}
-
-/** POST /api/imports with the file streamed as the raw body; seconds until the answer. */
-function postFile(port: number, file: BenchFile): Promise<{ seconds: number; report: ImportReport }> {
-  const t = performance.now();
-  return new Promise((resolve, reject) => {
-    const q = new URLSearchParams({ source: file.source, filename: path.basename(file.path) });
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: `/api/imports?${q}`,
-        agent: false,
-        headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/x-ndjson', 'Content-Length': file.bytes },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) return reject(new Error(`import of ${file.path}: ${res.statusCode} ${body.slice(0, 300)}`));
-          resolve({ seconds: (performance.now() - t) / 1000, report: (JSON.parse(body) as { result: ImportReport }).result });
-        });
-      },
-    );
-    req.on('error', reject);
-    fs.createReadStream(file.path, { highWaterMark: 1 << 20 }).on('error', reject).pipe(req);
-  });
 }
 
 /** Asks `p` back to back on its own connection until stopped; the waits in ms. */
@@ -515,7 +482,7 @@ async function importUnderProbes(s: Served, files: { fn: BenchFile; edge: BenchF
   const flushed = () => new Promise((res) => setTimeout(res, 500)); // the activity log is written every 200 ms
   let prober = probeEvery(s.port, KEY, requests);
   const fnFrom = now();
-  const fn = await postFile(s.port, files.fn);
+  const fn = await postFile(s.port, KEY, files.fn);
   const fnTo = now();
   const duringFn = await prober.stop();
   await flushed();
@@ -523,7 +490,7 @@ async function importUnderProbes(s: Served, files: { fn: BenchFile; edge: BenchF
   log(`${order}: function edge imported in ${fmt(fn.seconds, 2)} s; ${describeStages(fnStages)}`);
   prober = probeEvery(s.port, KEY, requests);
   const edgeFrom = now();
-  const edge = await postFile(s.port, files.edge);
+  const edge = await postFile(s.port, KEY, files.edge);
   const edgeTo = now();
   const duringEdge = await prober.stop();
   await flushed();
@@ -613,7 +580,7 @@ async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, sma
 
   // A small import: it is acknowledged only once saved, and a save writes the store.
   const prober = probe(s.port, `/api/endpoints/logs.all?project=${edgeProject}&project_tier=PRO`);
-  const saved = await postFile(s.port, small);
+  const saved = await postFile(s.port, KEY, small);
   const duringSave = await prober.stop();
   if (saved.report.imported !== small.records) throw new Error(`import of ${small.path}: ${JSON.stringify(saved.report)}`);
 
@@ -931,7 +898,7 @@ async function runFieldsOnly(n: number): Promise<boolean> {
   const log = (msg: string) => console.error(`[${n} fields] ${msg}`);
   const loadStart = os.loadavg();
   const s = await serve(dataDir, activity);
-  const imported = await postFile(s.port, edge);
+  const imported = await postFile(s.port, KEY, edge);
   if (imported.report.imported !== edge.records) throw new Error(`import of ${edge.path}: ${JSON.stringify(imported.report)}`);
   const importedAt = performance.timeOrigin + performance.now();
   log(`edge imported in ${fmt(imported.seconds, 1)} s`);
