@@ -105,7 +105,6 @@ export function mergePages(pages: ReadonlyArray<readonly LogRow[]>): LogRow[] {
   return out;
 }
 
-/** Case-insensitive match of a filter text against a row's visible fields. */
 /** A message match this far in is past what a table cell shows. */
 const VISIBLE_MESSAGE_CHARS = 60;
 
