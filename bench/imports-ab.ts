@@ -12,11 +12,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEMO_PROJECTS } from '../server/demo/generate.ts';
 import { formatIsoMicros } from '../server/time.ts';
-import { BENCH_DIR, BENCH_NOW, benchFiles, exited, fmt, postFile, waitForLine, type BenchFile } from './data.ts';
-import { orderedFile, readOrders } from './order.ts';
-import { describeStalls, pageRequests, probeEvery, stageTotals, stallBreakdown, summarizeWaits, type StallBreakdown, type WaitSummary } from './waits.ts';
+import { BENCH_DIR, BENCH_NOW, benchFiles, exited, fmt, waitForLine, type BenchFile } from './data.ts';
+import { orderedFile, readOrders, type RecordOrder } from './order.ts';
+import { describeStalls, importUnderProbes, type StallBreakdown, type WaitSummary } from './waits.ts';
 
 const { values } = parseArgs({
   options: {
@@ -62,45 +61,26 @@ interface Run {
   stages: { fn: Record<string, { count: number; ms: number }>; edge: Record<string, { count: number; ms: number }> };
 }
 
-async function importRun(dir: string, files: { fn: BenchFile; edge: BenchFile }, order: string, round: number): Promise<Run> {
+async function importRun(dir: string, files: { fn: BenchFile; edge: BenchFile }, order: RecordOrder, round: number): Promise<Run> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lx-ab-'));
   const activity = `${dataDir}.activity.ndjson`;
   const load = { before: os.loadavg(), after: [] as number[] };
   const s = await serve(dir, dataDir, activity);
   try {
-    const ref = DEMO_PROJECTS[0]!.ref;
-    const requests = Object.values(pageRequests(ref, ref)).flat();
-    const now = () => performance.timeOrigin + performance.now();
-    const flushed = () => new Promise((res) => setTimeout(res, 500));
-    let prober = probeEvery(s.port, KEY, requests);
-    const fnFrom = now();
-    const fn = await postFile(s.port, KEY, files.fn);
-    const fnTo = now();
-    const duringFn = await prober.stop();
-    prober = probeEvery(s.port, KEY, requests);
-    const edgeFrom = now();
-    const edge = await postFile(s.port, KEY, files.edge);
-    const edgeTo = now();
-    const duringEdge = await prober.stop();
-    await flushed();
-    for (const [file, r] of [[files.fn, fn.report], [files.edge, edge.report]] as const) {
-      if (r.imported !== file.records || r.rejected !== 0) throw new Error(`import of ${file.path}: ${JSON.stringify(r)}`);
-    }
-    const both = new Map([...duringFn].map(([page, w]) => [page, [...w, ...(duringEdge.get(page) ?? [])]]));
-    const waits = summarizeWaits(both);
+    const run = await importUnderProbes(s.port, KEY, files, order, activity, () => undefined);
     load.after = os.loadavg();
     return {
       dir,
       order,
       round,
       load,
-      fnSeconds: fn.seconds,
-      edgeSeconds: edge.seconds,
-      longest: Math.max(...Object.values(waits).map((w) => w.max)),
-      p99: Math.max(...Object.values(waits).map((w) => w.p99)),
-      waits,
-      stalls: stallBreakdown(both, activity),
-      stages: { fn: stageTotals(activity, fnFrom, fnTo + 400), edge: stageTotals(activity, edgeFrom, edgeTo + 400) },
+      fnSeconds: run.fnSeconds,
+      edgeSeconds: run.edgeSeconds,
+      longest: Math.max(...Object.values(run.waits).map((w) => w.max)),
+      p99: Math.max(...Object.values(run.waits).map((w) => w.p99)),
+      waits: run.waits,
+      stalls: run.stalls,
+      stages: run.stages,
     };
   } finally {
     s.child.kill('SIGTERM');

@@ -55,7 +55,7 @@ import {
 import type { DuckArgs, DuckFieldArgs, DuckFieldRun, DuckRestart, DuckRun, ExplorerAnswer, Row } from './scale-duckdb.ts';
 import { DEMO_PROJECTS } from '../server/demo/generate.ts';
 import { orderedFile, readOrders, type RecordOrder } from './order.ts';
-import { describeStages, describeStalls, pageAnswers, stageTotals, pageRequests, probeEvery, stallBreakdown, summarizeWaits, type StallBreakdown, type WaitSummary } from './waits.ts';
+import { describeStalls, importUnderProbes, pageAnswers, pageRequests, probeEvery, stageTotals, summarizeWaits, type ImportRun, type StallBreakdown, type WaitSummary } from './waits.ts';
 
 const { values } = parseArgs({
   options: {
@@ -276,20 +276,6 @@ function busiest(sources: Source[], name: string): string {
 }
 
 /** Both files imported while every page's default request is asked every 50 ms. */
-interface ImportRun {
-  order: RecordOrder;
-  fnSeconds: number;
-  edgeSeconds: number;
-  reports: ImportReport[];
-  /** Per page request, over both imports. */
-  waits: Record<string, WaitSummary>;
-  /** logs.all PRO during the edge import alone (the figure earlier runs reported). */
-  logsAllDuringEdge: WaitSummary;
-  stalls: StallBreakdown;
-  /** Where the server's time went during each import, by stage (the activity log's totals). */
-  stages: { fn: Record<string, { count: number; ms: number }>; edge: Record<string, { count: number; ms: number }> };
-}
-
 interface OursRun {
   imports: ImportRun;
   /** The first and second answer of each page's default requests, each on a server just restarted. */
@@ -473,47 +459,6 @@ async function runExplorer(client: Client, pid: number, edgeProject: string): Pr
   return { cases, deep, search, notes, nomatch: { seconds, pages: pageMs.length, page: percentiles(pageMs) }, rss: { before, peak: rss.max(), after: procMemory(pid)!.rss } };
 }
 
-/** Imports both files into a running server with every page probed meanwhile. */
-async function importUnderProbes(s: Served, files: { fn: BenchFile; edge: BenchFile }, order: RecordOrder, activityFile: string, log: (msg: string) => void): Promise<ImportRun> {
-  // The busiest project of the generator (the bench's projects are only known after the imports).
-  const ref = DEMO_PROJECTS[0]!.ref;
-  const requests = Object.values(pageRequests(ref, ref)).flat();
-  const now = () => performance.timeOrigin + performance.now();
-  const flushed = () => new Promise((res) => setTimeout(res, 500)); // the activity log is written every 200 ms
-  let prober = probeEvery(s.port, KEY, requests);
-  const fnFrom = now();
-  const fn = await postFile(s.port, KEY, files.fn);
-  const fnTo = now();
-  const duringFn = await prober.stop();
-  await flushed();
-  const fnStages = stageTotals(activityFile, fnFrom, fnTo + 400);
-  log(`${order}: function edge imported in ${fmt(fn.seconds, 2)} s; ${describeStages(fnStages)}`);
-  prober = probeEvery(s.port, KEY, requests);
-  const edgeFrom = now();
-  const edge = await postFile(s.port, KEY, files.edge);
-  const edgeTo = now();
-  const duringEdge = await prober.stop();
-  await flushed();
-  const edgeStages = stageTotals(activityFile, edgeFrom, edgeTo + 400);
-  log(`${order}: edge imported in ${fmt(edge.seconds, 2)} s; ${describeStages(edgeStages)}`);
-  for (const [file, r] of [[files.fn, fn.report], [files.edge, edge.report]] as const) {
-    if (r.imported !== file.records || r.rejected !== 0) throw new Error(`import of ${file.path}: ${JSON.stringify(r)}`);
-  }
-  const both = new Map([...duringFn].map(([page, w]) => [page, [...w, ...(duringEdge.get(page) ?? [])]]));
-  const stalls = stallBreakdown(both, activityFile);
-  log(`${order}: ${describeStalls(stalls)}`);
-  return {
-    order,
-    fnSeconds: fn.seconds,
-    edgeSeconds: edge.seconds,
-    reports: [fn.report, edge.report],
-    waits: summarizeWaits(both),
-    stages: { fn: fnStages, edge: edgeStages },
-    logsAllDuringEdge: summarizeWaits(new Map([['logs.all PRO', duringEdge.get('logs.all PRO') ?? []]]))['logs.all PRO']!,
-    stalls,
-  };
-}
-
 const activityFileOf = (dataDir: string) => `${dataDir}.activity.ndjson`;
 
 /** Another record order: a fresh folder, the two imports under probes, nothing else. */
@@ -522,7 +467,7 @@ async function runImportsOnly(n: number, files: { fn: BenchFile; edge: BenchFile
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(activityFileOf(dataDir), { force: true });
   const s = await serve(dataDir, activityFileOf(dataDir));
-  const run = await importUnderProbes(s, files, order, activityFileOf(dataDir), (msg) => console.error(`[${n}] ours: ${msg}`));
+  const run = await importUnderProbes(s.port, KEY, files, order, activityFileOf(dataDir), (msg) => console.error(`[${n}] ours: ${msg}`));
   await stop(s);
   if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
   return run;
@@ -536,7 +481,7 @@ async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, sma
   const rss = sampleRss(s.pid);
   const log = (msg: string) => console.error(`[${n}] ours: ${msg}`);
 
-  const imports = await importUnderProbes(s, files, order, activityFileOf(dataDir), log);
+  const imports = await importUnderProbes(s.port, KEY, files, order, activityFileOf(dataDir), log);
   const sources = await s.client.result<Source[]>('GET', '/api/sources');
   const fnProject = busiest(sources, 'deno-relay-logs');
   const edgeProject = busiest(sources, 'cloudflare.logs.prod');

@@ -7,7 +7,9 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { formatIsoMicros } from '../server/time.ts';
-import { BENCH_NOW, escapeRegex, fmt, percentiles, type Percentiles } from './data.ts';
+import { DEMO_PROJECTS } from '../server/demo/generate.ts';
+import { BENCH_NOW, escapeRegex, fmt, percentiles, postFile, type BenchFile, type ImportReport, type Percentiles } from './data.ts';
+import type { RecordOrder } from './order.ts';
 
 const HOUR = 3_600_000_000;
 
@@ -223,4 +225,60 @@ export async function pageAnswers(port: number, key: string, requests: PageReque
   } finally {
     agent.destroy();
   }
+}
+
+/** Both imports of a bench run, every page probed meanwhile: times, reports, waits, stalls and stages. */
+export interface ImportRun {
+  order: RecordOrder;
+  fnSeconds: number;
+  edgeSeconds: number;
+  reports: ImportReport[];
+  /** Per page request, over both imports. */
+  waits: Record<string, WaitSummary>;
+  /** logs.all PRO during the edge import alone (the figure earlier runs reported). */
+  logsAllDuringEdge: WaitSummary;
+  stalls: StallBreakdown;
+  /** Where the server's time went during each import, by stage (the activity log's totals). */
+  stages: { fn: Record<string, { count: number; ms: number }>; edge: Record<string, { count: number; ms: number }> };
+}
+
+/** Imports both files into a running server with every page probed meanwhile. */
+export async function importUnderProbes(port: number, key: string, files: { fn: BenchFile; edge: BenchFile }, order: RecordOrder, activityFile: string, log: (msg: string) => void): Promise<ImportRun> {
+  // The busiest project of the generator (the bench's projects are only known after the imports).
+  const ref = DEMO_PROJECTS[0]!.ref;
+  const requests = Object.values(pageRequests(ref, ref)).flat();
+  const now = () => performance.timeOrigin + performance.now();
+  const flushed = () => new Promise((res) => setTimeout(res, 500)); // the activity log is written every 200 ms
+  let prober = probeEvery(port, key, requests);
+  const fnFrom = now();
+  const fn = await postFile(port, key, files.fn);
+  const fnTo = now();
+  const duringFn = await prober.stop();
+  await flushed();
+  const fnStages = stageTotals(activityFile, fnFrom, fnTo + 400);
+  log(`${order}: function edge imported in ${fmt(fn.seconds, 2)} s; ${describeStages(fnStages)}`);
+  prober = probeEvery(port, key, requests);
+  const edgeFrom = now();
+  const edge = await postFile(port, key, files.edge);
+  const edgeTo = now();
+  const duringEdge = await prober.stop();
+  await flushed();
+  const edgeStages = stageTotals(activityFile, edgeFrom, edgeTo + 400);
+  log(`${order}: edge imported in ${fmt(edge.seconds, 2)} s; ${describeStages(edgeStages)}`);
+  for (const [file, r] of [[files.fn, fn.report], [files.edge, edge.report]] as const) {
+    if (r.imported !== file.records || r.rejected !== 0) throw new Error(`import of ${file.path}: ${JSON.stringify(r)}`);
+  }
+  const both = new Map([...duringFn].map(([page, w]) => [page, [...w, ...(duringEdge.get(page) ?? [])]]));
+  const stalls = stallBreakdown(both, activityFile);
+  log(`${order}: ${describeStalls(stalls)}`);
+  return {
+    order,
+    fnSeconds: fn.seconds,
+    edgeSeconds: edge.seconds,
+    reports: [fn.report, edge.report],
+    waits: summarizeWaits(both),
+    stages: { fn: fnStages, edge: edgeStages },
+    logsAllDuringEdge: summarizeWaits(new Map([['logs.all PRO', duringEdge.get('logs.all PRO') ?? []]]))['logs.all PRO']!,
+    stalls,
+  };
 }
