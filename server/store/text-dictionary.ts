@@ -369,14 +369,7 @@ export class TextDictionary {
     const start = this.offsets[id]!;
     const end = this.offsets[id + 1]! - 1;
     if (start >= this.written) return this.pendingTexts[id - (this.count - this.pendingTexts.length) - 1]!;
-    const bytes = Buffer.allocUnsafe(end - start);
-    let got = 0;
-    while (got < bytes.length) {
-      const n = fs.readSync(this.open(), bytes, got, bytes.length - got, start + got);
-      if (n === 0) throw this.damaged(`it ends before byte ${end}`);
-      got += n;
-    }
-    const text = parseText(bytes.toString('utf8'));
+    const text = parseText(this.readBytes(start, end).toString('utf8'));
     if (text === null) throw this.damaged(`the line of id ${id} is not a JSON string`);
     if (this.readCache.size >= READ_CACHE) this.readCache.clear();
     this.readCache.set(id, text);
