@@ -26,8 +26,22 @@ const ANCHOR_BYTES = 4;
  * The test of a block for `lower`, a lower-case printable ASCII text.
  */
 export function blockSearch(lower: string): (block: Buffer) => boolean {
+  const find = textFinder(lower);
+  return (block) => {
+    let found = false;
+    find(block, () => (found = true));
+    return found;
+  };
+}
+
+/**
+ * Every place `lower` (a lower-case printable ASCII text) starts in a block, ASCII letters
+ * folded: `visit` gets each start (not in order: one spelling of the anchor after another) and
+ * returns true to stop. An empty text starts at 0.
+ */
+export function textFinder(lower: string): (block: Buffer, visit: (at: number) => boolean) => void {
   const needle = Buffer.from(lower, 'latin1');
-  if (needle.length === 0) return () => true;
+  if (needle.length === 0) return (_, visit) => void visit(0);
   const k = Math.min(ANCHOR_BYTES, needle.length);
   let at = 0;
   let letters = Infinity;
@@ -76,10 +90,9 @@ export function blockSearch(lower: string): (block: Buffer) => boolean {
     }
     return true;
   };
-  return (block) => {
+  return (block, visit) => {
     for (const a of spellings) {
-      for (let pos = block.indexOf(a); pos >= 0; pos = block.indexOf(a, pos + 1)) if (matchesAt(block, pos - at)) return true;
+      for (let pos = block.indexOf(a); pos >= 0; pos = block.indexOf(a, pos + 1)) if (matchesAt(block, pos - at) && visit(pos - at)) return;
     }
-    return false;
   };
 }

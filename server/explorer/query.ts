@@ -24,6 +24,8 @@ import { EXPLORER_MAX_LIMIT, MAX_PATTERN_LENGTH } from '../../contract/registry.
 import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
+import { textHits } from './text-hits.ts';
+import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
 import { bothTests, indexedConditions, indexedValue } from './field-index.ts';
@@ -339,9 +341,13 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     const grams = matcher?.grams.length ? store.blockGrams(p) : null;
     const blockHas = matcher?.block || grams ? new Map<number, boolean>() : null;
     /** Looks at row k, which passed the row filter; true when the page is full. */
+    const textHit = matcher?.texts?.(p) ?? null;
     const consider = (k: number): boolean => {
+      // The record texts decide the search where they are built; else the records themselves.
+      const hit = textHit ? textHit(c.blk[k]!, c.boff[k]!) : undefined;
+      if (hit === false) return false;
       // A block that does not hold the text anywhere rules out all its records at once.
-      if (blockHas) {
+      if (hit === undefined && blockHas) {
         const blk = c.blk[k]!;
         let has = blockHas.get(blk);
         if (has === undefined) {
@@ -355,7 +361,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       const row = rowAt(p, c, k);
       let raw: Buffer | undefined;
       const record = () => (raw ??= store.readRecord(p, row));
-      if (matcher && !matcher.row(row, record)) return false;
+      if (matcher && !(hit ? !matcher.rest || matcher.rest(row, record) : matcher.row(row, record))) return false;
       visit(row, record, (path) => indexedValue(c, path, k));
       if (limits.matches !== undefined && ++matches >= limits.matches) {
         last = { ts: row.ts, rid: row.rid };
@@ -471,6 +477,10 @@ function rowAt(p: Partition, c: ScanColumns, i: number): ScanRow {
  */
 interface TextMatcher {
   row: (row: ScanRow, record: () => Buffer) => boolean;
+  /** The text search by a partition's record texts (store/block-texts.ts), when it has them: see textHits. */
+  texts: ((p: Partition) => ((blk: number, boff: number) => boolean | undefined) | null) | null;
+  /** What the record must pass besides the text search (field conditions), once the record texts passed it. */
+  rest: ((row: ScanRow, record: () => Buffer) => boolean) | null;
   block: ((raw: Buffer | null) => boolean) | null;
   /** Trigram bits every block holding a match has (store/block-grams.ts), when the text or the pattern's literals allow. */
   grams: Int32Array[];
@@ -495,7 +505,14 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
   const blockTests = literals.map((l) => throughEscapes(blockSearch(l.toLowerCase())));
   const grams = literals.map((l) => trigramBits(Buffer.from(l, 'latin1'))).filter((b): b is Int32Array => b !== null);
   const textBlock = text?.block ?? null;
+  const rest = (raw: Buffer) => {
+    if (blockTests.length && !blockTests.every((t) => t(raw))) return false;
+    const { readable, metadata } = metadataOfRecord(raw.toString('utf8'));
+    return readable && fields(metadata);
+  };
   return {
+    texts: text?.texts ?? null,
+    rest: (_, record) => rest(record()),
     grams: [...(text?.grams ?? []), ...grams],
     block:
       textBlock || blockTests.length
@@ -505,8 +522,7 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
       const raw = record();
       if (blockTests.length && !blockTests.every((t) => t(raw))) return false;
       if (text && !text.row(row, record)) return false;
-      const { readable, metadata } = metadataOfRecord(raw.toString('utf8'));
-      return readable && fields(metadata);
+      return rest(raw);
     },
   };
 }
@@ -524,6 +540,11 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
     .map((t) => trigramBits(Buffer.from(t, 'latin1')))
     .filter((b): b is Int32Array => b !== null);
   return {
+    texts: (p) => {
+      const t = store.blockTexts(p);
+      return t ? textHits(t, search, (blk) => store.textsDamaged(p, blk)) : null;
+    },
+    rest: null,
     grams,
     block: inBlock ? (raw) => raw === null || inBlock(raw) : null,
     row: (row, record) => {
@@ -541,14 +562,8 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
       // escapes): most records, without parsing the whole record.
       const plain = withUrl && row.url === null ? null : messageRange(raw);
       if (plain) return inBlock ? inBlock(raw.subarray(plain[0], plain[1])) : test(raw.toString('utf8', plain[0], plain[1]));
-      const rec = JSON.parse(raw.toString('utf8')) as { event_message?: unknown; metadata?: unknown };
-      const message = typeof rec.event_message === 'string' ? rec.event_message : rec.event_message == null ? '' : JSON.stringify(rec.event_message);
-      if (test(message)) return true;
-      if (withUrl && row.url === null) {
-        const url = urlOf(rec.metadata);
-        if (url && test(url)) return true;
-      }
-      return false;
+      const { message, url } = recordTexts(raw.toString('utf8'), withUrl && row.url === null);
+      return test(message) || (url !== null && test(url));
     },
   };
 }
@@ -573,22 +588,6 @@ export function messageRange(raw: Buffer): [number, number] | null {
   if (end < 0) return null;
   const slash = raw.indexOf(0x5c, i);
   return slash >= 0 && slash < end ? null : [i, end];
-}
-
-function urlOf(metadata: unknown): string | null {
-  let m = metadata;
-  if (typeof m === 'string') {
-    try {
-      m = JSON.parse(m);
-    } catch {
-      return null;
-    }
-  }
-  while (Array.isArray(m)) m = m[0];
-  let r = (m as { request?: unknown } | undefined)?.request;
-  while (Array.isArray(r)) r = r[0];
-  const url = (r as { url?: unknown } | undefined)?.url;
-  return typeof url === 'string' ? url : null;
 }
 
 /** Project refs by catalog id, for records (their project is the ref resolved at import). */

@@ -235,11 +235,11 @@ export function storeProblems(store: LogStore): string[] {
     }
   }
   const actual = filesUnder(path.join(store.dataDir, 'parts')).map((f) => `parts/${f}`);
-  // A committed version's columns file and a record file's block index may be there (derived,
+  // A committed version's columns file and a record file's block index and texts may be there (derived,
   // built in the background) or not (rebuilt on use).
   const columnsOf = new Set([
     ...expected.filter((f) => f.endsWith('.sqlite')).map((f) => f.replace(/\.sqlite$/, '.cols')),
-    ...expected.filter((f) => f.endsWith('.records')).map((f) => f.replace(/\.records$/, '.grams')),
+    ...expected.filter((f) => f.endsWith('.records')).flatMap((f) => ['.grams', '.texts'].map((ext) => f.replace(/\.records$/, ext))),
   ]);
   const extra = actual.filter((f) => !expected.includes(f) && !columnsOf.has(f));
   const missing = expected.filter((f) => !actual.includes(f));

@@ -84,7 +84,7 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
       const p = new Partition(source, dir, row);
       const keep = named.get(dir) ?? new Set<string>();
       named.set(dir, keep);
-      keep.add(path.basename(p.blocks.file)).add(path.basename(p.blocks.gramsFile));
+      keep.add(path.basename(p.blocks.file)).add(path.basename(p.blocks.gramsFile)).add(path.basename(p.blocks.textsFile));
       if (row.version > 0) {
         const dbFile = p.dbFile(row.version);
         keep.add(path.basename(dbFile)).add(path.basename(columnsFileOf(dbFile)));

@@ -14,6 +14,7 @@ import { Partition } from './partition.ts';
 import { describePartition, type PartitionMap } from './partition-map.ts';
 import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileState, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { buildFieldIndexInSteps } from './field-columns.ts';
+import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroup, TEXTS_HEAD, readBlockTexts, recordsOfBlock, recordTexts, textsEntry, type BlockTexts, type RecordTexts } from './block-texts.ts';
 import type { TextDictionary } from './text-dictionary.ts';
 
 /**
@@ -23,6 +24,8 @@ import type { TextDictionary } from './text-dictionary.ts';
 const COLUMN_CACHE_BYTES = 64 * 1024 * 1024;
 /** Bytes of block indexes kept in memory (4 KiB per 256 KiB block: a week at 10M is about 280 MB, read again as needed). */
 const GRAMS_CACHE_BYTES = 32 * 1024 * 1024;
+/** Bytes of record texts' group lists kept in memory (a few dozen bytes per group: every partition fits). */
+const TEXTS_CACHE_ENTRIES = 4096;
 /** The background columns builder's least pause between steps, and how recent a request makes it pause longer (ms). */
 const COLUMN_PAUSE_MS = 5;
 const COLUMN_IDLE_MS = 100;
@@ -42,6 +45,8 @@ export class ColumnsCache {
   private readonly columnQueue = new Map<Partition, number>();
   /** Block indexes read (null: none usable), least recently used first. */
   private readonly gramsCache = new Map<Partition, { limit: number; g: BlockGrams | null }>();
+  /** Record texts' group lists read (null: none usable), least recently used first. */
+  private readonly textsCache = new Map<Partition, { limit: number; t: BlockTexts | null }>();
   /** Columns files this process wrote (their path ids are of this run's path dictionary). */
   private readonly columnsWritten = new Set<string>();
   /** Columns files whose field index failed a check when read: the background builder builds it again. */
@@ -221,6 +226,7 @@ export class ColumnsCache {
       }
       try {
         await this.buildGrams(p, pause, unchanged);
+        await this.buildTexts(p, pause, unchanged);
       } catch (err) {
         // A damaged record file is named by the requests that read it; its index waits for the next commit.
         if (!this.closing) console.error(`cannot index the records of ${describePartition(p)}: ${(err as Error).message}`);
@@ -273,6 +279,89 @@ export class ColumnsCache {
     fs.renameSync(tmp, file);
     p.blocks.gramsRewritten();
     this.gramsCache.delete(p);
+  }
+
+  /**
+   * Adds the record texts (block-texts.ts) of the committed blocks that lack them: whole blocks
+   * in order, a group of about GROUP_TEXT_BYTES of text at a time, each record parsed once, with
+   * pauses between a few milliseconds of work. Groups are appended as they close; the last,
+   * shorter one too (a later commit's blocks start a new group).
+   */
+  private async buildTexts(p: Partition, pause: () => Promise<void>, unchanged: () => boolean): Promise<void> {
+    const size = p.row.record_bytes;
+    const have = this.blockTexts(p);
+    const from = have?.covered ?? 0;
+    if (from >= size) return;
+    let fileEnd = have?.fileEnd ?? 0;
+    const withUrl = p.source.hot === 'edge' || p.source.hot === 'function_edge';
+    const file = p.blocks.textsFile;
+    let records: Array<{ blk: number; boff: number; texts: RecordTexts }> = [];
+    let textBytes = 0;
+    let groupStart = from;
+    let since = performance.now();
+    const entries: Buffer[] = [];
+    const flush = (end: number) => {
+      if (records.length) entries.push(textsEntry(p.blocks.nameSeed, groupStart, end, packGroup(records)));
+      records = [];
+      textBytes = 0;
+      groupStart = end;
+    };
+    for (let blk = from; blk < size; ) {
+      if (performance.now() - since > 10) {
+        // Written before the pause: a partition that changes meanwhile keeps the groups done.
+        if (entries.length) {
+          appendBlockTexts(file, p.blocks.nameSeed, fileEnd, entries);
+          fileEnd = Math.max(fileEnd, TEXTS_HEAD) + entries.reduce((n, e) => n + e.length, 0);
+          entries.length = 0;
+          this.textsCache.delete(p);
+        }
+        await pause();
+        if (!unchanged() || p.row.record_bytes !== size) return;
+        since = performance.now();
+      }
+      const raw = p.blocks.rawBlock(blk);
+      if (!raw) return;
+      const end = p.blocks.nextBlock(blk);
+      for (const r of recordsOfBlock(raw)) {
+        const texts = recordTexts(r.bytes.toString('utf8'), withUrl);
+        records.push({ blk, boff: r.boff, texts });
+        textBytes += texts.message.length + (texts.url?.length ?? 0);
+      }
+      blk = end;
+      if (textBytes >= GROUP_TEXT_BYTES || blk >= size) flush(blk);
+    }
+    if (entries.length) appendBlockTexts(file, p.blocks.nameSeed, fileEnd, entries);
+    this.textsCache.delete(p);
+  }
+
+  /**
+   * A partition's record texts as far as they cover its committed record bytes, or null (its
+   * records are then searched). The group lists are kept in memory, least recently used first.
+   */
+  blockTexts(p: Partition): BlockTexts | null {
+    const row = this.hooks.committedRow(p);
+    const limit = row ? Math.min(row.record_bytes, p.blocks.size) : 0;
+    const hit = this.textsCache.get(p);
+    if (hit !== undefined && hit.limit === limit) {
+      this.textsCache.delete(p);
+      this.textsCache.set(p, hit);
+      return hit.t;
+    }
+    const t = row ? readBlockTexts(p.blocks.textsFile, p.blocks.nameSeed, limit) : null;
+    this.textsCache.set(p, { limit, t });
+    while (this.textsCache.size > TEXTS_CACHE_ENTRIES) this.textsCache.delete(this.textsCache.keys().next().value!);
+    return t;
+  }
+
+  /** A group of a partition's record texts failed its check: the file is cut before it and built again in the background. */
+  textsDamaged(p: Partition, blk: number): void {
+    try {
+      cutBlockTexts(p.blocks.textsFile, p.blocks.nameSeed, blk);
+    } catch {
+      // The group keeps failing its check: its blocks' records are searched meanwhile.
+    }
+    this.textsCache.delete(p);
+    this.queue(p);
   }
 
   /**
@@ -338,21 +427,24 @@ export class ColumnsCache {
     }
   }
 
-  /** Forgets a partition's columns and block index. */
+  /** Forgets a partition's columns, block index and record texts. */
   forget(p: Partition): void {
     this.columnCache.delete(p);
     this.gramsCache.delete(p);
+    this.textsCache.delete(p);
   }
 
-  /** Forgets a partition's block index (its record file was cut back). */
+  /** Forgets a partition's block index and record texts (its record file was cut back). */
   forgetGrams(p: Partition): void {
     this.gramsCache.delete(p);
+    this.textsCache.delete(p);
   }
 
   /** Forgets the cached columns, block indexes and the queue (the engine is being replaced). */
   clear(): void {
     this.columnCache.clear();
     this.gramsCache.clear();
+    this.textsCache.clear();
     this.columnQueue.clear();
   }
 }

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
 import type { ApiHours } from './api-hours.ts';
 import { BatchInserter, type BatchResult } from './batch-insert.ts';
+import type { BlockTexts } from './block-texts.ts';
 import type { BlockGrams } from './block-grams.ts';
 import { CATALOG_FILE, setMeta, URLS_META, type PartitionRow } from './catalog.ts';
 import type { Dictionary } from './catalog-dictionary.ts';
@@ -292,6 +293,19 @@ export class LogStore {
    */
   blockGrams(p: Partition): BlockGrams | null {
     return this.columnsCache.blockGrams(p);
+  }
+
+  /**
+   * A partition's record texts (block-texts.ts) as far as they cover its committed record bytes,
+   * or null (then its records are searched).
+   */
+  blockTexts(p: Partition): BlockTexts | null {
+    return this.columnsCache.blockTexts(p);
+  }
+
+  /** A group of a partition's record texts failed its check (block-texts.ts): built again from the block at `blk`. */
+  textsDamaged(p: Partition, blk: number): void {
+    this.columnsCache.textsDamaged(p, blk);
   }
 
   /** One record's bytes back from its partition's blocks. */

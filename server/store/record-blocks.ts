@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { cutBlockGrams, gramsEntry, gramsHeader } from './block-grams.ts';
+import { cutBlockTexts } from './block-texts.ts';
 import { BLOCK_CHECKED, BLOCK_CRC_BYTES, BLOCK_HEADER, blockBuffer, blockPacked, dropBlock, submitBlock, takeBlock, type PackJob } from './block-packer.ts';
 import { partFileName, StoreFileDamaged } from './damage.ts';
 
@@ -294,7 +295,12 @@ export class RecordBlocks {
     return this.file.replace(/\.records$/, '.grams');
   }
 
-  /** Cuts the block index back to `size` (the record file is cut there, or about to be appended to). */
+  /** The file's record texts (block-texts.ts), derived: cut back whenever the record file is. */
+  get textsFile(): string {
+    return this.file.replace(/\.records$/, '.texts');
+  }
+
+  /** Cuts the block index back to `size` (the record file is cut there, or about to be appended to), and the record texts. */
   private cutGrams(size: number): void {
     try {
       cutBlockGrams(this.gramsFile, this.seed, size);
@@ -302,6 +308,12 @@ export class RecordBlocks {
     } catch {
       // Derived: without a usable index the blocks are searched in full.
       this.gramsAligned = false;
+    }
+    try {
+      cutBlockTexts(this.textsFile, this.seed, size);
+    } catch {
+      // Texts of blocks past the cut would stand for the blocks written there next: none at all instead.
+      fs.rmSync(this.textsFile, { force: true });
     }
   }
 

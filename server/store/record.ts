@@ -32,11 +32,17 @@ export interface StoredRecord {
  * `readable` is false when the record is not JSON at all.
  */
 export function metadataOfRecord(text: string): { readable: boolean; metadata: unknown } {
+  const { readable, metadata } = parsedRecord(text);
+  return { readable, metadata };
+}
+
+/** A stored record parsed once for all its readers: the record, and its metadata as metadataOfRecord reads it. */
+export function parsedRecord(text: string): { readable: boolean; record: unknown; metadata: unknown } {
   let rec: unknown;
   try {
     rec = JSON.parse(text);
   } catch {
-    return { readable: false, metadata: undefined };
+    return { readable: false, record: undefined, metadata: undefined };
   }
   let metadata = rec !== null && typeof rec === 'object' ? (rec as { metadata?: unknown }).metadata : undefined;
   if (typeof metadata === 'string') {
@@ -47,7 +53,33 @@ export function metadataOfRecord(text: string): { readable: boolean; metadata: u
       metadata = undefined;
     }
   }
-  return { readable: true, metadata };
+  return { readable: true, record: rec, metadata };
+}
+
+/**
+ * The message a text search reads in a record: `event_message` as text (a message that is not
+ * text as its JSON; none as empty).
+ */
+export function searchedMessageOf(record: unknown): string {
+  const m = record !== null && typeof record === 'object' ? (record as { event_message?: unknown }).event_message : undefined;
+  return typeof m === 'string' ? m : m == null ? '' : JSON.stringify(m);
+}
+
+/** The request URL a record's metadata names (`request.url`, one-element arrays looked through; metadata as JSON text parsed), or null. */
+export function requestUrlOf(metadata: unknown): string | null {
+  let m = metadata;
+  if (typeof m === 'string') {
+    try {
+      m = JSON.parse(m);
+    } catch {
+      return null;
+    }
+  }
+  while (Array.isArray(m)) m = m[0];
+  let r = (m as { request?: unknown } | undefined)?.request;
+  while (Array.isArray(r)) r = r[0];
+  const url = (r as { url?: unknown } | undefined)?.url;
+  return typeof url === 'string' ? url : null;
 }
 
 /** Records of one instant in the order logs.all returns them: by id, ascending (code units). */

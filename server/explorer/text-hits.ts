@@ -1,0 +1,130 @@
+/**
+ * A text search decided from a partition's record texts (store/block-texts.ts) instead of its
+ * records: each group of texts is read once, when the walk first reaches one of its records,
+ * and every match in it is found in one pass (a plain text with Buffer.indexOf over the
+ * group's text; a pattern by testing the records that hold its literal parts). The walk then
+ * asks per record whether it matched.
+ */
+import type { BlockTexts, TextGroup } from '../store/block-texts.ts';
+import { messageOf, urlOf } from '../store/block-texts.ts';
+import type { ExplorerQuery } from './query-types.ts';
+import { textFinder } from './block-search.ts';
+import { requiredLiterals } from './regex-literals.ts';
+
+type Search = NonNullable<ExplorerQuery['q']>;
+
+/** The matches of one group: keys of (block ordinal in the group, offset in the block). */
+interface GroupHits {
+  blocks: number[];
+  hits: Set<number>;
+}
+
+const BLOCK_KEY = 2 ** 32;
+
+/** Printable ASCII: its bytes are its UTF-8 text, and ASCII letters fold as every search path folds them. */
+const isPrintableAscii = (text: string) => /^[\x20-\x7e]*$/.test(text);
+
+/**
+ * Whether the record at (block, offset) matches `search`, read from `texts`: true or false,
+ * or undefined when its block has no texts (or their group failed its check: `damaged` is told
+ * where it starts), which leaves the record to be searched itself.
+ */
+export function textHits(texts: BlockTexts, search: Search, damaged: (blk: number) => void): (blk: number, boff: number) => boolean | undefined {
+  const groups = new Map<number, GroupHits | null>();
+  const matches = groupMatcher(search);
+  let lastJ = -1;
+  let last: GroupHits | null = null;
+  let lastFrom = 0;
+  let lastEnd = -1;
+  return (blk, boff) => {
+    if (blk < lastFrom || blk >= lastEnd) {
+      const j = texts.groupOf(blk);
+      if (j < 0) return undefined;
+      let g = groups.get(j);
+      if (g === undefined) {
+        const group = texts.group(j);
+        if (!group) damaged(texts.startOf(j));
+        g = group ? hitsOf(group, matches(group)) : null;
+        groups.set(j, g);
+      }
+      lastJ = j;
+      last = g;
+      lastFrom = texts.startOf(j);
+      lastEnd = texts.endOf(j);
+    }
+    if (lastJ < 0 || !last) return undefined;
+    const ord = last.blocks.indexOf(blk);
+    return ord >= 0 && last.hits.has(ord * BLOCK_KEY + boff);
+  };
+}
+
+function hitsOf(g: TextGroup, hit: Uint8Array): GroupHits {
+  const blocks: number[] = [];
+  const hits = new Set<number>();
+  for (let r = 0; r < g.n; r++) {
+    const blk = g.blk[r]!;
+    if (blocks[blocks.length - 1] !== blk) blocks.push(blk);
+    if (hit[r]) hits.add((blocks.length - 1) * BLOCK_KEY + g.boff[r]!);
+  }
+  return { blocks, hits };
+}
+
+/** The test of a whole group: which of its records match (1) or not (0). */
+function groupMatcher(search: Search): (g: TextGroup) => Uint8Array {
+  if (search.re) {
+    const re = search.re;
+    // The longest literal every match holds narrows the records tested (none: every record).
+    const literal = requiredLiterals(search.text)
+      .filter(isPrintableAscii)
+      .sort((a, b) => b.length - a.length)[0];
+    const find = literal ? textFinder(literal.toLowerCase()) : null;
+    return (g) => {
+      const candidates = find ? recordsWith(g, find, literal!.length, false) : new Uint8Array(g.n).fill(1);
+      const out = new Uint8Array(g.n);
+      for (let r = 0; r < g.n; r++) {
+        if (!candidates[r]) continue;
+        const url = urlOf(g, r);
+        if (re.test(messageOf(g, r)) || (url !== null && re.test(url))) out[r] = 1;
+      }
+      return out;
+    };
+  }
+  const lower = search.lower;
+  if (lower === '') return (g) => new Uint8Array(g.n).fill(1);
+  if (isPrintableAscii(lower)) {
+    const find = textFinder(lower);
+    return (g) => recordsWith(g, find, Buffer.byteLength(lower, 'latin1'), true);
+  }
+  return (g) => {
+    const out = new Uint8Array(g.n);
+    for (let r = 0; r < g.n; r++) {
+      const url = urlOf(g, r);
+      if (messageOf(g, r).toLowerCase().includes(lower) || (url !== null && url.toLowerCase().includes(lower))) out[r] = 1;
+    }
+    return out;
+  };
+}
+
+/**
+ * The records of a group whose text holds a match of `find` (`length` bytes long): within its
+ * message or its URL when `withinPart` (a match across the two is not one), else anywhere in
+ * the record's text (a candidate to test further).
+ */
+function recordsWith(g: TextGroup, find: (block: Buffer, visit: (at: number) => boolean) => void, length: number, withinPart: boolean): Uint8Array {
+  const out = new Uint8Array(g.n);
+  const { end, msgEnd, urlStart, urlEnd } = g;
+  find(g.text, (at) => {
+    // The record the match starts in: the first whose bytes end past `at`.
+    let lo = 0;
+    let hi = g.n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (end[mid]! > at) hi = mid;
+      else lo = mid + 1;
+    }
+    const stop = at + length;
+    if (!withinPart ? stop <= end[lo]! : stop <= msgEnd[lo]! || (at >= urlStart[lo]! && stop <= urlEnd[lo]!)) out[lo] = 1;
+    return false;
+  });
+  return out;
+}
