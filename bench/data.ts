@@ -169,6 +169,11 @@ function searchCases(day: { start: number; end: number }, week: { start: number;
   return out;
 }
 
+/** The search and field cases alone (`--settled`), over the same windows as in the whole run. */
+export function settledCases(): ExplorerCase[] {
+  return searchCases({ start: BENCH_NOW - MICROS.day, end: BENCH_NOW }, { start: BENCH_NOW - 7 * MICROS.day, end: BENCH_NOW });
+}
+
 /**
  * Fields inside the records over 7 days: a condition (histogram) and a facet on paths the edge
  * source indexes (server/store/field-columns.ts: answered from the columns files' field index)

@@ -8,8 +8,8 @@
  *   tsx bench/scale-duckdb.ts restart '<json DuckArgs>'  open that file, answer logs.all once
  *       (prints "first-answer"), then one round of every case; prints one JSON line (DuckRestart)
  *   tsx bench/scale-duckdb.ts fields '<json DuckFieldArgs>'  the edge file alone into a fresh
- *       database file with `metadata` as JSON, then the field cases (fieldCases) with
- *       json_extract_string, each answered once (cold) and `runs` times; prints one JSON line
+ *       database file with `metadata` as JSON, then the search and field cases (settledCases)
+ *       with json_extract_string, each answered once (cold) and `runs` times; prints one JSON line
  *       (DuckFieldRun)
  *
  * DuckDB as a new user would use it: `CREATE TABLE ... AS SELECT * FROM read_ndjson(file)`
@@ -29,7 +29,7 @@ import {
   EXPLORER_FACETS,
   EXPLORER_NOMATCH,
   explorerCases,
-  fieldCases,
+  settledCases,
   percentiles,
   procMemory,
   STATS_INTERVALS,
@@ -74,7 +74,7 @@ export interface DuckRun {
   nomatch: Percentiles & { count: number };
 }
 
-/** The `fields` mode (`npm run bench -- --fields-only`). */
+/** The `fields` mode (`npm run bench -- --settled`). */
 export interface DuckFieldArgs {
   dbFile: string;
   edgeFile: string;
@@ -389,7 +389,7 @@ async function restart(args: DuckArgs): Promise<DuckRestart> {
   return { rssAfterFirstAnswer, rssAfterRound: mem.rss, peakRss: mem.hwm, round };
 }
 
-/** The edge file with `metadata` as JSON, then each field case: one answer (cold), then `runs` (warm). */
+/** The edge file with `metadata` as JSON, then each search and field case: one answer (cold), then `runs` (warm). */
 async function fields(args: DuckFieldArgs): Promise<DuckFieldRun> {
   metadataAsJson = true;
   for (const f of [args.dbFile, `${args.dbFile}.wal`]) fs.rmSync(f, { force: true });
@@ -403,7 +403,7 @@ async function fields(args: DuckFieldArgs): Promise<DuckFieldRun> {
   const importSeconds = (performance.now() - t) / 1000;
   const records = Number((await conn.runAndReadAll('SELECT count(*) FROM edge_logs')).getRowsJS()[0]![0]);
   const out: DuckFieldRun['explorer'] = {};
-  for (const c of fieldCases()) out[c.label] = await timeExplorerCase(conn, c, { explorer: { deep: {} } }, args.runs);
+  for (const c of settledCases()) out[c.label] = await timeExplorerCase(conn, c, { explorer: { deep: {} } }, args.runs);
   conn.closeSync();
   instance.closeSync();
   return { importSeconds, records, explorer: out };

@@ -10,7 +10,7 @@
  * folders of their own; then DuckDB in its own process
  * (bench/scale-duckdb.ts) on the same files and queries, its answers checked against ours. Prints one table per size and writes bench/data/results-<N>.json.
  *
- * `--fields-only`: just the fields inside the records (see runFieldsOnly), in minutes.
+ * `--settled`: just the text searches and the fields inside the records, cold on a settled store (see runSettled), in minutes.
  *
  * Only HTTP: nothing here imports the server's store or endpoints (see bench/README.md).
  */
@@ -34,7 +34,7 @@ import {
   EXPLORER_FACETS,
   EXPLORER_NOMATCH,
   explorerCases,
-  fieldCases,
+  settledCases,
   exited,
   fmt,
   mib,
@@ -66,9 +66,10 @@ const { values } = parseArgs({
     order: { type: 'string', default: 'newest' },
     // Another checkout whose `npm run serve` to measure (e.g. a stable commit while this tree changes).
     'server-dir': { type: 'string', default: REPO_DIR },
-    // Only the field cases (fieldCases): the edge file imported, the field index built, each case
-    // cold on a server just restarted and warm, beside DuckDB with json_extract_string.
-    'fields-only': { type: 'boolean', default: false },
+    // Only the search and field cases (settledCases): the edge file imported, the background
+    // builder done (field index, record texts), each case cold on a server just restarted and
+    // warm, beside DuckDB with json_extract_string.
+    settled: { type: 'boolean', default: false },
   },
 });
 const SERVER_DIR = path.resolve(values['server-dir']!);
@@ -798,7 +799,7 @@ function summarize<T extends { answer: ExplorerAnswer | null }>(cases: Record<st
   );
 }
 
-// ---- --fields-only: fields inside the records ----
+// ---- --settled: text searches and fields inside the records, on a settled store ----
 
 /**
  * Waits until the server's background builder (columns files and their field index) has had no
@@ -828,13 +829,14 @@ async function completeAnswer(client: Client, p: string): Promise<{ ms: number; 
 }
 
 /**
- * The field cases alone: a fresh folder, the edge file imported, the background builder left to
- * finish (the field index is built after the import's commit: its time is a figure), then per
+ * The search and field cases alone: a fresh folder, the edge file imported, the background
+ * builder left to finish (the field index and the record texts are built after the import's
+ * commit: its time is a figure), then per
  * case a server just restarted: its first complete answer (cold), then RUNS answers (warm: the
  * columns counted again each time; a walk's are read from the finished walk, kept 60 s). DuckDB
  * loads the same file with `metadata` as JSON and answers with json_extract_string.
  */
-async function runFieldsOnly(n: number): Promise<boolean> {
+async function runSettled(n: number): Promise<boolean> {
   const { edge } = await benchFiles(n);
   const dataDir = path.join(BENCH_DIR, `ours-${n}-fields`);
   const activity = activityFileOf(dataDir);
@@ -857,7 +859,7 @@ async function runFieldsOnly(n: number): Promise<boolean> {
   // The first answer of a process pays for its start (code compiled, dictionaries and catalog
   // read): the 7-day histogram without a field, on a server just restarted too, says how much.
   const baseline = explorerCases(DEMO_PROJECTS[0]!.ref).find((c) => c.label === 'explorer histogram 7d')!;
-  for (const c of [baseline, ...fieldCases()]) {
+  for (const c of [baseline, ...settledCases()]) {
     const r = await serve(dataDir);
     const p = explorerPath(c);
     const first = await completeAnswer(r.client, p);
@@ -873,10 +875,10 @@ async function runFieldsOnly(n: number): Promise<boolean> {
   const duck = (await duckChild('fields', { dbFile, edgeFile: edge.path, runs: RUNS }).result) as DuckFieldRun;
   const duckBytes = await duBytes(dbFile);
   if (!values.keep) for (const f of [dbFile, `${dbFile}.wal`]) fs.rmSync(f, { force: true });
-  const problems = fieldCases().flatMap((c) => compareExplorer(c.label, cases[c.label]!.answer, duck.explorer[c.label]!.answer));
+  const problems = settledCases().flatMap((c) => compareExplorer(c.label, cases[c.label]!.answer, duck.explorer[c.label]!.answer));
   if (duck.records !== n) problems.push(`DuckDB imported ${duck.records} records, expected ${n}`);
 
-  console.log(`\n### fields inside the records, ${n.toLocaleString('en-US')} edge records, ${new Date().toISOString().slice(0, 16)} UTC`);
+  console.log(`\n### text searches and fields inside the records on a settled store, ${n.toLocaleString('en-US')} edge records, ${new Date().toISOString().slice(0, 16)} UTC`);
   console.log(`load average ${loadStart.map((l) => l.toFixed(1)).join(' ')} at the start, ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end; server: npm run serve in ${SERVER_DIR}\n`);
   console.log('| figure | ours | DuckDB | ratio | goal |');
   console.log('|---|---|---|---|---|');
@@ -885,14 +887,14 @@ async function runFieldsOnly(n: number): Promise<boolean> {
     console.log(`| ${figure} | ${fmt(ours, ours < 10 ? 2 : 1)} | ${d === null ? '–' : fmt(d, d < 10 ? 2 : 1)} | ${ratio} | ${goal} |`);
   };
   row('import, edge NDJSON (s)', imported.seconds, duck.importSeconds);
-  row('field index built, after the import (s of wall time; busy s)', buildSeconds, null, `${fmt(built.busyMs / 1000, 1)} s busy`);
+  row('background build (field index, record texts) done, after the import (s of wall time; busy s)', buildSeconds, null, `${fmt(built.busyMs / 1000, 1)} s busy`);
   row('store on disk (MiB)', mib(storeBytes), mib(duckBytes));
   const b = cases[baseline.label]!;
   row(`${baseline.label} (no field: a process's first answer), cold (ms)`, b.first, null);
   row(`${baseline.label} (no field), warm p50 (ms)`, b.uncached.p50, null);
-  for (const c of fieldCases()) {
+  for (const c of settledCases()) {
     const [o, d] = [cases[c.label]!, duck.explorer[c.label]!];
-    const how = c.indexed ? 'indexed' : 'not indexed';
+    const how = c.field || c.fieldFacet ? (c.indexed ? 'indexed' : 'not indexed') : 'text';
     row(`${c.label} (${how}${o.walked ? ', walked' : ''}), cold (ms)`, o.first, d.first, `≤ ${c.coldGoalMs} ${o.first <= c.coldGoalMs! ? '✓' : '✗'}`);
     row(`${c.label} (${how}), warm p50 (ms)`, o.uncached.p50, d.uncached.p50, `≤ ${c.goalMs} ${o.uncached.p50 <= c.goalMs ? '✓' : '✗'}`);
     row(`${c.label} (${how}), warm p99 (ms)`, o.uncached.p99, d.uncached.p99);
@@ -914,15 +916,15 @@ async function runFieldsOnly(n: number): Promise<boolean> {
     ours: summarize(cases),
     duckdb: { ...duck, explorer: summarize(duck.explorer), fileBytes: duckBytes },
   };
-  fs.writeFileSync(path.join(BENCH_DIR, `results-fields-${n}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  fs.writeFileSync(path.join(BENCH_DIR, `results-settled-${n}.json`), `${JSON.stringify(result, null, 2)}\n`);
   return problems.length === 0;
 }
 
 // ---- main ----
 
 let failed = false;
-if (values['fields-only']) {
-  for (const n of sizes) failed ||= !(await runFieldsOnly(n));
+if (values.settled) {
+  for (const n of sizes) failed ||= !(await runSettled(n));
   if (failed) process.exitCode = 1;
   process.exit();
 }

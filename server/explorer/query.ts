@@ -24,12 +24,12 @@ import { EXPLORER_MAX_LIMIT, MAX_PATTERN_LENGTH } from '../../contract/registry.
 import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
-import { textHits } from './text-hits.ts';
+import { textHits, type TextHitTest } from './text-hits.ts';
 import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
 import { bothTests, indexedConditions, indexedValue } from './field-index.ts';
-import { trigramBits } from '../store/block-grams.ts';
+import { trigramBits, type BlockGrams } from '../store/block-grams.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { rowFilter, windowRange } from './row-filter.ts';
 import type { Cursor, ExplorerQuery } from './query-types.ts';
@@ -338,13 +338,14 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
     const matcher = matcherOf(rest);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
-    const grams = matcher?.grams.length ? store.blockGrams(p) : null;
-    const blockHas = matcher?.block || grams ? new Map<number, boolean>() : null;
-    /** Looks at row k, which passed the row filter; true when the page is full. */
     const textHit = matcher?.texts?.(p) ?? null;
+    // The block index, read when a block without record texts is first met (most have them).
+    let grams: BlockGrams | null | undefined = matcher?.grams.length ? undefined : null;
+    const blockHas = matcher?.block || grams === undefined ? new Map<number, boolean>() : null;
+    /** Looks at row k, which passed the row filter; true when the page is full. */
     const consider = (k: number): boolean => {
       // The record texts decide the search where they are built; else the records themselves.
-      const hit = textHit ? textHit(c.blk[k]!, c.boff[k]!) : undefined;
+      const hit = textHit ? textHit.test(c.blk[k]!, c.boff[k]!) : undefined;
       if (hit === false) return false;
       // A block that does not hold the text anywhere rules out all its records at once.
       if (hit === undefined && blockHas) {
@@ -352,7 +353,9 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
         let has = blockHas.get(blk);
         if (has === undefined) {
           // The index rules most blocks out without reading them; the others are read and tested whole.
-          has = !grams || matcher!.grams.every((need) => grams.mayHold(blk, need));
+          if (grams === undefined) grams = store.blockGrams(p);
+          const index = grams;
+          has = !index || matcher!.grams.every((need) => index.mayHold(blk, need));
           if (has && matcher!.block) has = matcher!.block(p.blocks.rawBlock(blk));
           blockHas.set(blk, has);
         }
@@ -478,7 +481,7 @@ function rowAt(p: Partition, c: ScanColumns, i: number): ScanRow {
 interface TextMatcher {
   row: (row: ScanRow, record: () => Buffer) => boolean;
   /** The text search by a partition's record texts (store/block-texts.ts), when it has them: see textHits. */
-  texts: ((p: Partition) => ((blk: number, boff: number) => boolean | undefined) | null) | null;
+  texts: ((p: Partition) => TextHitTest | null) | null;
   /** What the record must pass besides the text search (field conditions), once the record texts passed it. */
   rest: ((row: ScanRow, record: () => Buffer) => boolean) | null;
   block: ((raw: Buffer | null) => boolean) | null;

@@ -193,7 +193,7 @@ describe('files on disk', () => {
     const parts = path.join(data, 'parts');
     expect(mode(parts)).toBe(0o700);
     // Only edge records were imported (3, within one partition): one folder, one database
-    // version, its columns file, one record file and its block index, exactly the ones the
+    // version, its columns file, one record file, its block index and its record texts, exactly the ones the
     // committed catalog names (the derived ones once the background builder is done).
     await s.store.columnsSettled();
     expect(fs.readdirSync(parts)).toEqual(['edge_logs']);
@@ -202,7 +202,7 @@ describe('files on disk', () => {
     expect(more).toEqual([]);
     const files = fs.readdirSync(path.join(parts, 'edge_logs')).sort();
     const db = path.basename(p!.dbFile(p!.row.version));
-    expect(files).toEqual([db, db.replace(/\.sqlite$/, '.cols'), path.basename(p!.blocks.file), path.basename(p!.blocks.gramsFile)].sort());
+    expect(files).toEqual([db, db.replace(/\.sqlite$/, '.cols'), path.basename(p!.blocks.file), path.basename(p!.blocks.gramsFile), path.basename(p!.blocks.textsFile)].sort());
     for (const f of files) expect(mode(path.join(parts, 'edge_logs', f)), f).toBe(0o600);
   });
 });

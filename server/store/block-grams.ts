@@ -159,6 +159,32 @@ export function encodeBlockGrams(seed: number, entries: ReadonlyArray<{ blk: num
 }
 
 /**
+ * Whether a record file's index ends with a whole entry for the block ending at `size`: read
+ * from its header and last entry alone (the background builder asks this of every partition at
+ * each start; reading whole files held the first requests). Entries are appended in block
+ * order, so a file whose last entry ends there covers the file, unless damaged in between,
+ * which a reader finds (it stops there) and the next commit's rebuild mends.
+ */
+export function gramsReachEnd(file: string, seed: number, size: number): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const length = fs.fstatSync(fd).size;
+    const head = Buffer.alloc(HEAD);
+    if (length < HEAD + ENTRY || (length - HEAD) % ENTRY !== 0 || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD || !headerOk(head, seed)) return false;
+    const last = Buffer.alloc(ENTRY);
+    if (fs.readSync(fd, last, 0, ENTRY, length - ENTRY) !== ENTRY) return false;
+    return last.readDoubleLE(8) === size && zlib.crc32(last.subarray(0, ENTRY - 4), seed) === last.readUInt32LE(ENTRY - 4);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
  * Makes a record file's index end where the record file now ends (`size`): entries of blocks
  * past it (an import rolled back, a crash before its commit) and a torn last entry are cut off,
  * and a file of another format or record file starts again empty. Appends may follow; a

@@ -117,7 +117,11 @@ export function packGroup(records: ReadonlyArray<{ blk: number; boff: number; te
 
 /** A group's records from its packed bytes; throws when they are not a whole group. */
 export function unpackGroup(packed: Buffer): TextGroup {
-  const raw = zlib.inflateRawSync(packed);
+  return parseGroup(zlib.inflateRawSync(packed));
+}
+
+/** A group's records from its inflated bytes; throws when they are not a whole group. */
+function parseGroup(raw: Buffer): TextGroup {
   const n = raw.length >= 8 ? raw.readUInt32LE(0) : 0;
   const textAt = 8 + n * (8 + 4 * I32_FIELDS);
   if (n === 0 || textAt > raw.length) throw new Error('not a group of record texts');

@@ -12,6 +12,7 @@ import { partFileName, StoreFileDamaged } from './damage.ts';
 import { EngineTrapped, loadEngine, openDbSync, type Db } from './db.ts';
 import { Partition } from './partition.ts';
 import { verifyRecordFile } from './record-blocks.ts';
+import { readBlockTexts } from './block-texts.ts';
 import { columnsFileOf, readScanColumns, ROW_COLUMNS, type ScanColumns } from './scan-columns.ts';
 import { PARTS_DIR, PATHS_FILE, URL_MATCHES_FILE, URLS_FILE } from './store-files.ts';
 import { readDerivedEpoch, verifyTextFile } from './text-dictionary.ts';
@@ -120,6 +121,7 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
       read(p.blocks.file);
       const records = verifyRecordFile(p.blocks.file, row.record_bytes);
       if (records) find(partFileName(p.blocks.file), 'committed', records);
+      if (!textsWhole(p, row.record_bytes, read)) find(partFileName(p.blocks.textsFile), 'derived', 'a group of its record texts fails its check: those records are searched themselves until the background builder writes the group again');
     }
     for (const [dir, keep] of named) {
       for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
@@ -154,6 +156,15 @@ export function formatCheckReport(r: CheckReport): string[] {
       : 'DAMAGED: restore the committed files listed from a backup (or the whole folder), or delete their sources and import them again',
   );
   return lines;
+}
+
+/** Reads every group of a record file's texts (when it has them) and checks it: false when one fails. */
+function textsWhole(p: Partition, recordBytes: number, read: (file: string) => void): boolean {
+  const texts = readBlockTexts(p.blocks.textsFile, p.blocks.nameSeed, recordBytes);
+  if (!texts) return true;
+  read(p.blocks.textsFile);
+  for (let j = 0; j < texts.size; j++) if (!texts.group(j)) return false;
+  return true;
 }
 
 /** Reads every part of a columns file's field index (when it has one) and checks it: false when one fails. */

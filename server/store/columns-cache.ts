@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import { spanSince } from '../activity.ts';
-import { blockBits, encodeBlockGrams, readBlockGrams, type BlockGrams } from './block-grams.ts';
+import { blockBits, encodeBlockGrams, gramsReachEnd, readBlockGrams, type BlockGrams } from './block-grams.ts';
 import type { PartitionRow } from './catalog.ts';
 import { Partition } from './partition.ts';
 import { describePartition, type PartitionMap } from './partition-map.ts';
@@ -45,6 +45,8 @@ export class ColumnsCache {
   private readonly columnQueue = new Map<Partition, number>();
   /** Block indexes read (null: none usable), least recently used first. */
   private readonly gramsCache = new Map<Partition, { limit: number; g: BlockGrams | null }>();
+  /** Partitions whose block index a reader found a gap in: the builder reads it whole (not just its end). */
+  private readonly gramsGaps = new Set<Partition>();
   /** Record texts' group lists read (null: none usable), least recently used first. */
   private readonly textsCache = new Map<Partition, { limit: number; t: BlockTexts | null }>();
   /** Columns files this process wrote (their path ids are of this run's path dictionary). */
@@ -257,6 +259,8 @@ export class ColumnsCache {
    */
   private async buildGrams(p: Partition, pause: () => Promise<void>, unchanged: () => boolean): Promise<void> {
     const size = p.row.record_bytes;
+    if (size === 0 || (!this.gramsGaps.has(p) && gramsReachEnd(p.blocks.gramsFile, p.blocks.nameSeed, size))) return;
+    this.gramsGaps.delete(p);
     const have = this.blockGrams(p);
     if ((have?.covered ?? 0) >= size) return;
     const entries: Array<{ blk: number; end: number; bits: Int32Array }> = [];
@@ -380,6 +384,11 @@ export class ColumnsCache {
     }
     const g = row ? readBlockGrams(p.blocks.gramsFile, p.blocks.nameSeed, limit) : null;
     this.gramsCache.set(p, { limit, g });
+    // A gap (an entry that fails its check, say) that the builder's quick look at the file's end missed: built again.
+    if (g && g.covered < limit && !this.gramsGaps.has(p)) {
+      this.gramsGaps.add(p);
+      this.queue(p);
+    }
     let total = 0;
     for (const v of this.gramsCache.values()) total += v.g?.bytes ?? 0;
     for (const [q, v] of this.gramsCache) {

@@ -185,21 +185,19 @@ describe('derived files damaged: rebuilt, every answer as before', () => {
 });
 
 describe('committed files damaged: named, never a wrong or empty answer', () => {
-  it('urls.log cut short: start-up names it; API counts and edge searches answer 503 naming it, every time; the rest as before', async () => {
+  it('urls.log cut short: start-up names it; API counts answer 503 naming it, every time; the rest as before (searches read the record texts, not urls.log)', async () => {
     const { dir, before } = await damagedLater();
     const file = path.join(dir, 'urls.log');
     fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2));
     const { store, t } = await reopen(dir);
     expect(store.damage.list()).toEqual([{ file: 'urls.log', problem: expect.stringMatching(/^it holds \d+ bytes but the catalog counts \d+$/) }]);
     const after = await answers(t);
-    for (const name of ['apiCounts', 'edgeSearch'] as const) {
-      expect(after[name].status, name).toBe(503);
-      expect(JSON.stringify(after[name].body)).toMatch(/the store file urls\.log is damaged/);
-    }
+    expect(after.apiCounts.status).toBe(503);
+    expect(JSON.stringify(after.apiCounts.body)).toMatch(/the store file urls\.log is damaged/);
     // Asked again: still the same refusal, never an empty result.
     const again = await t.request(REQUESTS.apiCounts);
     expect(again.status).toBe(503);
-    for (const name of ['stats', 'statsHour', 'edgeCount', 'edgeFacets', 'authFacets', 'authPage', 'fnFacets'] as const) expect(after[name], name).toEqual(before[name]);
+    for (const name of ['stats', 'statsHour', 'edgeCount', 'edgeFacets', 'edgeSearch', 'authFacets', 'authPage', 'fnFacets'] as const) expect(after[name], name).toEqual(before[name]);
   });
 
   it('urls.log deleted: named the same way, and not recreated empty', async () => {
@@ -365,6 +363,20 @@ describe('npm run check', () => {
     // Derived damage only: the store is fine to open (the index is rebuilt in the background).
     expect(r.ok).toBe(true);
     expect(fs.readFileSync(cols).equals(bytes)).toBe(true);
+  });
+
+  it('reads every group of the record texts: a flipped byte is a derived finding, and nothing is written', async () => {
+    const { dir } = await damagedLater();
+    expect((await checkStore(dir)).findings).toEqual([]);
+    const texts = partsOf(dir, 'edge_logs', '.texts')[0]!;
+    expect(texts).toBeDefined();
+    const bytes = fs.readFileSync(texts);
+    bytes[bytes.length - 5]! ^= 0x10;
+    fs.writeFileSync(texts, bytes);
+    const r = await checkStore(dir);
+    expect(r.findings).toEqual([{ file: `parts/edge_logs/${path.basename(texts)}`, kind: 'derived', problem: expect.stringMatching(/record texts fails its check/) }]);
+    expect(r.ok).toBe(true);
+    expect(fs.readFileSync(texts).equals(bytes)).toBe(true);
   });
 
   it('as a command: prints the report and exits 1 when a committed file is damaged', async () => {

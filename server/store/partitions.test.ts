@@ -36,7 +36,7 @@ const importEdge = (store: LogStore, records: unknown[], opts: Parameters<typeof
 
 /** Files under the source's parts folder. */
 /** Database and record files (each version's columns file follows it: scan-columns.test.ts; block indexes are derived, built in the background). */
-const notColumns = (f: string) => !f.endsWith('.cols') && !f.endsWith('.grams');
+const notColumns = (f: string) => !f.endsWith('.cols') && !f.endsWith('.grams') && !f.endsWith('.texts');
 const partFiles = (dir: string, alias = 'edge_logs') => filesUnder(path.join(dir, 'parts', alias)).filter(notColumns);
 /** Every file under parts/ with its size. */
 const partSizes = (dir: string) => filesUnder(path.join(dir, 'parts')).filter(notColumns).map((f) => `${f} ${fs.statSync(path.join(dir, 'parts', f)).size}`);
@@ -681,18 +681,22 @@ describe('converting a single-file store (formats 1-3)', () => {
       'parts/auth_logs/20261120-v1.sqlite',
       'parts/auth_logs/20261120.grams',
       'parts/auth_logs/20261120.records',
+      'parts/auth_logs/20261120.texts',
       'parts/edge_logs/20261121-v1.cols',
       'parts/edge_logs/20261121-v1.sqlite',
       'parts/edge_logs/20261121.grams',
       'parts/edge_logs/20261121.records',
+      'parts/edge_logs/20261121.texts',
       'parts/edge_logs/20261122-v1.cols',
       'parts/edge_logs/20261122-v1.sqlite',
       'parts/edge_logs/20261122.grams',
       'parts/edge_logs/20261122.records',
+      'parts/edge_logs/20261122.texts',
       'parts/function_edge_logs/20261122-v1.cols',
       'parts/function_edge_logs/20261122-v1.sqlite',
       'parts/function_edge_logs/20261122.grams',
       'parts/function_edge_logs/20261122.records',
+      'parts/function_edge_logs/20261122.texts',
     ]);
 
     expect(store.dump('cloudflare.logs.prod')).toEqual([
