@@ -238,7 +238,7 @@ async function prepareExplorer(conn: DuckDBConnection, c: ExplorerCase, args: Pi
     return [await prep(`SELECT ${e} AS v, count(*) AS n FROM edge_logs WHERE ${w.sql} AND ${e} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT 10`)];
   }
   if (c.kind === 'facets') {
-    const expr: Record<(typeof EXPLORER_FACETS)[number], string> = { status: STATUS, method: 'upper(metadata.request.method)', path: 'metadata.request.path' };
+    const expr: Record<(typeof EXPLORER_FACETS)[number], string> = { status: statusExpr(), method: `upper(${fieldExpr('request.method')})`, path: fieldExpr('request.path') };
     return Promise.all(
       EXPLORER_FACETS.map((f) => prep(`SELECT ${expr[f]} AS v, count(*) AS n FROM edge_logs WHERE ${w.sql} AND ${expr[f]} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT 10`)),
     );

@@ -3,6 +3,9 @@
  * several cases and scripts, searched by words, short texts, Unicode, and RE2 patterns with
  * and without literal parts. Every count equals the one worked out here from the records
  * themselves, and a text no record holds decompresses no block once the index is built.
+ * Then the record texts (store/block-texts.ts, text-hits.ts): the same counts read from them;
+ * a match must lie within the message or within the URL; a common word reads no record block
+ * once they are built; damaged, cut or deleted texts cost reads, never an answer.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,13 +13,14 @@ import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper } from '../testing/fixtures.ts';
 import { recordBlocksHeld } from '../store/record-blocks.ts';
+import { textGroupsRead, packGroup, unpackGroup, messageOf, urlOf } from '../store/block-texts.ts';
 import { importStream } from '../ingest/import.ts';
 
 const keeper = storeKeeper('le-grams-');
 afterEach(() => keeper.cleanup());
 
 const REF = 'projaaaaaaaaaaaaaaaa';
-const WORDS = ['timeout', 'Timeout', 'TIMEOUT', 'refused', 'products', 'orders', 'gateway', 'Zürich', 'café', 'naïve', '東京', 'error', 'ok', 'upstream', 'retry', 'connection'];
+const WORDS = ['timeout', 'Timeout', 'TIMEOUT', 'refused', 'products', 'orders', 'gateway', 'Zürich', 'café', 'naïve', '東京', 'error', 'ok', 'upstream', 'retry', 'connection', 'a"quote', 'back\\slash', 'Mozilla/5.0'];
 const PATHS = ['/rest/v1/products', '/rest/v1/orders', '/auth/v1/token', '/storage/v1/object/x.png', '/functions/v1/hello'];
 
 function records(n: number, seed: number) {
@@ -33,12 +37,16 @@ function records(n: number, seed: number) {
       id: `r-${seed}-${i}`,
       timestamp: NOW - i * 2 * MIN,
       project: REF,
-      event_message: `GET | ${[200, 500][rnd(2)]} | ${words}`,
+      // Every 5th message ends where its URL begins: "…prod" + "https://…" must not match
+      // "prodhttps"; every 3rd holds its URL, as an edge request's does (the record texts keep it once).
+      event_message: i % 5 === 0 ? `GET | ${words} | prod` : i % 3 === 0 ? `GET | 200 | ${url} | ${words}` : `GET | ${[200, 500][rnd(2)]} | ${words}`,
       // Padding, so a few hundred records make several blocks; its words are not searched but are in the raw bytes.
       metadata: { request: { method: 'GET', url, path: p, headers: { note: `padding ${'x'.repeat(600 + rnd(400))} sidecar` } }, response: { status_code: 200 } },
     };
   });
 }
+
+const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
 
 describe('text search with the block index', () => {
   it('counts exactly what a plain reading of the records finds, for words, short texts, Unicode and patterns', async () => {
@@ -50,7 +58,6 @@ describe('text search with the block index', () => {
     const grams = fs.readdirSync(path.join(dir, 'parts', 'edge_logs')).filter((f) => f.endsWith('.grams'));
     expect(grams.length).toBeGreaterThan(0);
     const t = appOver(store);
-    const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
     const count = async (q: string, regex = false) => {
       const res = await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}${regex ? '&regex=1' : ''}&${window}`);
       expect(res.status, q).toBe(200);
@@ -80,7 +87,6 @@ describe('text search with the block index', () => {
     const body = Buffer.from(recs.map(escaped).join('\n') + '\n');
     expect(await importStream(store, [body], { source: 'edge_logs' })).toMatchObject({ imported: recs.length });
     const t = appOver(store);
-    const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
     const count = async (q: string) => {
       const res = await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}&${window}`);
       expect(res.status, q).toBe(200);
@@ -104,7 +110,6 @@ describe('text search with the block index', () => {
     await importRecords(store, 'edge_logs', records(2000, 5));
     await store.columnsSettled();
     const t = appOver(store);
-    const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
     const before = recordBlocksHeld().decompressed;
     const res = await t.request(`/api/logs/count?source=edge_logs&q=quasar&${window}`);
     expect(((await res.json()) as { result: { count: number } }).result.count).toBe(0);
@@ -122,7 +127,6 @@ describe('text search with the block index', () => {
     const dir = keeper.newDir();
     const store = await keeper.open(dir);
     const t = appOver(store);
-    const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
     const count = async (q: string) => ((await (await t.request(`/api/logs/count?source=edge_logs&q=${q}&${window}`)).json()) as { result: { count: number } }).result.count;
     const first = records(1500, 7);
     await importRecords(store, 'edge_logs', first);
@@ -161,7 +165,6 @@ describe('text search with the block index', () => {
     }
     const again = await keeper.open(dir);
     const t = appOver(again);
-    const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
     for (const q of ['timeout', 'refused', 'products', 'sidecar']) {
       const res = await t.request(`/api/logs/count?source=edge_logs&q=${q}&${window}`);
       const expected = recs.filter((r) => `${r.event_message}\n${r.metadata.request.url}`.toLowerCase().includes(q)).length;
@@ -173,5 +176,107 @@ describe('text search with the block index', () => {
     const res = await t.request(`/api/logs/count?source=edge_logs&q=quasar&${window}`);
     expect(((await res.json()) as { result: { count: number } }).result.count).toBe(0);
     expect(recordBlocksHeld().decompressed - before).toBe(0);
+  });
+});
+
+describe('text search by the record texts', () => {
+  it('packs and unpacks a group: messages, URLs (none kept apart from empty), Unicode', () => {
+    const recs = [
+      { blk: 0, boff: 0, texts: { message: 'GET | 200 | Zürich', url: 'https://x/é' } },
+      { blk: 0, boff: 120, texts: { message: '', url: null } },
+      { blk: 4096, boff: 0, texts: { message: '東京 timeout', url: null } },
+    ];
+    const g = unpackGroup(packGroup(recs));
+    expect(g.n).toBe(3);
+    expect([...g.blk]).toEqual([0, 0, 4096]);
+    expect([...g.boff]).toEqual([0, 120, 0]);
+    expect([0, 1, 2].map((r) => [messageOf(g, r), urlOf(g, r)])).toEqual(recs.map((r) => [r.texts.message, r.texts.url]));
+  });
+
+  it('counts, pages and histograms exactly what a plain reading of the records finds, before and after the texts are built', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const recs = records(2500, 3);
+    await importRecords(store, 'edge_logs', recs);
+    const t = appOver(store);
+    const count = async (q: string, regex = false) => {
+      const res = await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}${regex ? '&regex=1' : ''}&${window}`);
+      expect(res.status, q).toBe(200);
+      return ((await res.json()) as { result: { count: number } }).result.count;
+    };
+    const expected = (test: (text: string) => boolean) => recs.filter((r) => test(r.event_message) || test(r.metadata.request.url)).length;
+    const plain = ['timeout', 'TIMEOUT', 'zürich', 'CAFÉ', '東京', 'a"quote', 'back\\slash', 'mozilla/5', 'prodhttps', 'prod', 'sidecar', 'id=42', '| 500 |'];
+    const patterns = ['time(out|s)', '^GET \\| 500', 'products\\?id=\\d{2}$', '^https://', 'caf.', 'prod$', 'prodhttps', '\\d \\| https'];
+    const all = async (stage: string) => {
+      for (const q of plain) expect(await count(q), `${q}, ${stage}`).toBe(expected((text) => text.toLowerCase().includes(q.toLowerCase())));
+      for (const p of patterns) {
+        const re = RE2JS.compile(`(?i)${p}`);
+        expect(await count(p, true), `/${p}/, ${stage}`).toBe(expected((text) => re.matcher(text).find()));
+      }
+    };
+    expect(expected((text) => text.toLowerCase().includes('prodhttps'))).toBe(0);
+    expect(expected((text) => text.toLowerCase().includes('prod'))).toBeGreaterThan(0);
+    await all('right after the import');
+    await store.columnsSettled();
+    const folder = path.join(dir, 'parts', 'edge_logs');
+    expect(fs.readdirSync(folder).filter((f) => f.endsWith('.texts')).length).toBeGreaterThan(0);
+    await all('texts built');
+    // Pages: the newest matching records, in order, across several pages.
+    const want = recs.filter((r) => r.event_message.toLowerCase().includes('timeout') || r.metadata.request.url.includes('timeout')).map((r) => r.id);
+    const got: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await t.request(`/api/logs?source=edge_logs&q=timeout&limit=300&${window}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const body = (await res.json()) as { result: Array<{ id: string }>; next: string | null };
+      got.push(...body.result.map((r) => r.id));
+      cursor = body.next;
+    } while (cursor);
+    expect(got).toEqual(want);
+  });
+
+  it('a common word reads no record block once the texts are built (only its groups of texts)', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const recs = records(2000, 5);
+    await importRecords(store, 'edge_logs', recs);
+    await store.columnsSettled();
+    const t = appOver(store);
+    const blocks = recordBlocksHeld().decompressed;
+    const groups = textGroupsRead();
+    const res = await t.request(`/api/logs/count?source=edge_logs&q=get&${window}`);
+    expect(((await res.json()) as { result: { count: number } }).result.count).toBe(recs.length);
+    expect(recordBlocksHeld().decompressed - blocks).toBe(0);
+    expect(textGroupsRead() - groups).toBeGreaterThan(0);
+  });
+
+  it('damaged, cut or deleted texts cost reads, never an answer; the background builder makes them whole again', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const recs = records(3000, 9);
+    await importRecords(store, 'edge_logs', recs);
+    await store.columnsSettled();
+    await keeper.close(store);
+    const folder = path.join(dir, 'parts', 'edge_logs');
+    const files = fs.readdirSync(folder).filter((f) => f.endsWith('.texts'));
+    expect(files.length).toBeGreaterThan(2);
+    for (const [i, f] of files.entries()) {
+      const file = path.join(folder, f);
+      const buf = fs.readFileSync(file);
+      if (i % 3 === 0) buf[buf.length - 10] = buf[buf.length - 10]! ^ 0xff; // a flipped byte in the last group
+      if (i % 3 === 1) fs.writeFileSync(file, buf.subarray(0, buf.length - 7)); // a torn last group
+      else if (i % 3 === 0) fs.writeFileSync(file, buf);
+      else fs.rmSync(file); // gone
+    }
+    const again = await keeper.open(dir);
+    const t = appOver(again);
+    const count = async (q: string) => ((await (await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}&${window}`)).json()) as { result: { count: number } }).result.count;
+    for (const q of ['timeout', 'refused', 'zürich', 'sidecar', 'products']) {
+      expect(await count(q), q).toBe(recs.filter((r) => `${r.event_message}\n${r.metadata.request.url}`.toLowerCase().includes(q)).length);
+    }
+    // Built again in the background: a common word then reads no record block.
+    await again.columnsSettled();
+    const blocks = recordBlocksHeld().decompressed;
+    expect(await count('get')).toBe(recs.length);
+    expect(recordBlocksHeld().decompressed - blocks).toBe(0);
   });
 });

@@ -40,8 +40,13 @@ export interface TextHitTest {
 export function textHits(texts: BlockTexts, search: Search, damaged: (blk: number) => void): TextHitTest {
   const groups = new Map<number, GroupHits | null>();
   const matches = groupMatcher(search);
+  let told = false;
   const settle = (j: number, group: TextGroup | null) => {
-    if (!group) damaged(texts.startOf(j));
+    // Once: the file is cut there, so the groups after it fail too.
+    if (!group && !told) {
+      told = true;
+      damaged(texts.startOf(j));
+    }
     const g = group ? hitsOf(group, matches(group)) : null;
     groups.set(j, g);
     return g;

@@ -16,12 +16,13 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import { DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
 import { unescapedText } from './json-escapes.ts';
 
 const MAGIC = 0x5247584c; // 'LXGR' little-endian
 // 3: a block's bits include the text its JSON escapes stand for (2 missed it: rebuilt).
 const FORMAT = 3;
-const HEAD = 16;
+const HEAD = DERIVED_HEAD;
 export const BLOOM_BYTES = 4096;
 const BLOOM_BITS = BLOOM_BYTES * 8;
 const MASK = BLOOM_BITS - 1;
@@ -130,17 +131,11 @@ export function readBlockGrams(file: string, seed: number, recordBytes: number):
   return new BlockGrams(buf, at, covered, recordBytes);
 }
 
-function headerOk(head: Buffer, seed: number): boolean {
-  return head.length >= HEAD && head.readUInt32LE(0) === MAGIC && head.readUInt32LE(4) === FORMAT && head.readUInt32LE(8) === seed;
-}
+const headerOk = (head: Buffer, seed: number): boolean => derivedHeaderOk(head, MAGIC, FORMAT, seed);
 
 /** The first bytes of an index of the record file whose seed is `seed`. */
 export function gramsHeader(seed: number): Buffer {
-  const out = Buffer.alloc(HEAD);
-  out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt32LE(FORMAT, 4);
-  out.writeUInt32LE(seed, 8);
-  return out;
+  return derivedHeader(MAGIC, FORMAT, seed);
 }
 
 /** One entry's bytes: the block at `blk` ending at `end`, its bits, their CRC. */

@@ -21,11 +21,12 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import { DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
 import { parsedRecord, requestUrlOf, searchedMessageOf } from './record.ts';
 
 const MAGIC = 0x5854584c; // 'LXTX' little-endian
 const FORMAT = 1;
-const HEAD = 16;
+const HEAD = DERIVED_HEAD;
 /** The file's header bytes (a file of this many bytes lists no group). */
 export const TEXTS_HEAD = HEAD;
 /** A group's header: first block, end, packed bytes, CRC. */
@@ -277,17 +278,11 @@ export function readBlockTexts(file: string, seed: number, recordBytes: number):
   }
 }
 
-function headerOk(head: Buffer, seed: number): boolean {
-  return head.length >= HEAD && head.readUInt32LE(0) === MAGIC && head.readUInt32LE(4) === FORMAT && head.readUInt32LE(8) === seed;
-}
+const headerOk = (head: Buffer, seed: number): boolean => derivedHeaderOk(head, MAGIC, FORMAT, seed);
 
 /** The first bytes of the texts file of the record file whose seed is `seed`. */
 function textsHeader(seed: number): Buffer {
-  const out = Buffer.alloc(HEAD);
-  out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt32LE(FORMAT, 4);
-  out.writeUInt32LE(seed, 8);
-  return out;
+  return derivedHeader(MAGIC, FORMAT, seed);
 }
 
 /** One group's bytes in the file: its blocks [blk, end), packed bytes and CRC. */

@@ -1,0 +1,20 @@
+/**
+ * The 16-byte header of a file derived from one record file (its block index, its record
+ * texts): magic, format, and the record file's seed (its name), so that a file of another
+ * format or put under another record file's name is not used.
+ */
+export const DERIVED_HEAD = 16;
+
+/** The header of a derived file of kind `magic` and `format` for the record file whose seed is `seed`. */
+export function derivedHeader(magic: number, format: number, seed: number): Buffer {
+  const out = Buffer.alloc(DERIVED_HEAD);
+  out.writeUInt32LE(magic, 0);
+  out.writeUInt32LE(format, 4);
+  out.writeUInt32LE(seed, 8);
+  return out;
+}
+
+/** Whether `head` starts a derived file of this kind, format and record file. */
+export function derivedHeaderOk(head: Buffer, magic: number, format: number, seed: number): boolean {
+  return head.length >= DERIVED_HEAD && head.readUInt32LE(0) === magic && head.readUInt32LE(4) === format && head.readUInt32LE(8) === seed;
+}
