@@ -48,6 +48,23 @@ function records(n: number, seed: number) {
 
 const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
 
+/**
+ * A closed store of 3,000 records (its background builder done first when `settle`) whose
+ * derived files ending in `ext` (three or more) are each handed to `damage` (index, path, bytes).
+ */
+async function damageDerived(dir: string, ext: string, settle: boolean, damage: (i: number, file: string, buf: Buffer) => void) {
+  const store = await keeper.open(dir);
+  const recs = records(3000, 9);
+  await importRecords(store, 'edge_logs', recs);
+  if (settle) await store.columnsSettled();
+  await keeper.close(store);
+  const folder = path.join(dir, 'parts', 'edge_logs');
+  const files = fs.readdirSync(folder).filter((f) => f.endsWith(ext));
+  expect(files.length).toBeGreaterThan(2);
+  for (const [i, f] of files.entries()) damage(i, path.join(folder, f), fs.readFileSync(path.join(folder, f)));
+  return recs;
+}
+
 describe('text search with the block index', () => {
   it('counts exactly what a plain reading of the records finds, for words, short texts, Unicode and patterns', async () => {
     const dir = keeper.newDir();
@@ -147,22 +164,13 @@ describe('text search with the block index', () => {
 
   it('a damaged or cut index costs reads, never an answer', async () => {
     const dir = keeper.newDir();
-    const store = await keeper.open(dir);
-    const recs = records(3000, 9);
-    await importRecords(store, 'edge_logs', recs);
-    await keeper.close(store);
-    const folder = path.join(dir, 'parts', 'edge_logs');
-    const files = fs.readdirSync(folder).filter((f) => f.endsWith('.grams'));
-    expect(files.length).toBeGreaterThan(0);
-    for (const [i, f] of files.entries()) {
-      const file = path.join(folder, f);
-      const buf = fs.readFileSync(file);
+    const recs = await damageDerived(dir, '.grams', false, (i, file, buf) => {
       if (i % 3 === 0) buf[buf.length - 100] = buf[buf.length - 100]! ^ 0xff; // a flipped bit in the last entry
       if (i % 3 === 1) fs.writeFileSync(file, buf.subarray(0, buf.length - 1000)); // a torn last entry
       else fs.writeFileSync(file, buf);
       // i % 3 === 2: the first entry's bits cleared, its CRC not updated
       if (i % 3 === 2) fs.writeFileSync(file, Buffer.concat([buf.subarray(0, 40), Buffer.alloc(4096), buf.subarray(40 + 4096)]));
-    }
+    });
     const again = await keeper.open(dir);
     const t = appOver(again);
     for (const q of ['timeout', 'refused', 'products', 'sidecar']) {
@@ -251,22 +259,12 @@ describe('text search by the record texts', () => {
 
   it('damaged, cut or deleted texts cost reads, never an answer; the background builder makes them whole again', async () => {
     const dir = keeper.newDir();
-    const store = await keeper.open(dir);
-    const recs = records(3000, 9);
-    await importRecords(store, 'edge_logs', recs);
-    await store.columnsSettled();
-    await keeper.close(store);
-    const folder = path.join(dir, 'parts', 'edge_logs');
-    const files = fs.readdirSync(folder).filter((f) => f.endsWith('.texts'));
-    expect(files.length).toBeGreaterThan(2);
-    for (const [i, f] of files.entries()) {
-      const file = path.join(folder, f);
-      const buf = fs.readFileSync(file);
+    const recs = await damageDerived(dir, '.texts', true, (i, file, buf) => {
       if (i % 3 === 0) buf[buf.length - 10] = buf[buf.length - 10]! ^ 0xff; // a flipped byte in the last group
       if (i % 3 === 1) fs.writeFileSync(file, buf.subarray(0, buf.length - 7)); // a torn last group
       else if (i % 3 === 0) fs.writeFileSync(file, buf);
       else fs.rmSync(file); // gone
-    }
+    });
     const again = await keeper.open(dir);
     const t = appOver(again);
     const count = async (q: string) => ((await (await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}&${window}`)).json()) as { result: { count: number } }).result.count;
