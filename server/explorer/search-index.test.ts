@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appOver, DAY, importRecords, MIN, NOW, storeKeeper } from '../testing/fixtures.ts';
+import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { recordBlocksHeld } from '../store/record-blocks.ts';
 import { textGroupsRead, packGroup, unpackGroup, messageOf, urlOf } from '../store/block-texts.ts';
 import { importStream } from '../ingest/import.ts';
@@ -48,6 +48,16 @@ function records(n: number, seed: number) {
 
 const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
 
+/** The count of a text search (`regex`: an RE2 pattern) over the test window, checked to answer 200. */
+async function countOf(t: TestApp, q: string, regex = false): Promise<number> {
+  const res = await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}${regex ? '&regex=1' : ''}&${window}`);
+  expect(res.status, q).toBe(200);
+  return ((await res.json()) as { result: { count: number } }).result.count;
+}
+
+/** How many of `recs` have a message or URL that passes `test`: what a search must count. */
+const expectedOf = (recs: ReturnType<typeof records>, test: (text: string) => boolean) => recs.filter((r) => test(r.event_message) || test(r.metadata.request.url)).length;
+
 /**
  * A closed store of 3,000 records (its background builder done first when `settle`) whose
  * derived files ending in `ext` (three or more) are each handed to `damage` (index, path, bytes).
@@ -75,12 +85,8 @@ describe('text search with the block index', () => {
     const grams = fs.readdirSync(path.join(dir, 'parts', 'edge_logs')).filter((f) => f.endsWith('.grams'));
     expect(grams.length).toBeGreaterThan(0);
     const t = appOver(store);
-    const count = async (q: string, regex = false) => {
-      const res = await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}${regex ? '&regex=1' : ''}&${window}`);
-      expect(res.status, q).toBe(200);
-      return ((await res.json()) as { result: { count: number } }).result.count;
-    };
-    const expected = (test: (text: string) => boolean) => recs.filter((r) => test(r.event_message) || test(r.metadata.request.url)).length;
+    const count = (q: string, regex = false) => countOf(t, q, regex);
+    const expected = (test: (text: string) => boolean) => expectedOf(recs, test);
     for (const q of ['timeout', 'TimeOut', 'refused', 'products', 'ok', 'zürich', 'CAFÉ', '東京', 'nothing-here', 'xyz', 'sidecar', 'id=42']) {
       expect(await count(q), q).toBe(expected((text) => text.toLowerCase().includes(q.toLowerCase())));
     }
@@ -104,11 +110,7 @@ describe('text search with the block index', () => {
     const body = Buffer.from(recs.map(escaped).join('\n') + '\n');
     expect(await importStream(store, [body], { source: 'edge_logs' })).toMatchObject({ imported: recs.length });
     const t = appOver(store);
-    const count = async (q: string) => {
-      const res = await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}&${window}`);
-      expect(res.status, q).toBe(200);
-      return ((await res.json()) as { result: { count: number } }).result.count;
-    };
+    const count = (q: string) => countOf(t, q);
     const expected = (q: string) => recs.filter((r) => [r.event_message, r.metadata.request.url].some((text) => text.toLowerCase().includes(q.toLowerCase()))).length;
     // Texts the raw tests take (printable ASCII) must be found; others (é) are read from parsed records anyway.
     const texts = ['/rest/v1/products', 'a&b', 'v1/orders?id=1', 'supabase.co/auth', 'é', '東京'];
@@ -144,7 +146,7 @@ describe('text search with the block index', () => {
     const dir = keeper.newDir();
     const store = await keeper.open(dir);
     const t = appOver(store);
-    const count = async (q: string) => ((await (await t.request(`/api/logs/count?source=edge_logs&q=${q}&${window}`)).json()) as { result: { count: number } }).result.count;
+    const count = (q: string) => countOf(t, q);
     const first = records(1500, 7);
     await importRecords(store, 'edge_logs', first);
     // No columnsSettled(): the background rebuild has not run.
@@ -207,12 +209,8 @@ describe('text search by the record texts', () => {
     const recs = records(2500, 3);
     await importRecords(store, 'edge_logs', recs);
     const t = appOver(store);
-    const count = async (q: string, regex = false) => {
-      const res = await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}${regex ? '&regex=1' : ''}&${window}`);
-      expect(res.status, q).toBe(200);
-      return ((await res.json()) as { result: { count: number } }).result.count;
-    };
-    const expected = (test: (text: string) => boolean) => recs.filter((r) => test(r.event_message) || test(r.metadata.request.url)).length;
+    const count = (q: string, regex = false) => countOf(t, q, regex);
+    const expected = (test: (text: string) => boolean) => expectedOf(recs, test);
     const plain = ['timeout', 'TIMEOUT', 'zürich', 'CAFÉ', '東京', 'a"quote', 'back\\slash', 'mozilla/5', 'prodhttps', 'prod', 'sidecar', 'id=42', '| 500 |'];
     const patterns = ['time(out|s)', '^GET \\| 500', 'products\\?id=\\d{2}$', '^https://', 'caf.', 'prod$', 'prodhttps', '\\d \\| https'];
     const all = async (stage: string) => {
@@ -267,7 +265,7 @@ describe('text search by the record texts', () => {
     });
     const again = await keeper.open(dir);
     const t = appOver(again);
-    const count = async (q: string) => ((await (await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}&${window}`)).json()) as { result: { count: number } }).result.count;
+    const count = (q: string) => countOf(t, q);
     for (const q of ['timeout', 'refused', 'zürich', 'sidecar', 'products']) {
       expect(await count(q), q).toBe(recs.filter((r) => `${r.event_message}\n${r.metadata.request.url}`.toLowerCase().includes(q)).length);
     }
