@@ -27,8 +27,6 @@ import { parsedRecord, requestUrlOf, searchedMessageOf } from './record.ts';
 const MAGIC = 0x5854584c; // 'LXTX' little-endian
 const FORMAT = 1;
 const HEAD = DERIVED_HEAD;
-/** The file's header bytes (a file of this many bytes lists no group). */
-export const TEXTS_HEAD = HEAD;
 /** A group's header: first block, end, packed bytes, CRC. */
 const ENTRY_HEAD = 24;
 /** A group closes once its text passes this many bytes (packs well; one inflate per group). */
@@ -168,8 +166,6 @@ export class BlockTexts {
     private readonly file: string,
     private readonly seed: number,
     private readonly groups: readonly GroupEntry[],
-    /** The committed record bytes it was read against (a later commit reads it again). */
-    readonly limit: number,
   ) {}
 
   /** Record bytes covered from the file's start: blocks from here on have no group yet. */
@@ -272,7 +268,7 @@ export function readBlockTexts(file: string, seed: number, recordBytes: number):
       covered = end;
       at += ENTRY_HEAD + packed;
     }
-    return new BlockTexts(file, seed, groups, recordBytes);
+    return new BlockTexts(file, seed, groups);
   } finally {
     fs.closeSync(fd);
   }
@@ -312,13 +308,16 @@ export function cutBlockTexts(file: string, seed: number, size: number): void {
   if (fs.statSync(file).size !== keep) fs.truncateSync(file, keep);
 }
 
-/** Appends groups to a texts file that ends at `fileEnd` (HEAD or less: a new file). */
-export function appendBlockTexts(file: string, seed: number, fileEnd: number, entries: readonly Buffer[]): void {
-  if (fileEnd <= HEAD) fs.writeFileSync(file, Buffer.concat([textsHeader(seed), ...entries]), { mode: 0o600 });
-  else {
-    if (fs.statSync(file).size !== fileEnd) fs.truncateSync(file, fileEnd);
-    fs.appendFileSync(file, Buffer.concat(entries), { mode: 0o600 });
+/** Appends groups to a texts file that ends at `fileEnd` (HEAD or less: a new file); the file's new end. */
+export function appendBlockTexts(file: string, seed: number, fileEnd: number, entries: readonly Buffer[]): number {
+  const bytes = Buffer.concat(entries);
+  if (fileEnd <= HEAD) {
+    fs.writeFileSync(file, Buffer.concat([textsHeader(seed), bytes]), { mode: 0o600 });
+    return HEAD + bytes.length;
   }
+  if (fs.statSync(file).size !== fileEnd) fs.truncateSync(file, fileEnd);
+  fs.appendFileSync(file, bytes, { mode: 0o600 });
+  return fileEnd + bytes.length;
 }
 
 /** The records of a raw block (records separated by newlines), each with its offset in the block. */

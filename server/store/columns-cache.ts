@@ -14,7 +14,7 @@ import { Partition } from './partition.ts';
 import { describePartition, type PartitionMap } from './partition-map.ts';
 import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileState, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { buildFieldIndexInSteps } from './field-columns.ts';
-import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroup, TEXTS_HEAD, readBlockTexts, recordsOfBlock, recordTexts, textsEntry, type BlockTexts, type RecordTexts } from './block-texts.ts';
+import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroup, readBlockTexts, recordsOfBlock, recordTexts, textsEntry, type BlockTexts, type RecordTexts } from './block-texts.ts';
 import type { TextDictionary } from './text-dictionary.ts';
 
 /**
@@ -24,7 +24,7 @@ import type { TextDictionary } from './text-dictionary.ts';
 const COLUMN_CACHE_BYTES = 64 * 1024 * 1024;
 /** Bytes of block indexes kept in memory (4 KiB per 256 KiB block: a week at 10M is about 280 MB, read again as needed). */
 const GRAMS_CACHE_BYTES = 32 * 1024 * 1024;
-/** Bytes of record texts' group lists kept in memory (a few dozen bytes per group: every partition fits). */
+/** Partitions whose record texts' group list is kept in memory (a few dozen bytes per group: a 10M store has under a thousand partitions). */
 const TEXTS_CACHE_ENTRIES = 4096;
 /** The background columns builder's least pause between steps, and how recent a request makes it pause longer (ms). */
 const COLUMN_PAUSE_MS = 5;
@@ -316,8 +316,7 @@ export class ColumnsCache {
       if (performance.now() - since > 10) {
         // Written before the pause: a partition that changes meanwhile keeps the groups done.
         if (entries.length) {
-          appendBlockTexts(file, p.blocks.nameSeed, fileEnd, entries);
-          fileEnd = Math.max(fileEnd, TEXTS_HEAD) + entries.reduce((n, e) => n + e.length, 0);
+          fileEnd = appendBlockTexts(file, p.blocks.nameSeed, fileEnd, entries);
           entries.length = 0;
           this.textsCache.delete(p);
         }
