@@ -25,6 +25,7 @@ import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
 import { textHits, type TextHitTest } from './text-hits.ts';
+import { MATCH, NO_MATCH, wordHits, wordPlan, type WordHits } from './token-hits.ts';
 import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
@@ -338,14 +339,23 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
     const matcher = matcherOf(rest);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
+    const wordHit = matcher?.words?.(p) ?? null;
     const textHit = matcher?.texts?.(p) ?? null;
     // The block index, read when a block without record texts is first met (most have them).
     let grams: BlockGrams | null | undefined = matcher?.grams.length ? undefined : null;
     const blockHas = matcher?.block || grams === undefined ? new Map<number, boolean>() : null;
     /** Looks at row k, which passed the row filter; true when the page is full. */
     const consider = (k: number): boolean => {
-      // The record texts decide the search where they are built; else the records themselves.
-      const hit = textHit ? textHit.test(c.blk[k]!, c.boff[k]!) : undefined;
+      // The record words rule records out (or in, for a word search) where they are built; then
+      // the record texts decide; else the records themselves.
+      let hit: boolean | undefined;
+      const rid = c.rid[k]!;
+      if (wordHit && rid <= wordHit.records) {
+        const v = wordHit.of[rid - 1];
+        if (v === NO_MATCH) return false;
+        if (v === MATCH && wordHit.exact) hit = true;
+      }
+      if (hit === undefined && textHit) hit = textHit.test(c.blk[k]!, c.boff[k]!);
       if (hit === false) return false;
       // A block that does not hold the text anywhere rules out all its records at once.
       if (hit === undefined && blockHas) {
@@ -480,6 +490,8 @@ function rowAt(p: Partition, c: ScanColumns, i: number): ScanRow {
  */
 interface TextMatcher {
   row: (row: ScanRow, record: () => Buffer) => boolean;
+  /** The text search by a partition's record words (store/record-tokens.ts), when it has them and the search has words: see wordHits. */
+  words: ((p: Partition) => WordHits | null) | null;
   /** The text search by a partition's record texts (store/block-texts.ts), when it has them: see textHits. */
   texts: ((p: Partition) => TextHitTest | null) | null;
   /** What the record must pass besides the text search (field conditions), once the record texts passed it. */
@@ -514,6 +526,7 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
     return readable && fields(metadata);
   };
   return {
+    words: text?.words ?? null,
     texts: text?.texts ?? null,
     rest: (_, record) => rest(record()),
     grams: [...(text?.grams ?? []), ...grams],
@@ -542,7 +555,14 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
   const grams = searchLiterals(search)
     .map((t) => trigramBits(Buffer.from(t, 'latin1')))
     .filter((b): b is Int32Array => b !== null);
+  const plan = wordPlan(search);
   return {
+    words: plan
+      ? (p) => {
+          const t = store.recordTokens(p);
+          return t?.size ? wordHits(t, plan, (blk) => store.tokensDamaged(p, blk)) : null;
+        }
+      : null,
     texts: (p) => {
       const t = store.blockTexts(p);
       return t ? textHits(t, search, (blk) => store.textsDamaged(p, blk)) : null;

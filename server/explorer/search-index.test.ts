@@ -12,8 +12,10 @@ import path from 'node:path';
 import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
-import { recordBlocksHeld } from '../store/record-blocks.ts';
+import { recordBlocksHeld, seedOf } from '../store/record-blocks.ts';
 import { textGroupsRead, packGroup, unpackGroup, messageOf, urlOf } from '../store/block-texts.ts';
+import { appendRecordTokens, readRecordTokens, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
+import { partsOf } from './token-hits.ts';
 import { importStream } from '../ingest/import.ts';
 
 const keeper = storeKeeper('le-grams-');
@@ -249,8 +251,8 @@ describe('text search by the record texts', () => {
     const t = appOver(store);
     const blocks = recordBlocksHeld().decompressed;
     const groups = textGroupsRead();
-    const res = await t.request(`/api/logs/count?source=edge_logs&q=get&${window}`);
-    expect(((await res.json()) as { result: { count: number } }).result.count).toBe(recs.length);
+    // Not a word alone: the record words narrow it to candidates, which their texts decide.
+    expect(await countOf(t, 'get |')).toBe(recs.length);
     expect(recordBlocksHeld().decompressed - blocks).toBe(0);
     expect(textGroupsRead() - groups).toBeGreaterThan(0);
   });
@@ -274,5 +276,140 @@ describe('text search by the record texts', () => {
     const blocks = recordBlocksHeld().decompressed;
     expect(await count('get')).toBe(recs.length);
     expect(recordBlocksHeld().decompressed - blocks).toBe(0);
+  });
+});
+
+describe('text search by the record words', () => {
+  /** Texts with words of every class: digits, hexadecimal request ids, words, and separators between them. */
+  const MESSAGES = ['GET | 500 | 10.0.0.1 | fb5fda31 | https://x.supabase.co/rest/v1/products?id=42', 'POST | 200 | wp-login.php | deadbeef', 'timeout_after 3000ms', 'Zürich café | ok', '', 'a_b-c.d'];
+
+  it('finds each part the way it must sit in a word, in a segment written and read back', () => {
+    const dir = keeper.newDir();
+    const groups = [0, 1].map((k) =>
+      unpackGroup(packGroup(MESSAGES.map((message, i) => ({ blk: k * 4096, boff: i * 10, texts: { message, url: i === 2 ? 'https://y.example/after' : null } })))),
+    );
+    const file = path.join(dir, 'x.tokens');
+    fs.mkdirSync(dir, { recursive: true });
+    appendRecordTokens(file, 7, 0, [tokenSegmentEntry(7, 0, 8192, 0, groups)]);
+    const tokens = readRecordTokens(file, 7, 8192)!;
+    expect(tokens.records).toBe(2 * MESSAGES.length);
+    const seg = tokens.segment(0)!;
+    // Every record's texts, as the search reads them (the URL after the message apart from it).
+    const texts = [...MESSAGES, ...MESSAGES].map((m, i) => [m, i % MESSAGES.length === 2 ? 'https://y.example/after' : ''].map((t) => t.toLowerCase()));
+    const wordsOfText = (t: string) => t.split(/[^a-z0-9_]+/).filter(Boolean);
+    const sits: Record<WordMode, (w: string, part: string) => boolean> = {
+      contains: (w, part) => w.includes(part),
+      prefix: (w, part) => w.startsWith(part),
+      suffix: (w, part) => w.endsWith(part),
+      exact: (w, part) => w === part,
+    };
+    for (const part of ['500', '0', '1', 'fb5f', 'dead', 'beef', 'a', 'rest', 'products', 'wp', 'login', 'php', 'timeout', 'after', 'z', 'rich', 'caf', 'ok', 'a_b', 'nothing', '42', 'https', 'y']) {
+      for (const mode of ['contains', 'prefix', 'suffix', 'exact'] as const) {
+        const out = new Uint8Array(tokens.records);
+        expect(seg.mark({ word: part, mode }, out), `${part} ${mode}`).toBe(true);
+        const want = texts.map((parts) => (parts.some((t) => wordsOfText(t).some((w) => sits[mode](w, part))) ? 1 : 0));
+        expect([...out], `${part} ${mode}`).toEqual(want);
+      }
+    }
+    expect(seg.postingsWhole()).toBe(true);
+  });
+
+  it('splits a search into the words it needs', () => {
+    expect(partsOf('wp-login.php')).toEqual([
+      { word: 'wp', mode: 'suffix' },
+      { word: 'login', mode: 'exact' },
+      { word: 'php', mode: 'prefix' },
+    ]);
+    expect(partsOf('timeout')).toEqual([{ word: 'timeout', mode: 'contains' }]);
+    expect(partsOf(' | 500 | ')).toEqual([{ word: '500', mode: 'exact' }]);
+    expect(partsOf('/rest')).toEqual([{ word: 'rest', mode: 'prefix' }]);
+    expect(partsOf('| -')).toBeNull();
+  });
+
+  /** Records whose messages also hold request ids (hexadecimal words), numbers and snake_case words. */
+  const withIds = (recs: ReturnType<typeof records>) =>
+    recs.map((r, i) => ({ ...r, event_message: `${r.event_message} | ${((i * 2654435761) >>> 0).toString(16)} | took_${i % 97}ms` }));
+
+  it('counts and pages exactly what a plain reading finds, once the words are built, and a word search reads no text or record', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const recs = withIds(records(3000, 13));
+    await importRecords(store, 'edge_logs', recs);
+    await store.columnsSettled();
+    expect(fs.readdirSync(path.join(dir, 'parts', 'edge_logs')).filter((f) => f.endsWith('.tokens')).length).toBeGreaterThan(0);
+    const t = appOver(store);
+    const expected = (test: (text: string) => boolean) => expectedOf(recs, test);
+    const plain = ['timeout', 'TimeOut', 'get', 'prod', 'prodhttps', '500', '42', 'a1', 'dead', 'took_5', 'took_', '_5ms', 'id', 'x', 'mozilla/5', 'wp-login', '| 500 |', 'id=42', 'rest/v1', 'zürich', '東京', 'a"quote', 'nothing'];
+    const patterns = ['time(out|s)', '^GET \\| 500', 'products\\?id=\\d{2}$', 'took_\\d+ms$', 'prod$', 'prodhttps', '[0-9a-f]{8}'];
+    for (const q of plain) expect(await countOf(t, q), q).toBe(expected((text) => text.toLowerCase().includes(q.toLowerCase())));
+    for (const p of patterns) {
+      const re = RE2JS.compile(`(?i)${p}`);
+      expect(await countOf(t, p, true), `/${p}/`).toBe(expected((text) => re.matcher(text).find()));
+    }
+    // A word alone: answered from the words, no group of texts and no record block read.
+    const blocks = recordBlocksHeld().decompressed;
+    const groups = textGroupsRead();
+    const segments = tokenSegmentsRead();
+    expect(await countOf(t, 'took_1')).toBe(expected((text) => text.includes('took_1')));
+    expect(recordBlocksHeld().decompressed - blocks).toBe(0);
+    expect(textGroupsRead() - groups).toBe(0);
+    expect(tokenSegmentsRead() - segments).toBeGreaterThan(0);
+    // Pages: the newest matching records, in order, across pages.
+    const want = recs.filter((r) => `${r.event_message}\n${r.metadata.request.url}`.toLowerCase().includes('refused')).map((r) => r.id);
+    const got: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await t.request(`/api/logs?source=edge_logs&q=refused&limit=250&${window}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const body = (await res.json()) as { result: Array<{ id: string }>; next: string | null };
+      got.push(...body.result.map((r) => r.id));
+      cursor = body.next;
+    } while (cursor);
+    expect(got.length).toBeGreaterThan(250);
+    expect(got).toEqual(want);
+  });
+
+  it('records added to a partition later are found: its short last segment is built again with them', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const first = withIds(records(1200, 17));
+    await importRecords(store, 'edge_logs', first);
+    await store.columnsSettled();
+    // The same instants again with other ids: appended to the same partitions.
+    const second = withIds(records(1200, 19)).map((r) => ({ ...r, id: `${r.id}-later`, event_message: `${r.event_message} | later_batch` }));
+    await importRecords(store, 'edge_logs', second);
+    const t = appOver(store);
+    const all = [...first, ...second];
+    const check = async (stage: string) => {
+      for (const q of ['later_batch', 'timeout', 'took_3', 'refused']) expect(await countOf(t, q), `${q}, ${stage}`).toBe(expectedOf(all, (text) => text.toLowerCase().includes(q)));
+    };
+    await check('before the builder');
+    await store.columnsSettled();
+    await check('words built again');
+    const folder = path.join(dir, 'parts', 'edge_logs');
+    for (const f of fs.readdirSync(folder).filter((f) => f.endsWith('.tokens'))) {
+      const seed = seedOf(path.join(folder, f.replace(/\.tokens$/, '.records')));
+      const tokens = readRecordTokens(path.join(folder, f), seed, Infinity)!;
+      // One segment per partition: the first, short one was replaced, not followed.
+      expect(tokens.size, f).toBe(1);
+    }
+  });
+
+  it('damaged, cut or deleted words cost reads, never an answer; the background builder makes them whole again', async () => {
+    const dir = keeper.newDir();
+    const recs = await damageDerived(dir, '.tokens', true, (i, file, buf) => {
+      if (i % 3 === 0) buf[buf.length - 3] = buf[buf.length - 3]! ^ 0xff; // a flipped byte in the postings
+      if (i % 3 === 1) fs.writeFileSync(file, buf.subarray(0, buf.length - 5)); // a torn segment
+      else if (i % 3 === 0) fs.writeFileSync(file, buf);
+      else fs.writeFileSync(file, Buffer.concat([buf.subarray(0, 60), Buffer.from('garbage'), buf.subarray(67)])); // a flipped dictionary
+    });
+    const again = await keeper.open(dir);
+    const t = appOver(again);
+    const words = ['timeout', 'refused', 'get', 'sidecar', 'products', 'zürich', '200', 'id=4'];
+    for (const q of words) expect(await countOf(t, q), q).toBe(expectedOf(recs, (text) => text.toLowerCase().includes(q)));
+    await again.columnsSettled();
+    for (const q of words) expect(await countOf(t, q), `${q}, built again`).toBe(expectedOf(recs, (text) => text.toLowerCase().includes(q)));
+    const groups = textGroupsRead();
+    expect(await countOf(t, 'refused')).toBe(expectedOf(recs, (text) => text.toLowerCase().includes('refused')));
+    expect(textGroupsRead() - groups).toBe(0);
   });
 });

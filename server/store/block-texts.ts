@@ -21,7 +21,7 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
+import { appendDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
 import { parsedRecord, requestUrlOf, searchedMessageOf } from './record.ts';
 
 const MAGIC = 0x5854584c; // 'LXTX' little-endian
@@ -310,14 +310,7 @@ export function cutBlockTexts(file: string, seed: number, size: number): void {
 
 /** Appends groups to a texts file that ends at `fileEnd` (HEAD or less: a new file); the file's new end. */
 export function appendBlockTexts(file: string, seed: number, fileEnd: number, entries: readonly Buffer[]): number {
-  const bytes = Buffer.concat(entries);
-  if (fileEnd <= HEAD) {
-    fs.writeFileSync(file, Buffer.concat([textsHeader(seed), bytes]), { mode: 0o600 });
-    return HEAD + bytes.length;
-  }
-  if (fs.statSync(file).size !== fileEnd) fs.truncateSync(file, fileEnd);
-  fs.appendFileSync(file, bytes, { mode: 0o600 });
-  return fileEnd + bytes.length;
+  return appendDerived(file, textsHeader(seed), fileEnd, entries);
 }
 
 /** The records of a raw block (records separated by newlines), each with its offset in the block. */

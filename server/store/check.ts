@@ -13,6 +13,7 @@ import { EngineTrapped, loadEngine, openDbSync, type Db } from './db.ts';
 import { Partition } from './partition.ts';
 import { verifyRecordFile } from './record-blocks.ts';
 import { readBlockTexts } from './block-texts.ts';
+import { readRecordTokens } from './record-tokens.ts';
 import { columnsFileOf, readScanColumns, ROW_COLUMNS, type ScanColumns } from './scan-columns.ts';
 import { PARTS_DIR, PATHS_FILE, URL_MATCHES_FILE, URLS_FILE } from './store-files.ts';
 import { readDerivedEpoch, verifyTextFile } from './text-dictionary.ts';
@@ -85,7 +86,7 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
       const p = new Partition(source, dir, row);
       const keep = named.get(dir) ?? new Set<string>();
       named.set(dir, keep);
-      keep.add(path.basename(p.blocks.file)).add(path.basename(p.blocks.gramsFile)).add(path.basename(p.blocks.textsFile));
+      keep.add(path.basename(p.blocks.file)).add(path.basename(p.blocks.gramsFile)).add(path.basename(p.blocks.textsFile)).add(path.basename(p.blocks.tokensFile));
       if (row.version > 0) {
         const dbFile = p.dbFile(row.version);
         keep.add(path.basename(dbFile)).add(path.basename(columnsFileOf(dbFile)));
@@ -122,6 +123,7 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
       const records = verifyRecordFile(p.blocks.file, row.record_bytes);
       if (records) find(partFileName(p.blocks.file), 'committed', records);
       if (!textsWhole(p, row.record_bytes, read)) find(partFileName(p.blocks.textsFile), 'derived', 'a group of its record texts fails its check: those records are searched themselves until the background builder writes the group again');
+      if (!tokensWhole(p, row.record_bytes, read)) find(partFileName(p.blocks.tokensFile), 'derived', 'a segment of its record words fails its check: searches read those records’ texts until the background builder writes the segment again');
     }
     for (const [dir, keep] of named) {
       for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
@@ -164,6 +166,15 @@ function textsWhole(p: Partition, recordBytes: number, read: (file: string) => v
   if (!texts) return true;
   read(p.blocks.textsFile);
   for (let j = 0; j < texts.size; j++) if (!texts.group(j)) return false;
+  return true;
+}
+
+/** Reads every segment of a record file's words (when it has them) and checks it: false when one fails. */
+function tokensWhole(p: Partition, recordBytes: number, read: (file: string) => void): boolean {
+  const tokens = readRecordTokens(p.blocks.tokensFile, p.blocks.nameSeed, recordBytes);
+  if (!tokens) return true;
+  read(p.blocks.tokensFile);
+  for (let j = 0; j < tokens.size; j++) if (!tokens.segment(j)?.postingsWhole()) return false;
   return true;
 }
 

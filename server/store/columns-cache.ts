@@ -14,8 +14,9 @@ import { Partition } from './partition.ts';
 import { describePartition, type PartitionMap } from './partition-map.ts';
 import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileState, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { buildFieldIndexInSteps } from './field-columns.ts';
-import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroup, readBlockTexts, recordsOfBlock, recordTexts, textsEntry, type BlockTexts, type RecordTexts } from './block-texts.ts';
+import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroup, readBlockTexts, recordsOfBlock, recordTexts, textsEntry, type BlockTexts, type RecordTexts, type TextGroup } from './block-texts.ts';
 import type { TextDictionary } from './text-dictionary.ts';
+import { appendRecordTokens, cutRecordTokens, readRecordTokens, SEGMENT_RECORDS, TokenSegmentBuilder, type RecordTokens } from './record-tokens.ts';
 
 /**
  * Bytes of partition columns (scan-columns.ts) kept in memory: a week of a 10M-record store
@@ -49,6 +50,10 @@ export class ColumnsCache {
   private readonly gramsGaps = new Set<Partition>();
   /** Record texts' group lists read (null: none usable), least recently used first. */
   private readonly textsCache = new Map<Partition, { limit: number; t: BlockTexts | null }>();
+  /** Record words' segment lists read (null: none usable), least recently used first. */
+  private readonly tokensCache = new Map<Partition, { limit: number; t: RecordTokens | null }>();
+  /** Partitions whose rows are not numbered as their records are stored: no record words for them (said once). */
+  private readonly unnumbered = new Set<Partition>();
   /** Columns files this process wrote (their path ids are of this run's path dictionary). */
   private readonly columnsWritten = new Set<string>();
   /** Columns files whose field index failed a check when read: the background builder builds it again. */
@@ -231,6 +236,7 @@ export class ColumnsCache {
       try {
         await this.buildGrams(p, pause, unchanged);
         await this.buildTexts(p, pause, unchanged);
+        await this.buildTokens(p, pause, unchanged);
       } catch (err) {
         // A damaged record file is named by the requests that read it; its index waits for the next commit.
         if (!this.closing) console.error(`cannot index the records of ${describePartition(p)}: ${(err as Error).message}`);
@@ -340,6 +346,102 @@ export class ColumnsCache {
   }
 
   /**
+   * Adds the record words (record-tokens.ts) of the blocks whose record texts are built: segments
+   * of whole text groups, SEGMENT_RECORDS records or more, a group between pauses; a shorter
+   * last segment is built again with the groups after it. Each segment is first checked against
+   * the partition's rows (row n + 1 must be its n-th record), or none is written.
+   */
+  private async buildTokens(p: Partition, pause: () => Promise<void>, unchanged: () => boolean): Promise<void> {
+    const texts = this.blockTexts(p);
+    if (!texts?.size || this.unnumbered.has(p)) return;
+    const have = this.recordTokens(p);
+    // Segments kept: all but a short last one, when there is more to add.
+    let keep = have?.size ?? 0;
+    if (keep > 0 && have!.recordsOf(keep - 1) < SEGMENT_RECORDS && have!.covered < texts.covered) keep--;
+    let from = keep ? have!.endOf(keep - 1) : 0;
+    if (from >= texts.covered) return;
+    let g = texts.groupOf(from);
+    if (g < 0 || texts.startOf(g) !== from) {
+      // Texts grouped otherwise since (built again after damage): the words again from the start.
+      keep = 0;
+      from = 0;
+      g = 0;
+    }
+    let first = keep ? have!.firstOf(keep - 1) + have!.recordsOf(keep - 1) : 0;
+    let fileEnd = have ? have.fileEndAfter(keep - 1) : 0;
+    const cols = this.versionColumns(p, this.hooks.committedRow(p), ['rid', 'blk', 'boff']);
+    if (!cols) return;
+    const rowOf = new Int32Array(cols.n + 2).fill(-1);
+    for (let k = 0; k < cols.n; k++) if (cols.rid[k]! <= cols.n) rowOf[cols.rid[k]!] = k;
+    /** Whether row `rid` is the record at (blk, boff). */
+    const numbered = (rid: number, blk: number, boff: number) => rowOf[rid] !== undefined && rowOf[rid]! >= 0 && cols.blk[rowOf[rid]!] === blk && cols.boff[rowOf[rid]!] === boff;
+    let seg = new TokenSegmentBuilder();
+    let segFrom = from;
+    let firstGroup: TextGroup | null = null;
+    let lastGroup: TextGroup | null = null;
+    const flush = (end: number): boolean => {
+      if (!firstGroup || !lastGroup) return true;
+      if (!numbered(first + 1, firstGroup.blk[0]!, firstGroup.boff[0]!) || !numbered(first + seg.n, lastGroup.blk[lastGroup.n - 1]!, lastGroup.boff[lastGroup.n - 1]!)) {
+        this.unnumbered.add(p);
+        console.error(`the rows of ${describePartition(p)} are not numbered as its records are stored: its searches read the record texts`);
+        return false;
+      }
+      fileEnd = appendRecordTokens(p.blocks.tokensFile, p.blocks.nameSeed, fileEnd, [seg.entry(p.blocks.nameSeed, segFrom, end, first)]);
+      this.tokensCache.delete(p);
+      first += seg.n;
+      seg = new TokenSegmentBuilder();
+      segFrom = end;
+      firstGroup = lastGroup = null;
+      return true;
+    };
+    let since = performance.now();
+    for (; g < texts.size; g++) {
+      if (performance.now() - since > 10) {
+        await pause();
+        if (!unchanged()) return;
+        since = performance.now();
+      }
+      const group = texts.group(g);
+      if (!group) {
+        this.textsDamaged(p, texts.startOf(g));
+        break;
+      }
+      seg.addGroup(group);
+      firstGroup ??= group;
+      lastGroup = group;
+      if (seg.n >= SEGMENT_RECORDS && !flush(texts.endOf(g))) return;
+    }
+    flush(g > 0 ? texts.endOf(g - 1) : 0);
+  }
+
+  /** A partition's record words as far as they cover its committed record bytes, or null (searches then read the texts). */
+  recordTokens(p: Partition): RecordTokens | null {
+    const row = this.hooks.committedRow(p);
+    const limit = row ? Math.min(row.record_bytes, p.blocks.size) : 0;
+    const hit = this.tokensCache.get(p);
+    if (hit !== undefined && hit.limit === limit) {
+      this.tokensCache.delete(p);
+      this.tokensCache.set(p, hit);
+      return hit.t;
+    }
+    const t = row ? readRecordTokens(p.blocks.tokensFile, p.blocks.nameSeed, limit) : null;
+    this.tokensCache.set(p, { limit, t });
+    while (this.tokensCache.size > TEXTS_CACHE_ENTRIES) this.tokensCache.delete(this.tokensCache.keys().next().value!);
+    return t;
+  }
+
+  /** A segment of a partition's record words failed its check: the file is cut before it and built again in the background. */
+  tokensDamaged(p: Partition, blk: number): void {
+    try {
+      cutRecordTokens(p.blocks.tokensFile, p.blocks.nameSeed, blk);
+    } catch {
+      fs.rmSync(p.blocks.tokensFile, { force: true });
+    }
+    this.tokensCache.delete(p);
+    this.queue(p);
+  }
+
+  /**
    * A partition's record texts as far as they cover its committed record bytes, or null (its
    * records are then searched). The group lists are kept in memory, least recently used first.
    */
@@ -440,14 +542,14 @@ export class ColumnsCache {
   /** Forgets a partition's columns, block index and record texts. */
   forget(p: Partition): void {
     this.columnCache.delete(p);
-    this.gramsCache.delete(p);
-    this.textsCache.delete(p);
+    this.forgetGrams(p);
   }
 
-  /** Forgets a partition's block index and record texts (its record file was cut back). */
+  /** Forgets a partition's block index, record texts and words (its record file was cut back). */
   forgetGrams(p: Partition): void {
     this.gramsCache.delete(p);
     this.textsCache.delete(p);
+    this.tokensCache.delete(p);
   }
 
   /** Forgets the cached columns, block indexes and the queue (the engine is being replaced). */
@@ -455,6 +557,7 @@ export class ColumnsCache {
     this.columnCache.clear();
     this.gramsCache.clear();
     this.textsCache.clear();
+    this.tokensCache.clear();
     this.columnQueue.clear();
   }
 }

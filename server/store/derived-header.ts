@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 /**
  * The 16-byte header of a file derived from one record file (its block index, its record
  * texts): magic, format, and the record file's seed (its name), so that a file of another
@@ -17,4 +18,20 @@ export function derivedHeader(magic: number, format: number, seed: number): Buff
 /** Whether `head` starts a derived file of this kind, format and record file. */
 export function derivedHeaderOk(head: Buffer, magic: number, format: number, seed: number): boolean {
   return head.length >= DERIVED_HEAD && head.readUInt32LE(0) === magic && head.readUInt32LE(4) === format && head.readUInt32LE(8) === seed;
+}
+
+/**
+ * Appends entries to a derived file whose entries end at `fileEnd` (DERIVED_HEAD or less: a new
+ * file, written with `header`); bytes past `fileEnd` (a torn or replaced entry) are cut first.
+ * The file's new end.
+ */
+export function appendDerived(file: string, header: Buffer, fileEnd: number, entries: readonly Buffer[]): number {
+  const bytes = Buffer.concat(entries);
+  if (fileEnd <= DERIVED_HEAD) {
+    fs.writeFileSync(file, Buffer.concat([header, bytes]), { mode: 0o600 });
+    return DERIVED_HEAD + bytes.length;
+  }
+  if (fs.statSync(file).size !== fileEnd) fs.truncateSync(file, fileEnd);
+  fs.appendFileSync(file, bytes, { mode: 0o600 });
+  return fileEnd + bytes.length;
 }

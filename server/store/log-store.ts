@@ -23,6 +23,7 @@ import { type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
 import type { ApiHours } from './api-hours.ts';
 import { BatchInserter, type BatchResult } from './batch-insert.ts';
 import type { BlockTexts } from './block-texts.ts';
+import type { RecordTokens } from './record-tokens.ts';
 import type { BlockGrams } from './block-grams.ts';
 import { CATALOG_FILE, setMeta, URLS_META, type PartitionRow } from './catalog.ts';
 import type { Dictionary } from './catalog-dictionary.ts';
@@ -306,6 +307,16 @@ export class LogStore {
   /** A group of a partition's record texts failed its check (block-texts.ts): built again from the block at `blk`. */
   textsDamaged(p: Partition, blk: number): void {
     this.columnsCache.textsDamaged(p, blk);
+  }
+
+  /** A partition's record words (record-tokens.ts) as far as they cover its committed record bytes, or null. */
+  recordTokens(p: Partition): RecordTokens | null {
+    return this.columnsCache.recordTokens(p);
+  }
+
+  /** A segment of a partition's record words failed its check: built again from the block at `blk`. */
+  tokensDamaged(p: Partition, blk: number): void {
+    this.columnsCache.tokensDamaged(p, blk);
   }
 
   /** One record's bytes back from its partition's blocks. */

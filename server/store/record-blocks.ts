@@ -16,6 +16,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { cutBlockGrams, gramsEntry, gramsHeader } from './block-grams.ts';
 import { cutBlockTexts } from './block-texts.ts';
+import { cutRecordTokens } from './record-tokens.ts';
 import { BLOCK_CHECKED, BLOCK_CRC_BYTES, BLOCK_HEADER, blockBuffer, blockPacked, dropBlock, submitBlock, takeBlock, type PackJob } from './block-packer.ts';
 import { partFileName, StoreFileDamaged } from './damage.ts';
 
@@ -300,7 +301,12 @@ export class RecordBlocks {
     return this.file.replace(/\.records$/, '.texts');
   }
 
-  /** Cuts the block index back to `size` (the record file is cut there, or about to be appended to), and the record texts. */
+  /** The file's record words (record-tokens.ts), derived: cut back whenever the record file is. */
+  get tokensFile(): string {
+    return this.file.replace(/\.records$/, '.tokens');
+  }
+
+  /** Cuts the block index back to `size` (the record file is cut there, or about to be appended to), and the record texts and words. */
   private cutGrams(size: number): void {
     try {
       cutBlockGrams(this.gramsFile, this.seed, size);
@@ -314,6 +320,11 @@ export class RecordBlocks {
     } catch {
       // Texts of blocks past the cut would stand for the blocks written there next: none at all instead.
       fs.rmSync(this.textsFile, { force: true });
+    }
+    try {
+      cutRecordTokens(this.tokensFile, this.seed, size);
+    } catch {
+      fs.rmSync(this.tokensFile, { force: true });
     }
   }
 
@@ -413,7 +424,7 @@ function readFully(fd: number, buf: Buffer, pos: number, file: string): void {
 }
 
 /** The CRC seed of a record file: its folder's name and its own (`edge_logs/20261121.records`). */
-function seedOf(file: string): number {
+export function seedOf(file: string): number {
   return zlib.crc32(`${path.basename(path.dirname(file))}/${path.basename(file)}`);
 }
 

@@ -18,8 +18,8 @@ export const ROLLBACK_FILE = 'catalog.sqlite.before-import';
 export function removeVersionFiles(file: string): void {
   fs.rmSync(file, { force: true });
   if (file.endsWith('.sqlite')) fs.rmSync(columnsFileOf(file), { force: true });
-  // A record file goes with its block index and its record texts.
-  if (file.endsWith('.records')) for (const ext of ['.grams', '.texts']) fs.rmSync(file.replace(/\.records$/, ext), { force: true });
+  // A record file goes with its block index, its record texts and its record words.
+  if (file.endsWith('.records')) for (const ext of ['.grams', '.texts', '.tokens']) fs.rmSync(file.replace(/\.records$/, ext), { force: true });
 }
 
 /** A second name for a file (a copy where the file system has no hard links). */

@@ -1,0 +1,511 @@
+/**
+ * The words of each record's message and URL, and for each word the records holding it: what
+ * turns a text search into look-ups instead of a read of every record's text. A word is a run
+ * of ASCII letters, digits and `_`, lower-cased (ASCII letters fold as every search folds them).
+ * A plain search made only of such characters matches exactly the records holding a word that
+ * contains it; a search with other characters, or a pattern, is narrowed to the records holding
+ * the words its parts need and tests those alone (server/explorer/token-hits.ts).
+ *
+ * Records are numbered by their place in their record file: the partition's row n + 1 is its
+ * record file's n-th record (rows are numbered as their records are appended, and the builder
+ * checks it for each segment against the columns before it writes one).
+ *
+ * Derived data, one file per record file (`<label>.tokens`), built by the background builder
+ * from the record texts (block-texts.ts), in segments of whole text groups of at least
+ * SEGMENT_RECORDS records (the last may be shorter: it is built again with the next blocks).
+ * Cut back whenever the record file is, like the texts.
+ *
+ * File: the derived header (`LXTK`), then per segment: f64 the offset of its first block, f64
+ * the end of its last, u32 its first record, u32 records, u32 bytes of its packed dictionary,
+ * u32 bytes of its postings, u32 CRC-32 (seeded with the record file's seed) of those 32 bytes
+ * and the packed dictionary; the packed dictionary, deflate-raw of: u32 words per class
+ * (CLASSES), u32 bytes of each class's word list, the word lists (`\n`, then each word followed
+ * by `\n`), then per word (classes in order) i32 `at`, i32 `bytes`, u32 `crc`: a word of a
+ * single record has that record in `at` and -1 in `bytes`, the others the place and length of
+ * their postings and the postings' CRC-32. Then the postings, raw (read a word at a time): 0 and
+ * the word's records as LEB128 deltas, or 1 and a bitmap of the segment's records, whichever is
+ * shorter.
+ */
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+import type { TextGroup } from './block-texts.ts';
+import { appendDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
+
+const MAGIC = 0x4b54584c; // 'LXTK' little-endian
+const FORMAT = 1;
+const HEAD = DERIVED_HEAD;
+/** A segment's header: first block, end, first record, records, dictionary bytes, postings bytes, CRC. */
+const ENTRY_HEAD = 36;
+/** A segment closes once it holds this many records (about a busy hour of edge requests at 10M). */
+export const SEGMENT_RECORDS = 65_536;
+/** deflate level of the dictionaries: written once, read by every search. */
+const LEVEL = 1;
+/** Past this many words of one segment matched, its postings are read whole rather than word by word. */
+const WHOLE_POSTINGS_WORDS = 64;
+
+/**
+ * Word classes, so that a search reads only the word lists that can hold it: a word of digits
+ * alone, a hexadecimal word with a letter (request ids), and the others. A word contains a
+ * search only if it has every character the search has: a search with a letter past `f` is
+ * looked for among the others alone.
+ */
+const CLASSES = 3;
+
+/** Byte → 1 for word characters (ASCII letters, digits, `_`). */
+const WORD = new Uint8Array(256);
+for (let b = 0; b < 256; b++) {
+  const c = String.fromCharCode(b);
+  if (/[A-Za-z0-9_]/.test(c)) WORD[b] = 1;
+}
+
+/** Whether a text is made only of word characters (and is not empty). */
+export const isWord = (text: string): boolean => /^[A-Za-z0-9_]+$/.test(text);
+
+/** The class of a lower-case word: 0 digits alone, 1 hexadecimal with a letter, 2 any other. */
+export function wordClass(word: string): number {
+  let hexLetter = false;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) continue;
+    if (c >= 0x61 && c <= 0x66) hexLetter = true;
+    else return 2;
+  }
+  return hexLetter ? 1 : 0;
+}
+
+/** Calls `visit` with each word of text[from, to), lower-cased. */
+export function wordsOf(text: Buffer, from: number, to: number, visit: (word: string) => void): void {
+  for (let i = from; i < to; ) {
+    if (!WORD[text[i]!]) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < to && WORD[text[j]!]) j++;
+    visit(text.toString('latin1', i, j).toLowerCase());
+    i = j;
+  }
+}
+
+/** How a search's part must sit in a word: inside it, at its start, at its end, or be all of it. */
+export type WordMode = 'contains' | 'prefix' | 'suffix' | 'exact';
+
+export interface WordPart {
+  /** Lower-case word characters. */
+  word: string;
+  mode: WordMode;
+}
+
+/** Words per record and per word its records, as the builder collects them for one segment. */
+class SegmentWords {
+  readonly ids = new Map<string, number>();
+  readonly lists: number[][] = [];
+  n = 0;
+
+  /** Adds record `r`'s words of text[from, to). */
+  add(r: number, text: Buffer, from: number, to: number): void {
+    wordsOf(text, from, to, (w) => {
+      const id = this.ids.get(w);
+      if (id === undefined) {
+        this.ids.set(w, this.lists.length);
+        this.lists.push([r]);
+      } else {
+        const list = this.lists[id]!;
+        if (list[list.length - 1] !== r) list.push(r);
+      }
+    });
+  }
+}
+
+/** The LEB128 deltas of a sorted list (the first from 0). */
+function deltas(list: readonly number[]): Buffer {
+  const out: number[] = [0];
+  let last = 0;
+  for (const v of list) {
+    let d = v - last;
+    last = v;
+    while (d >= 0x80) {
+      out.push((d & 0x7f) | 0x80);
+      d >>>= 7;
+    }
+    out.push(d);
+  }
+  return Buffer.from(out);
+}
+
+function bitmap(list: readonly number[], n: number): Buffer {
+  const out = Buffer.alloc(1 + Math.ceil(n / 8));
+  out[0] = 1;
+  for (const v of list) out[1 + (v >> 3)]! |= 1 << (v & 7);
+  return out;
+}
+
+/** One segment's words, added a group of record texts at a time (the builder pauses between groups). */
+export class TokenSegmentBuilder {
+  private readonly words = new SegmentWords();
+
+  /** Records added. */
+  get n(): number {
+    return this.words.n;
+  }
+
+  /** Adds a group's records, numbered on from those added before. */
+  addGroup(g: TextGroup): void {
+    const words = this.words;
+    for (let r = 0; r < g.n; r++) {
+      const at = words.n++;
+      words.add(at, g.text, r ? g.end[r - 1]! : 0, g.msgEnd[r]!);
+      // A URL the message holds is searched within the message; one after it on its own.
+      if (g.urlStart[r]! >= g.msgEnd[r]! && g.urlEnd[r]! > g.urlStart[r]!) words.add(at, g.text, g.urlStart[r]!, g.urlEnd[r]!);
+    }
+  }
+
+  /** The segment's bytes in the file: its blocks [blk, end), its first record's number in the file. */
+  entry(seed: number, blk: number, end: number, first: number): Buffer {
+    return segmentEntry(seed, blk, end, first, this.words);
+  }
+}
+
+/** One segment's bytes in the file: the words of `groups`' records (numbered from `first` in the file, from 0 here). */
+export function tokenSegmentEntry(seed: number, blk: number, end: number, first: number, groups: readonly TextGroup[]): Buffer {
+  const b = new TokenSegmentBuilder();
+  for (const g of groups) b.addGroup(g);
+  return b.entry(seed, blk, end, first);
+}
+
+function segmentEntry(seed: number, blk: number, end: number, first: number, words: SegmentWords): Buffer {
+  const byClass: string[][] = Array.from({ length: CLASSES }, () => []);
+  for (const w of words.ids.keys()) byClass[wordClass(w)]!.push(w);
+  const ordered = byClass.flat();
+  const meta = new Int32Array(ordered.length * 3);
+  const postings: Buffer[] = [];
+  let postBytes = 0;
+  ordered.forEach((w, i) => {
+    const list = words.lists[words.ids.get(w)!]!;
+    if (list.length === 1) {
+      meta[3 * i] = list[0]!;
+      meta[3 * i + 1] = -1;
+      return;
+    }
+    const d = deltas(list);
+    const bytes = d.length <= 1 + Math.ceil(words.n / 8) ? d : bitmap(list, words.n);
+    meta[3 * i] = postBytes;
+    meta[3 * i + 1] = bytes.length;
+    meta[3 * i + 2] = zlib.crc32(bytes) | 0;
+    postings.push(bytes);
+    postBytes += bytes.length;
+  });
+  const lists = byClass.map((ws) => Buffer.from(`\n${ws.map((w) => `${w}\n`).join('')}`, 'latin1'));
+  const counts = Buffer.alloc(8 * CLASSES);
+  byClass.forEach((ws, c) => {
+    counts.writeUInt32LE(ws.length, 4 * c);
+    counts.writeUInt32LE(lists[c]!.length, 4 * (CLASSES + c));
+  });
+  const dict = zlib.deflateRawSync(Buffer.concat([counts, ...lists, Buffer.from(meta.buffer)]), { level: LEVEL });
+  const head = Buffer.alloc(ENTRY_HEAD);
+  head.writeDoubleLE(blk, 0);
+  head.writeDoubleLE(end, 8);
+  head.writeUInt32LE(first, 16);
+  head.writeUInt32LE(words.n, 20);
+  head.writeUInt32LE(dict.length, 24);
+  head.writeUInt32LE(postBytes, 28);
+  head.writeUInt32LE(zlib.crc32(dict, zlib.crc32(head.subarray(0, ENTRY_HEAD - 4), seed)), ENTRY_HEAD - 4);
+  return Buffer.concat([head, dict, ...postings]);
+}
+
+/** One class's word list: its bytes and where each word starts. */
+interface WordList {
+  bytes: Buffer;
+  starts: Int32Array;
+  /** The first word's number among the segment's words. */
+  base: number;
+}
+
+/** Postings read from the file: [offset in the postings, bytes] → their bytes, or null when they fail their check. */
+type PostingsReader = (at: number, bytes: number, crc: number) => Buffer | null;
+
+/** One segment's dictionary, read and checked; postings are read as words match. */
+export class TokenSegment {
+  constructor(
+    /** Its records. */
+    readonly n: number,
+    private readonly lists: readonly WordList[],
+    private readonly meta: Int32Array,
+    private readonly postings: PostingsReader,
+    private readonly whole: () => Buffer | null,
+  ) {}
+
+  /**
+   * Sets out[r] to 1 for each record r holding a word that `part` matches; false when postings
+   * it needed fail their check (`out` is then not to be used).
+   */
+  mark(part: WordPart, out: Uint8Array): boolean {
+    const matched: number[] = [];
+    const needle = Buffer.from(part.mode === 'exact' ? `\n${part.word}\n` : part.mode === 'prefix' ? `\n${part.word}` : part.mode === 'suffix' ? `${part.word}\n` : part.word, 'latin1');
+    // A `\n` the needle starts with is the one before the word.
+    const lead = part.mode === 'exact' || part.mode === 'prefix' ? 1 : 0;
+    for (let c = wordClass(part.word); c < CLASSES; c++) {
+      const { bytes, starts, base } = this.lists[c]!;
+      for (let at = bytes.indexOf(needle); at >= 0; ) {
+        const w = wordAt(starts, at + lead);
+        matched.push(base + w);
+        if (part.mode === 'exact') break;
+        // On from the `\n` that ends this word: a word is counted once.
+        const next = w + 1 < starts.length ? starts[w + 1]! - 1 : bytes.length;
+        at = bytes.indexOf(needle, next);
+      }
+    }
+    let whole: Buffer | null | undefined;
+    let listed = 0;
+    for (const w of matched) if (this.meta[3 * w + 1]! >= 0) listed++;
+    if (listed > WHOLE_POSTINGS_WORDS) {
+      whole = this.whole();
+      if (!whole) return false;
+    }
+    for (const w of matched) {
+      const at = this.meta[3 * w]!;
+      const bytes = this.meta[3 * w + 1]!;
+      if (bytes < 0) {
+        out[at] = 1;
+        continue;
+      }
+      const crc = this.meta[3 * w + 2]! >>> 0;
+      const p = whole ? whole.subarray(at, at + bytes) : this.postings(at, bytes, crc);
+      if (!p || (whole && zlib.crc32(p) !== crc)) return false;
+      markPostings(p, this.n, out);
+    }
+    return true;
+  }
+
+  /** Whether every word's postings pass their check (`npm run check`). */
+  postingsWhole(): boolean {
+    const whole = this.whole();
+    if (!whole) return false;
+    for (let w = 0; 3 * w < this.meta.length; w++) {
+      const at = this.meta[3 * w]!;
+      const bytes = this.meta[3 * w + 1]!;
+      if (bytes >= 0 && (at + bytes > whole.length || zlib.crc32(whole.subarray(at, at + bytes)) !== this.meta[3 * w + 2]! >>> 0)) return false;
+    }
+    return true;
+  }
+}
+
+/** The word whose bytes hold position `at` of its list (starts ascending). */
+function wordAt(starts: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function markPostings(p: Buffer, n: number, out: Uint8Array): void {
+  if (p[0] === 1) {
+    for (let r = 0; r < n; r++) if (p[1 + (r >> 3)]! & (1 << (r & 7))) out[r] = 1;
+    return;
+  }
+  let v = 0;
+  for (let i = 1; i < p.length; ) {
+    let d = 0;
+    let shift = 0;
+    let b: number;
+    do {
+      b = p[i++]!;
+      d += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (b & 0x80 && i < p.length);
+    v += d;
+    if (v < n) out[v] = 1;
+  }
+}
+
+/** A dictionary's words, from its inflated bytes; throws when they are not whole. */
+function parseDictionary(raw: Buffer): { lists: WordList[]; meta: Int32Array } {
+  if (raw.length < 8 * CLASSES) throw new Error('not a word dictionary');
+  const lists: WordList[] = [];
+  let at = 8 * CLASSES;
+  let base = 0;
+  for (let c = 0; c < CLASSES; c++) {
+    const count = raw.readUInt32LE(4 * c);
+    const bytes = raw.readUInt32LE(4 * (CLASSES + c));
+    if (at + bytes > raw.length) throw new Error('a word list past its dictionary');
+    const list = raw.subarray(at, at + bytes);
+    const starts = new Int32Array(count);
+    let k = 0;
+    for (let nl = list.indexOf(0x0a); nl >= 0 && nl + 1 < list.length; nl = list.indexOf(0x0a, nl + 1)) {
+      if (k >= count) throw new Error('a word list longer than its count');
+      starts[k++] = nl + 1;
+    }
+    if (k !== count || list[0] !== 0x0a || list[list.length - 1] !== 0x0a) throw new Error('a word list of another count');
+    lists.push({ bytes: list, starts, base });
+    base += count;
+    at += bytes;
+  }
+  if (raw.length - at !== base * 12) throw new Error('word postings of another count');
+  return { lists, meta: new Int32Array(raw.buffer.slice(raw.byteOffset + at, raw.byteOffset + raw.length)) };
+}
+
+/** Segments read by this process (tests count the reads of a search). */
+let segmentsRead = 0;
+export const tokenSegmentsRead = (): number => segmentsRead;
+
+interface SegmentEntry {
+  blk: number;
+  end: number;
+  first: number;
+  n: number;
+  /** Where its packed dictionary starts in the file. */
+  at: number;
+  dict: number;
+  post: number;
+  crc: number;
+}
+
+/** A record file's words, as listed in its file (segments read when asked for). */
+export class RecordTokens {
+  constructor(
+    private readonly file: string,
+    private readonly seed: number,
+    private readonly segments: readonly SegmentEntry[],
+  ) {}
+
+  /** Records covered from the file's first: records from here on have no segment yet. */
+  get records(): number {
+    const s = this.segments[this.segments.length - 1];
+    return s ? s.first + s.n : 0;
+  }
+
+  /** Record bytes covered from the file's start. */
+  get covered(): number {
+    return this.segments.length ? this.segments[this.segments.length - 1]!.end : 0;
+  }
+
+  get size(): number {
+    return this.segments.length;
+  }
+
+  /** Segment j's first block, first record and records. */
+  startOf(j: number): number {
+    return this.segments[j]!.blk;
+  }
+
+  firstOf(j: number): number {
+    return this.segments[j]!.first;
+  }
+
+  recordsOf(j: number): number {
+    return this.segments[j]!.n;
+  }
+
+  endOf(j: number): number {
+    return this.segments[j]!.end;
+  }
+
+  /** The file's length up to the end of segment j (-1: its header alone). */
+  fileEndAfter(j: number): number {
+    if (j < 0) return HEAD;
+    const s = this.segments[j]!;
+    return s.at + s.dict + s.post;
+  }
+
+  /** Segment j's dictionary, read and checked; null when its bytes fail their check. */
+  segment(j: number): TokenSegment | null {
+    const s = this.segments[j]!;
+    segmentsRead++;
+    try {
+      const buf = this.read(s.at - ENTRY_HEAD, ENTRY_HEAD + s.dict);
+      if (!buf) return null;
+      const packed = buf.subarray(ENTRY_HEAD);
+      if (zlib.crc32(packed, zlib.crc32(buf.subarray(0, ENTRY_HEAD - 4), this.seed)) !== s.crc) return null;
+      const { lists, meta } = parseDictionary(zlib.inflateRawSync(packed));
+      const postAt = s.at + s.dict;
+      return new TokenSegment(
+        s.n,
+        lists,
+        meta,
+        (at, bytes, crc) => {
+          const p = at + bytes <= s.post ? this.read(postAt + at, bytes) : null;
+          return p && zlib.crc32(p) === crc ? p : null;
+        },
+        () => this.read(postAt, s.post),
+      );
+    } catch {
+      return null;
+    }
+  }
+
+  private read(at: number, bytes: number): Buffer | null {
+    const buf = Buffer.alloc(bytes);
+    const fd = fs.openSync(this.file, 'r');
+    try {
+      for (let got = 0; got < bytes; ) {
+        const k = fs.readSync(fd, buf, got, bytes - got, at + got);
+        if (k === 0) return null;
+        got += k;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    return buf;
+  }
+}
+
+/**
+ * The words of a record file as far as they are whole and within `recordBytes` (the committed
+ * length): null when the file is missing or of another record file (seed) or format.
+ */
+export function readRecordTokens(file: string, seed: number, recordBytes: number): RecordTokens | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const head = Buffer.alloc(HEAD);
+    if (fs.readSync(fd, head, 0, HEAD, 0) !== HEAD || !derivedHeaderOk(head, MAGIC, FORMAT, seed)) return null;
+    const segments: SegmentEntry[] = [];
+    const e = Buffer.alloc(ENTRY_HEAD);
+    let covered = 0;
+    let records = 0;
+    for (let at = HEAD; at + ENTRY_HEAD <= size; ) {
+      if (fs.readSync(fd, e, 0, ENTRY_HEAD, at) !== ENTRY_HEAD) break;
+      const s: SegmentEntry = { blk: e.readDoubleLE(0), end: e.readDoubleLE(8), first: e.readUInt32LE(16), n: e.readUInt32LE(20), at: at + ENTRY_HEAD, dict: e.readUInt32LE(24), post: e.readUInt32LE(28), crc: e.readUInt32LE(32) };
+      // Segments follow each other from the file's first block and record; one that does not ends the list.
+      if (s.blk !== covered || s.first !== records || s.n === 0 || !(s.end > s.blk) || s.end > recordBytes || s.at + s.dict + s.post > size) break;
+      segments.push(s);
+      covered = s.end;
+      records += s.n;
+      at = s.at + s.dict + s.post;
+    }
+    return new RecordTokens(file, seed, segments);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Makes a tokens file end with the last segment within the first `size` record bytes (the
+ * record file was cut there, or a segment from there on failed): later segments are cut off,
+ * and a file of another format or record file is removed. A missing file stays missing.
+ */
+export function cutRecordTokens(file: string, seed: number, size: number): void {
+  const t = readRecordTokens(file, seed, Infinity);
+  if (!t) {
+    fs.rmSync(file, { force: true });
+    return;
+  }
+  let j = t.size;
+  while (j > 0 && t.endOf(j - 1) > size) j--;
+  const keep = t.fileEndAfter(j - 1);
+  if (fs.statSync(file).size !== keep) fs.truncateSync(file, keep);
+}
+
+/** Appends segments to a tokens file cut at `fileEnd` (HEAD or less: a new file); the file's new end. */
+export function appendRecordTokens(file: string, seed: number, fileEnd: number, entries: readonly Buffer[]): number {
+  return appendDerived(file, derivedHeader(MAGIC, FORMAT, seed), fileEnd, entries);
+}
