@@ -276,6 +276,13 @@ export interface ScanLimits {
   watch?: () => void;
   /** The walk only counts: rows of one instant may come in any order (no record is read to order them). */
   tiesInAnyOrder?: boolean;
+  /**
+   * For a walk that only counts (tiesInAnyOrder): a partition whose rows the record words decide
+   * alone (a search of word characters, no condition read from the records) is handed over
+   * whole, its rows [from, to) with `pass` (every filter and the search), to be counted from its
+   * columns instead of visited row by row.
+   */
+  columns?: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void;
   /** Called as the walk moves on (at each partition and every few thousand rows) with where it got to. */
   onProgress?: (last: Cursor) => void;
 }
@@ -339,7 +346,20 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
     const matcher = matcherOf(rest);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
-    const wordHit = matcher?.words?.(p) ?? null;
+    const wordHit = pass && to > from ? (matcher?.words?.(p) ?? null) : null;
+    if (pass && wordHit?.exact && wordHit.whole && limits.columns && limits.tiesInAnyOrder && !rest.length && c.n <= wordHit.records) {
+      // Every row of the partition is decided by the words: counted from the columns (see ScanLimits.columns).
+      const { of } = wordHit;
+      const { rid } = c;
+      const filter = pass;
+      limits.columns(c, (i) => filter(i) && of[rid[i]! - 1] === MATCH, from, to);
+      last = { ts: Math.min(p.start, q.end), rid: 0 };
+      limits.onProgress?.(last);
+      if (overBudget(performance.now())) return { last, complete: false };
+      sinceCheck = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      continue;
+    }
     const textHit = matcher?.texts?.(p) ?? null;
     // The block index, read when a block without record texts is first met (most have them).
     let grams: BlockGrams | null | undefined = matcher?.grams.length ? undefined : null;

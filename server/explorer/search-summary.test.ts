@@ -8,7 +8,7 @@ import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from
 import { recordBlocksHeld } from '../store/record-blocks.ts';
 import { textGroupsRead } from '../store/block-texts.ts';
 import { readExplorerQuery, singleParams } from './query.ts';
-import { searchTallies, stopSearches } from './search-summary.ts';
+import { partitionsTalliedFromColumns, searchTallies, stopSearches } from './search-summary.ts';
 
 const keeper = storeKeeper('le-shared-');
 afterEach(() => keeper.cleanup());
@@ -65,6 +65,46 @@ describe('the shared walk of a text search', () => {
     expect(new Map(facets.result.status!.map((v) => [v.value, v.count]))).toEqual(byStatus);
     expect(facets.result.method!.reduce((a, b) => a + b.count, 0)).toBe(matching.length);
     expect(facets.result.path!.reduce((a, b) => a + b.count, 0)).toBe(matching.length);
+  });
+
+  it('a word search on a settled store is counted from the columns: count, histogram and facets, with filters, as the records say', async () => {
+    const store = await keeper.open(keeper.newDir());
+    const recs = records();
+    await importRecords(store, 'edge_logs', recs);
+    await store.columnsSettled();
+    const t = appOver(store);
+    const before = partitionsTalliedFromColumns();
+    for (const [filter, keep] of [
+      ['', () => true],
+      ['&status=5xx', (r: (typeof recs)[number]) => r.metadata.response.status_code >= 500],
+      ['&method=!GET', (r: (typeof recs)[number]) => r.metadata.request.method !== 'GET'],
+    ] as const) {
+      const q = `source=edge_logs&q=TimeOut${filter}&${window}`;
+      const [count, hist, facets] = await Promise.all([
+        json<{ result: { count: number } }>(t, `/api/logs/count?${q}`),
+        json<{ result: Array<{ timestamp: number; count: number; by: Record<string, number> }>; width: number }>(t, `/api/logs/histogram?${q}&buckets=100`),
+        json<{ result: Record<string, Array<{ value: string | number; count: number }>> }>(t, `/api/logs/facets?${q}&fields=status,method,path`),
+      ]);
+      const matching = recs.filter((r) => r.event_message.toLowerCase().includes('timeout') && keep(r));
+      expect(matching.length, filter).toBeGreaterThan(10);
+      expect(count.result.count, filter).toBe(matching.length);
+      const cls = (s: number) => `${Math.floor(s / 100)}xx`;
+      for (const b of hist.result) {
+        const inside = matching.filter((r) => r.timestamp >= b.timestamp && r.timestamp < b.timestamp + hist.width);
+        expect(b.count, `${filter} ${b.timestamp}`).toBe(inside.length);
+        for (const k of ['2xx', '4xx', '5xx']) expect(b.by[k] ?? 0, `${filter} ${b.timestamp} ${k}`).toBe(inside.filter((r) => cls(r.metadata.response.status_code) === k).length);
+      }
+      const tally = (of: (r: (typeof recs)[number]) => string | number) => {
+        const m = new Map<string | number, number>();
+        for (const r of matching) m.set(of(r), (m.get(of(r)) ?? 0) + 1);
+        return m;
+      };
+      const asMap = (vs: Array<{ value: string | number; count: number }>) => new Map(vs.map((v) => [v.value, v.count]));
+      expect(asMap(facets.result.status!), filter).toEqual(tally((r) => r.metadata.response.status_code));
+      expect(asMap(facets.result.method!), filter).toEqual(tally((r) => r.metadata.request.method));
+      expect(asMap(facets.result.path!), filter).toEqual(tally((r) => r.metadata.request.path));
+    }
+    expect(partitionsTalliedFromColumns() - before).toBeGreaterThan(0);
   });
 
   it('asked at once, the three read each block once (one walk), not three times', async () => {

@@ -10,10 +10,10 @@
  */
 import type { LogStore } from '../store/log-store.ts';
 import { metadataOfRecord } from '../store/record.ts';
-import { NONE } from '../store/scan-columns.ts';
+import { NONE, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
 import { fieldsOf, functionTexts, scanRows, splitOf, type ExplorerQuery } from './query.ts';
-import { statusClass } from './status-class.ts';
+import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
 import { fieldText, valueAt } from '../../contract/fields.ts';
 
 /** How long a request waits for the walk before it answers with the part counted so far (ms). */
@@ -154,6 +154,8 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
     {
       signal: stop.signal,
       tiesInAnyOrder: true,
+      // Fields inside the records are read per row; without them a partition the words decide is counted from its columns.
+      columns: recordFields.length ? undefined : (c, pass, from, to) => tallyColumns(tallies, c, pass, from, to, { split, fields, bin, fnText }),
       onProgress: (last) => {
         tallies.through = Math.max(q.start, last.ts);
         if (performance.now() - walk.lastAsked > ABANDON_MS) stop.abort();
@@ -171,6 +173,56 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
     },
   );
   return walk;
+}
+
+/** Partitions counted from their columns by this process (tests). */
+let columnTallies = 0;
+export const partitionsTalliedFromColumns = (): number => columnTallies;
+
+/** How tallyColumns counts: the histogram's split, the facet fields, a fine histogram's bins per key, function ids as text. */
+interface TallyShape {
+  split: 'status' | 'level';
+  fields: readonly string[];
+  bin: (key: string) => Float64Array;
+  fnText: (id: number | null) => string | null;
+}
+
+/**
+ * Adds the rows [from, to) of a partition's columns that pass to the tallies, as the walk's visit
+ * adds a row: counted per dictionary id in typed arrays, then once per value.
+ */
+function tallyColumns(t: SearchTallies, c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, shape: TallyShape): void {
+  columnTallies++;
+  const { ts, len, status, level, path } = c;
+  const { first, width } = t.fine;
+  // Per key of the split (status classes by index, levels by dictionary id and NONE last), made when first counted as the walk makes them.
+  const keys = shape.split === 'status' ? CLASS_KEYS : [...c.dicts.level, 'none'];
+  const bins: Array<Float64Array | undefined> = [];
+  const binOf = (k: number) => (bins[k] ??= shape.bin(keys[k]!));
+  const ids = new Map<string, Map<number, number>>(shape.fields.map((f) => [f, new Map()]));
+  const columnOf: Record<string, Int32Array> = { status, method: c.method, level, function_id: c.fn };
+  const counted = shape.fields.map((f) => [columnOf[f]!, ids.get(f)!, f === 'function_id' ? 0 : NONE] as const);
+  const paths = t.paths;
+  for (let i = from; i < to; i++) {
+    if (!pass(i)) continue;
+    t.count++;
+    t.bytes += len[i]!;
+    const b = Math.floor((ts[i]! - first) / width);
+    binOf(shape.split === 'status' ? statusClassIndex(status[i]!) : level[i] === NONE ? keys.length - 1 : level[i]!)[b]! += 1;
+    for (const [col, m, none] of counted) {
+      const v = col[i]!;
+      if (v !== none) m.set(v, (m.get(v) ?? 0) + 1);
+    }
+    const pid = path[i]!;
+    if (pid !== NONE) paths.set(pid, (paths.get(pid) ?? 0) + 1);
+  }
+  for (const f of shape.fields) {
+    const into = t.values.get(f)!;
+    for (const [v, n] of ids.get(f)!) {
+      const value = f === 'status' ? v : f === 'function_id' ? shape.fnText(v) : c.dicts[f as 'method' | 'level'][v]!;
+      if (value !== null) into.set(value, (into.get(value) ?? 0) + n);
+    }
+  }
 }
 
 /** Drops walks of data that changed, finished ones past KEEP_MS, abandoned ones, and the least recently asked past MAX_SEARCHES. */

@@ -63,6 +63,8 @@ export interface WordHits {
   readonly records: number;
   readonly of: Uint8Array;
   readonly exact: boolean;
+  /** No record is UNKNOWN (every segment read whole). */
+  readonly whole: boolean;
 }
 
 /**
@@ -97,5 +99,5 @@ export function wordHits(tokens: RecordTokens, plan: WordPlan, damaged: (blk: nu
       damaged(tokens.startOf(j));
     }
   }
-  return { records: tokens.records, of, exact: plan.exact };
+  return { records: tokens.records, of, exact: plan.exact, whole: !told };
 }
