@@ -293,7 +293,7 @@ describe('text search by the record words', () => {
     appendRecordTokens(file, 7, 0, [tokenSegmentEntry(7, 0, 8192, 0, groups)]);
     const tokens = readRecordTokens(file, 7, 8192)!;
     expect(tokens.records).toBe(2 * MESSAGES.length);
-    const seg = tokens.segment(0)!;
+    const seg = tokens.segment(0);
     // Every record's texts, as the search reads them (the URL after the message apart from it).
     const texts = [...MESSAGES, ...MESSAGES].map((m, i) => [m, i % MESSAGES.length === 2 ? 'https://y.example/after' : ''].map((t) => t.toLowerCase()));
     const wordsOfText = (t: string) => t.split(/[^a-z0-9_]+/).filter(Boolean);
@@ -400,7 +400,7 @@ describe('text search by the record words', () => {
       if (i % 3 === 0) buf[buf.length - 3] = buf[buf.length - 3]! ^ 0xff; // a flipped byte in the postings
       if (i % 3 === 1) fs.writeFileSync(file, buf.subarray(0, buf.length - 5)); // a torn segment
       else if (i % 3 === 0) fs.writeFileSync(file, buf);
-      else fs.writeFileSync(file, Buffer.concat([buf.subarray(0, 60), Buffer.from('garbage'), buf.subarray(67)])); // a flipped dictionary
+      else fs.writeFileSync(file, Buffer.concat([buf.subarray(0, 80), Buffer.from('garbage'), buf.subarray(87)])); // a flipped word list (the first class's)
     });
     const again = await keeper.open(dir);
     const t = appOver(again);

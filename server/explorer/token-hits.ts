@@ -68,8 +68,8 @@ export interface WordHits {
 }
 
 /**
- * The records of a partition matching `plan` by its record words, every segment read now (a
- * few dictionaries per partition). A segment that fails its check leaves its records UNKNOWN
+ * The records of a partition matching `plan` by its record words, every segment read now (the
+ * word lists of the classes the parts can be in, and the postings of the words they match). A segment that fails its check leaves its records UNKNOWN
  * (searched by their texts or records), and `damaged` is told where it starts, once.
  */
 export function wordHits(tokens: RecordTokens, plan: WordPlan, damaged: (blk: number) => void): WordHits {
@@ -80,9 +80,9 @@ export function wordHits(tokens: RecordTokens, plan: WordPlan, damaged: (blk: nu
     const n = tokens.recordsOf(j);
     const seg = tokens.segment(j);
     let acc: Uint8Array | null = null;
-    for (const part of seg ? plan.parts : []) {
+    for (const part of plan.parts) {
       const one = new Uint8Array(n);
-      if (!seg!.mark(part, one)) {
+      if (!seg.mark(part, one)) {
         acc = null;
         break;
       }

@@ -379,6 +379,23 @@ describe('npm run check', () => {
     expect(fs.readFileSync(texts).equals(bytes)).toBe(true);
   });
 
+  it('reads every segment of the record words: a flipped byte in a word list or in the postings is a derived finding, and nothing is written', async () => {
+    const { dir } = await damagedLater();
+    const tokens = partsOf(dir, 'edge_logs', '.tokens')[0]!;
+    expect(tokens).toBeDefined();
+    const whole = fs.readFileSync(tokens);
+    // Past the file's and the first segment's headers (16 + 56 bytes): a word list; the last byte: postings.
+    for (const at of [80, whole.length - 1]) {
+      const bytes = Buffer.from(whole);
+      bytes[at]! ^= 0x10;
+      fs.writeFileSync(tokens, bytes);
+      const r = await checkStore(dir);
+      expect(r.findings, String(at)).toEqual([{ file: `parts/edge_logs/${path.basename(tokens)}`, kind: 'derived', problem: expect.stringMatching(/record words fails its check/) }]);
+      expect(r.ok).toBe(true);
+      expect(fs.readFileSync(tokens).equals(bytes)).toBe(true);
+    }
+  });
+
   it('as a command: prints the report and exits 1 when a committed file is damaged', async () => {
     const { dir } = await damagedLater();
     fs.rmSync(partsOf(dir, 'edge_logs', '.records')[0]!);

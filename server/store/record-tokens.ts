@@ -16,15 +16,15 @@
  * Cut back whenever the record file is, like the texts.
  *
  * File: the derived header (`LXTK`), then per segment: f64 the offset of its first block, f64
- * the end of its last, u32 its first record, u32 records, u32 bytes of its packed dictionary,
- * u32 bytes of its postings, u32 CRC-32 (seeded with the record file's seed) of those 32 bytes
- * and the packed dictionary; the packed dictionary, deflate-raw of: u32 words per class
- * (CLASSES), u32 bytes of each class's word list, the word lists (`\n`, then each word followed
- * by `\n`), then per word (classes in order) i32 `at`, i32 `bytes`, u32 `crc`: a word of a
- * single record has that record in `at` and -1 in `bytes`, the others the place and length of
- * their postings and the postings' CRC-32. Then the postings, raw (read a word at a time): 0 and
- * the word's records as LEB128 deltas, or 1 and a bitmap of the segment's records, whichever is
- * shorter.
+ * the end of its last, u32 its first record, u32 records, u32 packed bytes of each class's word
+ * list (CLASSES), u32 their CRC-32s, u32 bytes of its postings, u32 CRC-32 (seeded with the
+ * record file's seed) of the 52 bytes before it; then each class's packed list, deflate-raw of:
+ * u32 words, per word i32 `at`, i32 `bytes`, u32 `crc` (a word of a single record has that
+ * record in `at` and -1 in `bytes`, the others the place and length of their postings and the
+ * postings' CRC-32), then the words (`\n`, then each word followed by `\n`). Then the postings,
+ * raw (read a word at a time): 0 and the word's records as LEB128 deltas, or 1 and a bitmap of
+ * the segment's records, whichever is shorter. A search reads the lists of the classes that can
+ * hold it and the postings of the words it matched.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
@@ -32,10 +32,13 @@ import type { TextGroup } from './block-texts.ts';
 import { appendDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
 
 const MAGIC = 0x4b54584c; // 'LXTK' little-endian
-const FORMAT = 1;
+// 2: a packed word list per class (1 packed the three together).
+const FORMAT = 2;
 const HEAD = DERIVED_HEAD;
-/** A segment's header: first block, end, first record, records, dictionary bytes, postings bytes, CRC. */
-const ENTRY_HEAD = 36;
+/** A segment's header: first block, end, first record, records, each class's packed bytes and CRC, postings bytes, the header's CRC. */
+const SECTIONS_AT = 24;
+const POST_AT = 48;
+const ENTRY_HEAD = 56;
 /** A segment closes once it holds this many records (about a busy hour of edge requests at 10M). */
 export const SEGMENT_RECORDS = 65_536;
 /** deflate level of the dictionaries: written once, read by every search. */
@@ -176,79 +179,87 @@ export function tokenSegmentEntry(seed: number, blk: number, end: number, first:
 function segmentEntry(seed: number, blk: number, end: number, first: number, words: SegmentWords): Buffer {
   const byClass: string[][] = Array.from({ length: CLASSES }, () => []);
   for (const w of words.ids.keys()) byClass[wordClass(w)]!.push(w);
-  const ordered = byClass.flat();
-  const meta = new Int32Array(ordered.length * 3);
   const postings: Buffer[] = [];
   let postBytes = 0;
-  ordered.forEach((w, i) => {
-    const list = words.lists[words.ids.get(w)!]!;
-    if (list.length === 1) {
-      meta[3 * i] = list[0]!;
-      meta[3 * i + 1] = -1;
-      return;
-    }
-    const d = deltas(list);
-    const bytes = d.length <= 1 + Math.ceil(words.n / 8) ? d : bitmap(list, words.n);
-    meta[3 * i] = postBytes;
-    meta[3 * i + 1] = bytes.length;
-    meta[3 * i + 2] = zlib.crc32(bytes) | 0;
-    postings.push(bytes);
-    postBytes += bytes.length;
+  const sections = byClass.map((ws) => {
+    const meta = new Int32Array(ws.length * 3);
+    ws.forEach((w, i) => {
+      const list = words.lists[words.ids.get(w)!]!;
+      if (list.length === 1) {
+        meta[3 * i] = list[0]!;
+        meta[3 * i + 1] = -1;
+        return;
+      }
+      const d = deltas(list);
+      const bytes = d.length <= 1 + Math.ceil(words.n / 8) ? d : bitmap(list, words.n);
+      meta[3 * i] = postBytes;
+      meta[3 * i + 1] = bytes.length;
+      meta[3 * i + 2] = zlib.crc32(bytes) | 0;
+      postings.push(bytes);
+      postBytes += bytes.length;
+    });
+    const count = Buffer.alloc(4);
+    count.writeUInt32LE(ws.length);
+    const list = Buffer.from(`\n${ws.map((w) => `${w}\n`).join('')}`, 'latin1');
+    return zlib.deflateRawSync(Buffer.concat([count, Buffer.from(meta.buffer), list]), { level: LEVEL });
   });
-  const lists = byClass.map((ws) => Buffer.from(`\n${ws.map((w) => `${w}\n`).join('')}`, 'latin1'));
-  const counts = Buffer.alloc(8 * CLASSES);
-  byClass.forEach((ws, c) => {
-    counts.writeUInt32LE(ws.length, 4 * c);
-    counts.writeUInt32LE(lists[c]!.length, 4 * (CLASSES + c));
-  });
-  const dict = zlib.deflateRawSync(Buffer.concat([counts, ...lists, Buffer.from(meta.buffer)]), { level: LEVEL });
   const head = Buffer.alloc(ENTRY_HEAD);
   head.writeDoubleLE(blk, 0);
   head.writeDoubleLE(end, 8);
   head.writeUInt32LE(first, 16);
   head.writeUInt32LE(words.n, 20);
-  head.writeUInt32LE(dict.length, 24);
-  head.writeUInt32LE(postBytes, 28);
-  head.writeUInt32LE(zlib.crc32(dict, zlib.crc32(head.subarray(0, ENTRY_HEAD - 4), seed)), ENTRY_HEAD - 4);
-  return Buffer.concat([head, dict, ...postings]);
+  sections.forEach((sec, c) => {
+    head.writeUInt32LE(sec.length, SECTIONS_AT + 4 * c);
+    head.writeUInt32LE(zlib.crc32(sec), SECTIONS_AT + 4 * (CLASSES + c));
+  });
+  head.writeUInt32LE(postBytes, POST_AT);
+  head.writeUInt32LE(zlib.crc32(head.subarray(0, ENTRY_HEAD - 4), seed), ENTRY_HEAD - 4);
+  return Buffer.concat([head, ...sections, ...postings]);
 }
 
-/** One class's word list: its bytes and where each word starts. */
+/** One class's words: the list (its bytes and where each word starts) and per word its postings' place. */
 interface WordList {
   bytes: Buffer;
   starts: Int32Array;
-  /** The first word's number among the segment's words. */
-  base: number;
+  meta: Int32Array;
 }
 
 /** Postings read from the file: [offset in the postings, bytes] → their bytes, or null when they fail their check. */
 type PostingsReader = (at: number, bytes: number, crc: number) => Buffer | null;
 
-/** One segment's dictionary, read and checked; postings are read as words match. */
+/** One segment of a record file's words: each class's list read and checked when a search first needs it, postings as words match. */
 export class TokenSegment {
+  private readonly lists: Array<WordList | null | undefined> = [];
+
   constructor(
     /** Its records. */
     readonly n: number,
-    private readonly lists: readonly WordList[],
-    private readonly meta: Int32Array,
+    private readonly list: (c: number) => WordList | null,
     private readonly postings: PostingsReader,
     private readonly whole: () => Buffer | null,
   ) {}
 
+  private listOf(c: number): WordList | null {
+    if (this.lists[c] === undefined) this.lists[c] = this.list(c);
+    return this.lists[c]!;
+  }
+
   /**
-   * Sets out[r] to 1 for each record r holding a word that `part` matches; false when postings
-   * it needed fail their check (`out` is then not to be used).
+   * Sets out[r] to 1 for each record r holding a word that `part` matches; false when a list or
+   * postings it needed fail their check (`out` is then not to be used).
    */
   mark(part: WordPart, out: Uint8Array): boolean {
-    const matched: number[] = [];
+    const matched: Array<[Int32Array, number]> = [];
     const needle = Buffer.from(part.mode === 'exact' ? `\n${part.word}\n` : part.mode === 'prefix' ? `\n${part.word}` : part.mode === 'suffix' ? `${part.word}\n` : part.word, 'latin1');
     // A `\n` the needle starts with is the one before the word.
     const lead = part.mode === 'exact' || part.mode === 'prefix' ? 1 : 0;
     for (let c = wordClass(part.word); c < CLASSES; c++) {
-      const { bytes, starts, base } = this.lists[c]!;
+      const list = this.listOf(c);
+      if (!list) return false;
+      const { bytes, starts, meta } = list;
       for (let at = bytes.indexOf(needle); at >= 0; ) {
         const w = wordAt(starts, at + lead);
-        matched.push(base + w);
+        matched.push([meta, w]);
         if (part.mode === 'exact') break;
         // On from the `\n` that ends this word: a word is counted once.
         const next = w + 1 < starts.length ? starts[w + 1]! - 1 : bytes.length;
@@ -257,19 +268,19 @@ export class TokenSegment {
     }
     let whole: Buffer | null | undefined;
     let listed = 0;
-    for (const w of matched) if (this.meta[3 * w + 1]! >= 0) listed++;
+    for (const [meta, w] of matched) if (meta[3 * w + 1]! >= 0) listed++;
     if (listed > WHOLE_POSTINGS_WORDS) {
       whole = this.whole();
       if (!whole) return false;
     }
-    for (const w of matched) {
-      const at = this.meta[3 * w]!;
-      const bytes = this.meta[3 * w + 1]!;
+    for (const [meta, w] of matched) {
+      const at = meta[3 * w]!;
+      const bytes = meta[3 * w + 1]!;
       if (bytes < 0) {
         out[at] = 1;
         continue;
       }
-      const crc = this.meta[3 * w + 2]! >>> 0;
+      const crc = meta[3 * w + 2]! >>> 0;
       const p = whole ? whole.subarray(at, at + bytes) : this.postings(at, bytes, crc);
       if (!p || (whole && zlib.crc32(p) !== crc)) return false;
       markPostings(p, this.n, out);
@@ -277,14 +288,18 @@ export class TokenSegment {
     return true;
   }
 
-  /** Whether every word's postings pass their check (`npm run check`). */
+  /** Whether every list and every word's postings pass their check (`npm run check`). */
   postingsWhole(): boolean {
     const whole = this.whole();
     if (!whole) return false;
-    for (let w = 0; 3 * w < this.meta.length; w++) {
-      const at = this.meta[3 * w]!;
-      const bytes = this.meta[3 * w + 1]!;
-      if (bytes >= 0 && (at + bytes > whole.length || zlib.crc32(whole.subarray(at, at + bytes)) !== this.meta[3 * w + 2]! >>> 0)) return false;
+    for (let c = 0; c < CLASSES; c++) {
+      const meta = this.listOf(c)?.meta;
+      if (!meta) return false;
+      for (let w = 0; 3 * w < meta.length; w++) {
+        const at = meta[3 * w]!;
+        const bytes = meta[3 * w + 1]!;
+        if (bytes >= 0 && (at + bytes > whole.length || zlib.crc32(whole.subarray(at, at + bytes)) !== meta[3 * w + 2]! >>> 0)) return false;
+      }
     }
     return true;
   }
@@ -322,30 +337,21 @@ function markPostings(p: Buffer, n: number, out: Uint8Array): void {
   }
 }
 
-/** A dictionary's words, from its inflated bytes; throws when they are not whole. */
-function parseDictionary(raw: Buffer): { lists: WordList[]; meta: Int32Array } {
-  if (raw.length < 8 * CLASSES) throw new Error('not a word dictionary');
-  const lists: WordList[] = [];
-  let at = 8 * CLASSES;
-  let base = 0;
-  for (let c = 0; c < CLASSES; c++) {
-    const count = raw.readUInt32LE(4 * c);
-    const bytes = raw.readUInt32LE(4 * (CLASSES + c));
-    if (at + bytes > raw.length) throw new Error('a word list past its dictionary');
-    const list = raw.subarray(at, at + bytes);
-    const starts = new Int32Array(count);
-    let k = 0;
-    for (let nl = list.indexOf(0x0a); nl >= 0 && nl + 1 < list.length; nl = list.indexOf(0x0a, nl + 1)) {
-      if (k >= count) throw new Error('a word list longer than its count');
-      starts[k++] = nl + 1;
-    }
-    if (k !== count || list[0] !== 0x0a || list[list.length - 1] !== 0x0a) throw new Error('a word list of another count');
-    lists.push({ bytes: list, starts, base });
-    base += count;
-    at += bytes;
+/** A class's words, from its inflated section; throws when they are not whole. */
+function parseWordList(raw: Buffer): WordList {
+  const count = raw.length >= 4 ? raw.readUInt32LE(0) : -1;
+  const listAt = 4 + 12 * count;
+  if (count < 0 || listAt > raw.length) throw new Error('not a word list');
+  const meta = new Int32Array(raw.buffer.slice(raw.byteOffset + 4, raw.byteOffset + listAt));
+  const bytes = raw.subarray(listAt);
+  const starts = new Int32Array(count);
+  let k = 0;
+  for (let nl = bytes.indexOf(0x0a); nl >= 0 && nl + 1 < bytes.length; nl = bytes.indexOf(0x0a, nl + 1)) {
+    if (k >= count) throw new Error('a word list longer than its count');
+    starts[k++] = nl + 1;
   }
-  if (raw.length - at !== base * 12) throw new Error('word postings of another count');
-  return { lists, meta: new Int32Array(raw.buffer.slice(raw.byteOffset + at, raw.byteOffset + raw.length)) };
+  if (k !== count || bytes[0] !== 0x0a || bytes[bytes.length - 1] !== 0x0a) throw new Error('a word list of another count');
+  return { bytes, starts, meta };
 }
 
 /** Segments read by this process (tests count the reads of a search). */
@@ -357,11 +363,14 @@ interface SegmentEntry {
   end: number;
   first: number;
   n: number;
-  /** Where its packed dictionary starts in the file. */
+  /** Where its first class's packed list starts in the file. */
   at: number;
-  dict: number;
+  /** Each class's packed bytes and their CRC-32. */
+  lists: number[];
+  crcs: number[];
+  /** Where its postings start, and their bytes. */
+  postAt: number;
   post: number;
-  crc: number;
 }
 
 /** A record file's words, as listed in its file (segments read when asked for). */
@@ -408,33 +417,30 @@ export class RecordTokens {
   fileEndAfter(j: number): number {
     if (j < 0) return HEAD;
     const s = this.segments[j]!;
-    return s.at + s.dict + s.post;
+    return s.postAt + s.post;
   }
 
-  /** Segment j's dictionary, read and checked; null when its bytes fail their check. */
-  segment(j: number): TokenSegment | null {
+  /** Segment j (its lists and postings read when a search needs them, each checked then). */
+  segment(j: number): TokenSegment {
     const s = this.segments[j]!;
     segmentsRead++;
-    try {
-      const buf = this.read(s.at - ENTRY_HEAD, ENTRY_HEAD + s.dict);
-      if (!buf) return null;
-      const packed = buf.subarray(ENTRY_HEAD);
-      if (zlib.crc32(packed, zlib.crc32(buf.subarray(0, ENTRY_HEAD - 4), this.seed)) !== s.crc) return null;
-      const { lists, meta } = parseDictionary(zlib.inflateRawSync(packed));
-      const postAt = s.at + s.dict;
-      return new TokenSegment(
-        s.n,
-        lists,
-        meta,
-        (at, bytes, crc) => {
-          const p = at + bytes <= s.post ? this.read(postAt + at, bytes) : null;
-          return p && zlib.crc32(p) === crc ? p : null;
-        },
-        () => this.read(postAt, s.post),
-      );
-    } catch {
-      return null;
-    }
+    const listAt = s.lists.map((_, c) => s.at + s.lists.slice(0, c).reduce((a, b) => a + b, 0));
+    return new TokenSegment(
+      s.n,
+      (c) => {
+        try {
+          const packed = this.read(listAt[c]!, s.lists[c]!);
+          return packed && zlib.crc32(packed) === s.crcs[c] ? parseWordList(zlib.inflateRawSync(packed)) : null;
+        } catch {
+          return null;
+        }
+      },
+      (at, bytes, crc) => {
+        const p = at + bytes <= s.post ? this.read(s.postAt + at, bytes) : null;
+        return p && zlib.crc32(p) === crc ? p : null;
+      },
+      () => this.read(s.postAt, s.post),
+    );
   }
 
   private read(at: number, bytes: number): Buffer | null {
@@ -474,13 +480,17 @@ export function readRecordTokens(file: string, seed: number, recordBytes: number
     let records = 0;
     for (let at = HEAD; at + ENTRY_HEAD <= size; ) {
       if (fs.readSync(fd, e, 0, ENTRY_HEAD, at) !== ENTRY_HEAD) break;
-      const s: SegmentEntry = { blk: e.readDoubleLE(0), end: e.readDoubleLE(8), first: e.readUInt32LE(16), n: e.readUInt32LE(20), at: at + ENTRY_HEAD, dict: e.readUInt32LE(24), post: e.readUInt32LE(28), crc: e.readUInt32LE(32) };
+      if (zlib.crc32(e.subarray(0, ENTRY_HEAD - 4), seed) !== e.readUInt32LE(ENTRY_HEAD - 4)) break;
+      const lists = Array.from({ length: CLASSES }, (_, c) => e.readUInt32LE(SECTIONS_AT + 4 * c));
+      const crcs = Array.from({ length: CLASSES }, (_, c) => e.readUInt32LE(SECTIONS_AT + 4 * (CLASSES + c)));
+      const postAt = at + ENTRY_HEAD + lists.reduce((a, b) => a + b, 0);
+      const s: SegmentEntry = { blk: e.readDoubleLE(0), end: e.readDoubleLE(8), first: e.readUInt32LE(16), n: e.readUInt32LE(20), at: at + ENTRY_HEAD, lists, crcs, postAt, post: e.readUInt32LE(POST_AT) };
       // Segments follow each other from the file's first block and record; one that does not ends the list.
-      if (s.blk !== covered || s.first !== records || s.n === 0 || !(s.end > s.blk) || s.end > recordBytes || s.at + s.dict + s.post > size) break;
+      if (s.blk !== covered || s.first !== records || s.n === 0 || !(s.end > s.blk) || s.end > recordBytes || postAt + s.post > size) break;
       segments.push(s);
       covered = s.end;
       records += s.n;
-      at = s.at + s.dict + s.post;
+      at = postAt + s.post;
     }
     return new RecordTokens(file, seed, segments);
   } finally {
