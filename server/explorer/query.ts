@@ -360,7 +360,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       await new Promise<void>((resolve) => setImmediate(resolve));
       continue;
     }
-    const textHit = matcher?.texts?.(p) ?? null;
+    const textHit = matcher?.texts?.(p, wordHit) ?? null;
     // The block index, read when a block without record texts is first met (most have them).
     let grams: BlockGrams | null | undefined = matcher?.grams.length ? undefined : null;
     const blockHas = matcher?.block || grams === undefined ? new Map<number, boolean>() : null;
@@ -513,7 +513,7 @@ interface TextMatcher {
   /** The text search by a partition's record words (store/record-tokens.ts), when it has them and the search has words: see wordHits. */
   words: ((p: Partition) => WordHits | null) | null;
   /** The text search by a partition's record texts (store/block-texts.ts), when it has them: see textHits. */
-  texts: ((p: Partition) => TextHitTest | null) | null;
+  texts: ((p: Partition, words: WordHits | null) => TextHitTest | null) | null;
   /** What the record must pass besides the text search (field conditions), once the record texts passed it. */
   rest: ((row: ScanRow, record: () => Buffer) => boolean) | null;
   block: ((raw: Buffer | null) => boolean) | null;
@@ -583,9 +583,11 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
           return t?.size ? wordHits(t, plan, (blk) => store.tokensDamaged(p, blk)) : null;
         }
       : null,
-    texts: (p) => {
+    texts: (p, words) => {
       const t = store.blockTexts(p);
-      return t ? textHits(t, search, (blk) => store.textsDamaged(p, blk)) : null;
+      // Only the chunks of text holding records the words leave in are read.
+      const candidate = words ? (r: number) => r >= words.records || words.of[r] !== NO_MATCH : undefined;
+      return t ? textHits(t, search, (blk) => store.textsDamaged(p, blk), candidate) : null;
     },
     rest: null,
     grams,

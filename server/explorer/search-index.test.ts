@@ -13,7 +13,7 @@ import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { recordBlocksHeld, seedOf } from '../store/record-blocks.ts';
-import { textGroupsRead, packGroup, unpackGroup, messageOf, urlOf } from '../store/block-texts.ts';
+import { textChunksRead, textGroupsRead, packGroup, unpackGroup, messageOf, urlOf } from '../store/block-texts.ts';
 import { appendRecordTokens, readRecordTokens, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
 import { partsOf } from './token-hits.ts';
 import { importStream } from '../ingest/import.ts';
@@ -203,6 +203,17 @@ describe('text search by the record texts', () => {
     expect([...g.blk]).toEqual([0, 0, 4096]);
     expect([...g.boff]).toEqual([0, 120, 0]);
     expect([0, 1, 2].map((r) => [messageOf(g, r), urlOf(g, r)])).toEqual(recs.map((r) => [r.texts.message, r.texts.url]));
+    // A group of many chunks (each after the first packed with it as dictionary), read a record at a time in any order.
+    const many = Array.from({ length: 3000 }, (_, i) => {
+      const url = i % 3 ? `https://x.supabase.co/rest/v1/t${i % 11}?id=${i}` : null;
+      const message = i % 2 ? `GET | ${200 + (i % 5)} | ${url ?? 'no url'} | Zürich ${'é'.repeat(i % 4)}` : `POST | 500 | ${i}`;
+      return { blk: Math.floor(i / 100) * 65536, boff: (i % 100) * 300, texts: { message, url } };
+    });
+    const big = unpackGroup(packGroup(many), many.length);
+    expect(big.chunks).toBeGreaterThan(10);
+    for (const r of [2999, 0, 1500, 77, 1501, 2998]) expect([messageOf(big, r), urlOf(big, r)], String(r)).toEqual([many[r]!.texts.message, many[r]!.texts.url]);
+    for (let r = 0; r < many.length; r++) expect(messageOf(big, r)).toBe(many[r]!.texts.message);
+    expect(() => unpackGroup(packGroup(many), many.length + 1)).toThrow();
   });
 
   it('counts, pages and histograms exactly what a plain reading of the records finds, before and after the texts are built', async () => {
@@ -354,6 +365,17 @@ describe('text search by the record words', () => {
     expect(recordBlocksHeld().decompressed - blocks).toBe(0);
     expect(textGroupsRead() - groups).toBe(0);
     expect(tokenSegmentsRead() - segments).toBeGreaterThan(0);
+    // A phrase few records hold: its candidates' chunks of text are read, not the others.
+    const chunksOf = async (q: string) => {
+      const before = textChunksRead();
+      expect(await countOf(t, q), q).toBe(expected((text) => text.toLowerCase().includes(q)));
+      return textChunksRead() - before;
+    };
+    // Every record holds `get |`: every chunk is read. One in 97 holds `took_7ms |`.
+    const every = await chunksOf('get |');
+    const few = await chunksOf('took_7ms | ');
+    expect(few).toBeGreaterThan(0);
+    expect(few).toBeLessThan(every * 0.75);
     // Pages: the newest matching records, in order, across pages.
     const want = recs.filter((r) => `${r.event_message}\n${r.metadata.request.url}`.toLowerCase().includes('refused')).map((r) => r.id);
     const got: string[] = [];

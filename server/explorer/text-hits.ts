@@ -32,22 +32,34 @@ export interface TextHitTest {
 
 /**
  * The text search `search` read from a partition's `texts`: a group's matches are found when
- * the walk first reaches one of its records. A group that fails its check leaves its records
- * to be searched themselves, and `damaged` is told where it starts. (Reading a walk's groups
- * ahead on the thread pool, several at once, was measured slower: 2.4-3.3 s against 1.5-2.3 s
- * for a week of a common word at 1M.)
+ * the walk first reaches one of its records, in the chunks of its text holding a record that
+ * `candidate` (the record's number in the record file) does not rule out (every record without
+ * it). A group that fails its check leaves its records to be searched themselves, and `damaged`
+ * is told where it starts. (Reading a walk's groups ahead on the thread pool, several at once,
+ * was measured slower: 2.4-3.3 s against 1.5-2.3 s for a week of a common word at 1M.)
  */
-export function textHits(texts: BlockTexts, search: Search, damaged: (blk: number) => void): TextHitTest {
+export function textHits(texts: BlockTexts, search: Search, damaged: (blk: number) => void, candidate?: (record: number) => boolean): TextHitTest {
   const groups = new Map<number, GroupHits | null>();
   const matches = groupMatcher(search);
   let told = false;
-  const settle = (j: number, group: TextGroup | null) => {
+  const settle = (j: number) => {
+    const group = texts.group(j);
+    let g: GroupHits | null = null;
+    if (group) {
+      const first = texts.firstOf(j);
+      const needed = candidate ? (r: number) => candidate(first + r) : () => true;
+      try {
+        g = hitsOf(group, matches(group, needed));
+      } catch {
+        // A chunk that is not its records' text (its CRC passed): the group is damaged all the same.
+        g = null;
+      }
+    }
     // Once: the file is cut there, so the groups after it fail too.
-    if (!group && !told) {
+    if (!g && !told) {
       told = true;
       damaged(texts.startOf(j));
     }
-    const g = group ? hitsOf(group, matches(group)) : null;
     groups.set(j, g);
     return g;
   };
@@ -60,7 +72,7 @@ export function textHits(texts: BlockTexts, search: Search, damaged: (blk: numbe
         const j = texts.groupOf(blk);
         if (j < 0) return undefined;
         const g = groups.get(j);
-        last = g === undefined ? settle(j, texts.group(j)) : g;
+        last = g === undefined ? settle(j) : g;
         lastFrom = texts.startOf(j);
         lastEnd = texts.endOf(j);
       }
@@ -82,8 +94,23 @@ function hitsOf(g: TextGroup, hit: Uint8Array): GroupHits {
   return { blocks, hits };
 }
 
-/** The test of a whole group: which of its records match (1) or not (0). */
-function groupMatcher(search: Search): (g: TextGroup) => Uint8Array {
+/** The chunks of a group holding a record `needed` says may match. */
+function chunksNeeded(g: TextGroup, needed: (r: number) => boolean): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < g.chunks; k++) {
+    const [first, end] = g.recordsOf(k);
+    for (let r = first; r < end; r++) {
+      if (needed(r)) {
+        out.push(k);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** The test of a whole group: which of its records match (1) or not (0), looking only at the records `needed` says may. */
+function groupMatcher(search: Search): (g: TextGroup, needed: (r: number) => boolean) => Uint8Array {
   if (search.re) {
     const re = search.re;
     // The longest literal every match holds narrows the records tested (none: every record).
@@ -91,13 +118,16 @@ function groupMatcher(search: Search): (g: TextGroup) => Uint8Array {
       .filter(isPrintableAscii)
       .sort((a, b) => b.length - a.length)[0];
     const find = literal ? textFinder(literal.toLowerCase()) : null;
-    return (g) => {
-      const candidates = find ? recordsWith(g, find, literal!.length, false) : new Uint8Array(g.n).fill(1);
+    return (g, needed) => {
       const out = new Uint8Array(g.n);
-      for (let r = 0; r < g.n; r++) {
-        if (!candidates[r]) continue;
-        const url = urlOf(g, r);
-        if (re.test(messageOf(g, r)) || (url !== null && re.test(url))) out[r] = 1;
+      for (const k of chunksNeeded(g, needed)) {
+        const candidates = find ? recordsWith(g, k, find, literal!.length, false) : null;
+        const [first, end] = g.recordsOf(k);
+        for (let r = first; r < end; r++) {
+          if ((candidates && !candidates[r - first]) || !needed(r)) continue;
+          const url = urlOf(g, r);
+          if (re.test(messageOf(g, r)) || (url !== null && re.test(url))) out[r] = 1;
+        }
       }
       return out;
     };
@@ -106,11 +136,17 @@ function groupMatcher(search: Search): (g: TextGroup) => Uint8Array {
   if (lower === '') return (g) => new Uint8Array(g.n).fill(1);
   if (isPrintableAscii(lower)) {
     const find = textFinder(lower);
-    return (g) => recordsWith(g, find, Buffer.byteLength(lower, 'latin1'), true);
+    const length = Buffer.byteLength(lower, 'latin1');
+    return (g, needed) => {
+      const out = new Uint8Array(g.n);
+      for (const k of chunksNeeded(g, needed)) out.set(recordsWith(g, k, find, length, true), g.recordsOf(k)[0]);
+      return out;
+    };
   }
-  return (g) => {
+  return (g, needed) => {
     const out = new Uint8Array(g.n);
     for (let r = 0; r < g.n; r++) {
+      if (!needed(r)) continue;
       const url = urlOf(g, r);
       if (messageOf(g, r).toLowerCase().includes(lower) || (url !== null && url.toLowerCase().includes(lower))) out[r] = 1;
     }
@@ -119,24 +155,27 @@ function groupMatcher(search: Search): (g: TextGroup) => Uint8Array {
 }
 
 /**
- * The records of a group whose text holds a match of `find` (`length` bytes long): within its
- * message or its URL when `withinPart` (a match across the two is not one), else anywhere in
- * the record's text (a candidate to test further).
+ * The records of chunk k of a group (numbered from its first) whose text holds a match of
+ * `find` (`length` bytes long): within its message or its URL when `withinPart` (a match across
+ * the two is not one), else anywhere in the record's text (a candidate to test further).
  */
-function recordsWith(g: TextGroup, find: (block: Buffer, visit: (at: number) => boolean) => void, length: number, withinPart: boolean): Uint8Array {
-  const out = new Uint8Array(g.n);
+function recordsWith(g: TextGroup, k: number, find: (block: Buffer, visit: (at: number) => boolean) => void, length: number, withinPart: boolean): Uint8Array {
+  const [first, last] = g.recordsOf(k);
+  const out = new Uint8Array(last - first);
+  const base = g.baseOf(k);
   const { end, msgEnd, urlStart, urlEnd } = g;
-  find(g.text, (at) => {
+  find(g.textOf(k), (found) => {
+    const at = found + base;
     // The record the match starts in: the first whose bytes end past `at`.
-    let lo = 0;
-    let hi = g.n - 1;
+    let lo = first;
+    let hi = last - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (end[mid]! > at) hi = mid;
       else lo = mid + 1;
     }
     const stop = at + length;
-    if (!withinPart ? stop <= end[lo]! : stop <= msgEnd[lo]! || (at >= urlStart[lo]! && stop <= urlEnd[lo]!)) out[lo] = 1;
+    if (!withinPart ? stop <= end[lo]! : stop <= msgEnd[lo]! || (at >= urlStart[lo]! && stop <= urlEnd[lo]!)) out[lo - first] = 1;
     return false;
   });
   return out;

@@ -165,7 +165,15 @@ function textsWhole(p: Partition, recordBytes: number, read: (file: string) => v
   const texts = readBlockTexts(p.blocks.textsFile, p.blocks.nameSeed, recordBytes);
   if (!texts) return true;
   read(p.blocks.textsFile);
-  for (let j = 0; j < texts.size; j++) if (!texts.group(j)) return false;
+  for (let j = 0; j < texts.size; j++) {
+    const g = texts.group(j);
+    if (!g) return false;
+    try {
+      for (let k = 0; k < g.chunks; k++) g.textOf(k);
+    } catch {
+      return false;
+    }
+  }
   return true;
 }
 

@@ -305,6 +305,7 @@ export class ColumnsCache {
     const from = have?.covered ?? 0;
     if (from >= size) return;
     let fileEnd = have?.fileEnd ?? 0;
+    let first = have?.records ?? 0;
     const withUrl = p.source.hot === 'edge' || p.source.hot === 'function_edge';
     const file = p.blocks.textsFile;
     let records: Array<{ blk: number; boff: number; texts: RecordTexts }> = [];
@@ -313,7 +314,8 @@ export class ColumnsCache {
     let since = performance.now();
     const entries: Buffer[] = [];
     const flush = (end: number) => {
-      if (records.length) entries.push(textsEntry(p.blocks.nameSeed, groupStart, end, packGroup(records)));
+      if (records.length) entries.push(textsEntry(p.blocks.nameSeed, groupStart, end, first, records.length, packGroup(records)));
+      first += records.length;
       records = [];
       textBytes = 0;
       groupStart = end;

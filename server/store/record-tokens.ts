@@ -155,11 +155,16 @@ export class TokenSegmentBuilder {
   /** Adds a group's records, numbered on from those added before. */
   addGroup(g: TextGroup): void {
     const words = this.words;
-    for (let r = 0; r < g.n; r++) {
-      const at = words.n++;
-      words.add(at, g.text, r ? g.end[r - 1]! : 0, g.msgEnd[r]!);
-      // A URL the message holds is searched within the message; one after it on its own.
-      if (g.urlStart[r]! >= g.msgEnd[r]! && g.urlEnd[r]! > g.urlStart[r]!) words.add(at, g.text, g.urlStart[r]!, g.urlEnd[r]!);
+    for (let k = 0; k < g.chunks; k++) {
+      const text = g.textOf(k);
+      const base = g.baseOf(k);
+      const [first, end] = g.recordsOf(k);
+      for (let r = first; r < end; r++) {
+        const at = words.n++;
+        words.add(at, text, (r ? g.end[r - 1]! : 0) - base, g.msgEnd[r]! - base);
+        // A URL the message holds is searched within the message; one after it on its own.
+        if (g.urlStart[r]! >= g.msgEnd[r]! && g.urlEnd[r]! > g.urlStart[r]!) words.add(at, text, g.urlStart[r]! - base, g.urlEnd[r]! - base);
+      }
     }
   }
 
