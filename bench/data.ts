@@ -153,6 +153,8 @@ export function explorerCases(edgeProject: string): ExplorerCase[] {
 /** A common text (in most edge messages: the browsers' user agent) and a pattern with a literal part. */
 export const EXPLORER_COMMON = 'Mozilla';
 export const EXPLORER_PATTERN = 'wp-(login|admin)';
+/** A phrase that most edge messages hold (not a word alone: the record words narrow it to candidates, their texts decide). */
+export const EXPLORER_PHRASE = '/rest/v1/';
 
 /**
  * Text searches and field conditions answered by the shared walk (count, histogram and facets
@@ -161,7 +163,7 @@ export const EXPLORER_PATTERN = 'wp-(login|admin)';
 function searchCases(day: { start: number; end: number }, week: { start: number; end: number }): ExplorerCase[] {
   const out: ExplorerCase[] = [];
   for (const [span, w] of [['24h', day], ['7d', week]] as const) {
-    for (const [what, q, regex] of [[`rare "${EXPLORER_SEARCH}"`, EXPLORER_SEARCH, false], [`common "${EXPLORER_COMMON}"`, EXPLORER_COMMON, false], [`regex /${EXPLORER_PATTERN}/`, EXPLORER_PATTERN, true]] as const) {
+    for (const [what, q, regex] of [[`rare "${EXPLORER_SEARCH}"`, EXPLORER_SEARCH, false], [`common "${EXPLORER_COMMON}"`, EXPLORER_COMMON, false], [`regex /${EXPLORER_PATTERN}/`, EXPLORER_PATTERN, true], [`common phrase "${EXPLORER_PHRASE}"`, EXPLORER_PHRASE, false]] as const) {
       for (const kind of ['histogram', 'facets'] as const) out.push({ label: `explorer search ${what} ${span}, ${kind}`, kind, ...w, q, regex, goalMs: 300, coldGoalMs: 2000 });
     }
   }
