@@ -13,6 +13,7 @@ import { SPEED_PATHS, type SpeedPath } from '../endpoints/speed-paths.ts';
 import { startServer, type RunningServer, type ServerOptions } from '../server.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { NOW, edgeRecord, fnRecord, tempDir } from '../testing/fixtures.ts';
+import { RECORD_DERIVED } from '../store/store-files.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const P = 'projaaaaaaaaaaaaaaaa';
@@ -239,7 +240,7 @@ export function storeProblems(store: LogStore): string[] {
   // built in the background) or not (rebuilt on use).
   const columnsOf = new Set([
     ...expected.filter((f) => f.endsWith('.sqlite')).map((f) => f.replace(/\.sqlite$/, '.cols')),
-    ...expected.filter((f) => f.endsWith('.records')).flatMap((f) => ['.grams', '.texts'].map((ext) => f.replace(/\.records$/, ext))),
+    ...expected.filter((f) => f.endsWith('.records')).flatMap((f) => RECORD_DERIVED.map((ext) => f.replace(/\.records$/, ext))),
   ]);
   const extra = actual.filter((f) => !expected.includes(f) && !columnsOf.has(f));
   const missing = expected.filter((f) => !actual.includes(f));

@@ -202,7 +202,7 @@ describe('files on disk', () => {
     expect(more).toEqual([]);
     const files = fs.readdirSync(path.join(parts, 'edge_logs')).sort();
     const db = path.basename(p!.dbFile(p!.row.version));
-    expect(files).toEqual([db, db.replace(/\.sqlite$/, '.cols'), path.basename(p!.blocks.file), path.basename(p!.blocks.gramsFile), path.basename(p!.blocks.textsFile)].sort());
+    expect(files).toEqual([db, db.replace(/\.sqlite$/, '.cols'), path.basename(p!.blocks.file), path.basename(p!.blocks.gramsFile), path.basename(p!.blocks.textsFile), path.basename(p!.blocks.tokensFile)].sort());
     for (const f of files) expect(mode(path.join(parts, 'edge_logs', f)), f).toBe(0o600);
   });
 });

@@ -86,7 +86,7 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
       const p = new Partition(source, dir, row);
       const keep = named.get(dir) ?? new Set<string>();
       named.set(dir, keep);
-      keep.add(path.basename(p.blocks.file)).add(path.basename(p.blocks.gramsFile)).add(path.basename(p.blocks.textsFile)).add(path.basename(p.blocks.tokensFile));
+      for (const f of p.blocks.fileNames) keep.add(f);
       if (row.version > 0) {
         const dbFile = p.dbFile(row.version);
         keep.add(path.basename(dbFile)).add(path.basename(columnsFileOf(dbFile)));

@@ -11,6 +11,7 @@ import { filesUnder } from '../hardening/helpers.ts';
 import type { SourceName } from '../sources.ts';
 import { storeKeeper } from '../testing/fixtures.ts';
 import { LogStore, type SourceSummary } from './log-store.ts';
+import { isDerivedPartFile } from './store-files.ts';
 
 // 2023-03-23T14:40:18.149123Z, plus whole seconds.
 const T0 = Date.UTC(2023, 2, 23, 14, 40, 18) * 1000 + 149_123;
@@ -65,7 +66,7 @@ const records = (store: LogStore, source: SourceName) => store.dump(source).map(
 const counts = (store: LogStore) => Object.fromEntries(store.summary().map((s) => [s.alias, s.count]));
 /** Files under parts/ with their sizes: what is on disk besides the catalog. */
 // Columns files and block indexes are derived, built in the background: not the store's content.
-const partFiles = (dir: string) => filesUnder(path.join(dir, 'parts')).filter((f) => !f.endsWith('.cols') && !f.endsWith('.grams') && !f.endsWith('.texts')).map((f) => `${f} ${fs.statSync(path.join(dir, 'parts', f)).size}`);
+const partFiles = (dir: string) => filesUnder(path.join(dir, 'parts')).filter((f) => !isDerivedPartFile(f)).map((f) => `${f} ${fs.statSync(path.join(dir, 'parts', f)).size}`);
 /** The record file of the (only) partition of a source. */
 const recordFile = (store: LogStore, source: SourceName) => {
   const [p, ...more] = store.partitions(source);

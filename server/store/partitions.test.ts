@@ -16,6 +16,7 @@ import { DAY, HOUR, MIN, NOW, SEC, appOver, at, edgeRecord, rows, storeKeeper, t
 import { openDb } from './db.ts';
 import type { LogStore } from './log-store.ts';
 import { SPLIT_ROWS } from './partition.ts';
+import { isDerivedPartFile } from './store-files.ts';
 
 const PA = 'projaaaaaaaaaaaaaaaa';
 const PB = 'projbbbbbbbbbbbbbbbb';
@@ -36,7 +37,7 @@ const importEdge = (store: LogStore, records: unknown[], opts: Parameters<typeof
 
 /** Files under the source's parts folder. */
 /** Database and record files (each version's columns file follows it: scan-columns.test.ts; block indexes are derived, built in the background). */
-const notColumns = (f: string) => !f.endsWith('.cols') && !f.endsWith('.grams') && !f.endsWith('.texts');
+const notColumns = (f: string) => !isDerivedPartFile(f);
 const partFiles = (dir: string, alias = 'edge_logs') => filesUnder(path.join(dir, 'parts', alias)).filter(notColumns);
 /** Every file under parts/ with its size. */
 const partSizes = (dir: string) => filesUnder(path.join(dir, 'parts')).filter(notColumns).map((f) => `${f} ${fs.statSync(path.join(dir, 'parts', f)).size}`);
@@ -682,21 +683,25 @@ describe('converting a single-file store (formats 1-3)', () => {
       'parts/auth_logs/20261120.grams',
       'parts/auth_logs/20261120.records',
       'parts/auth_logs/20261120.texts',
+      'parts/auth_logs/20261120.tokens',
       'parts/edge_logs/20261121-v1.cols',
       'parts/edge_logs/20261121-v1.sqlite',
       'parts/edge_logs/20261121.grams',
       'parts/edge_logs/20261121.records',
       'parts/edge_logs/20261121.texts',
+      'parts/edge_logs/20261121.tokens',
       'parts/edge_logs/20261122-v1.cols',
       'parts/edge_logs/20261122-v1.sqlite',
       'parts/edge_logs/20261122.grams',
       'parts/edge_logs/20261122.records',
       'parts/edge_logs/20261122.texts',
+      'parts/edge_logs/20261122.tokens',
       'parts/function_edge_logs/20261122-v1.cols',
       'parts/function_edge_logs/20261122-v1.sqlite',
       'parts/function_edge_logs/20261122.grams',
       'parts/function_edge_logs/20261122.records',
       'parts/function_edge_logs/20261122.texts',
+      'parts/function_edge_logs/20261122.tokens',
     ]);
 
     expect(store.dump('cloudflare.logs.prod')).toEqual([

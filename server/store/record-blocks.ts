@@ -17,6 +17,7 @@ import zlib from 'node:zlib';
 import { cutBlockGrams, gramsEntry, gramsHeader } from './block-grams.ts';
 import { cutBlockTexts } from './block-texts.ts';
 import { cutRecordTokens } from './record-tokens.ts';
+import { RECORD_DERIVED } from './store-files.ts';
 import { BLOCK_CHECKED, BLOCK_CRC_BYTES, BLOCK_HEADER, blockBuffer, blockPacked, dropBlock, submitBlock, takeBlock, type PackJob } from './block-packer.ts';
 import { partFileName, StoreFileDamaged } from './damage.ts';
 
@@ -299,6 +300,12 @@ export class RecordBlocks {
   /** The file's record texts (block-texts.ts), derived: cut back whenever the record file is. */
   get textsFile(): string {
     return this.file.replace(/\.records$/, '.texts');
+  }
+
+  /** The names of the file and of those derived from it (store-files.ts, RECORD_DERIVED). */
+  get fileNames(): string[] {
+    const name = path.basename(this.file);
+    return [name, ...RECORD_DERIVED.map((ext) => name.replace(/\.records$/, ext))];
   }
 
   /** The file's record words (record-tokens.ts), derived: cut back whenever the record file is. */

@@ -14,12 +14,18 @@ export const PATHS_FILE = 'paths.log';
 /** The catalog as a running import found it (see import-transaction.ts). */
 export const ROLLBACK_FILE = 'catalog.sqlite.before-import';
 
+/** The files derived from a record file, by the ending that replaces its `.records`: its block index, record texts and record words. */
+export const RECORD_DERIVED: readonly string[] = ['.grams', '.texts', '.tokens'];
+
+/** Whether a file under parts/ is derived (a columns file, or derived from a record file): rebuilt, never restored. */
+export const isDerivedPartFile = (f: string): boolean => f.endsWith('.cols') || RECORD_DERIVED.some((ext) => f.endsWith(ext));
+
 /** Deletes a file; a version's database file goes with its columns file. */
 export function removeVersionFiles(file: string): void {
   fs.rmSync(file, { force: true });
   if (file.endsWith('.sqlite')) fs.rmSync(columnsFileOf(file), { force: true });
   // A record file goes with its block index, its record texts and its record words.
-  if (file.endsWith('.records')) for (const ext of ['.grams', '.texts', '.tokens']) fs.rmSync(file.replace(/\.records$/, ext), { force: true });
+  if (file.endsWith('.records')) for (const ext of RECORD_DERIVED) fs.rmSync(file.replace(/\.records$/, ext), { force: true });
 }
 
 /** A second name for a file (a copy where the file system has no hard links). */

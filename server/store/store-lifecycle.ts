@@ -107,7 +107,7 @@ function collectGarbage({ dataDir, map, importing }: CommittedState): void {
     const keep = new Set<string>();
     for (const p of map.ofSource(s.code)) {
       if (p.row.version > 0) keep.add(path.basename(p.dbFile(p.row.version))).add(path.basename(columnsFileOf(p.dbFile(p.row.version))));
-      keep.add(path.basename(p.blocks.file)).add(path.basename(p.blocks.gramsFile)).add(path.basename(p.blocks.textsFile)).add(path.basename(p.blocks.tokensFile));
+      for (const f of p.blocks.fileNames) keep.add(f);
     }
     for (const f of fs.readdirSync(dir)) if (!keep.has(f)) fs.rmSync(path.join(dir, f), { force: true });
   }
