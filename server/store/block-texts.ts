@@ -27,7 +27,7 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { appendDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
+import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
 import { parsedRecord, requestUrlOf, searchedMessageOf } from './record.ts';
 
 const MAGIC = 0x5854584c; // 'LXTX' little-endian
@@ -420,15 +420,7 @@ export function textsEntry(seed: number, blk: number, end: number, first: number
  * of another format or record file is removed. A missing file stays missing.
  */
 export function cutBlockTexts(file: string, seed: number, size: number): void {
-  const t = readBlockTexts(file, seed, Infinity);
-  if (!t) {
-    fs.rmSync(file, { force: true });
-    return;
-  }
-  let j = t.size;
-  while (j > 0 && t.endOf(j - 1) > size) j--;
-  const keep = t.fileEndAfter(j - 1);
-  if (fs.statSync(file).size !== keep) fs.truncateSync(file, keep);
+  cutDerived(file, readBlockTexts(file, seed, Infinity), size);
 }
 
 /** Appends groups to a texts file that ends at `fileEnd` (HEAD or less: a new file); the file's new end. */

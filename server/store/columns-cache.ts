@@ -418,17 +418,26 @@ export class ColumnsCache {
 
   /** A partition's record words as far as they cover its committed record bytes, or null (searches then read the texts). */
   recordTokens(p: Partition): RecordTokens | null {
+    return this.listed(this.tokensCache, p, (limit) => readRecordTokens(p.blocks.tokensFile, p.blocks.nameSeed, limit));
+  }
+
+  /**
+   * A derived file's listing (record texts, record words) within the partition's committed
+   * record bytes, from `cache` when listed at that length, else read; the listings are kept,
+   * least recently used first, for TEXTS_CACHE_ENTRIES partitions.
+   */
+  private listed<T>(cache: Map<Partition, { limit: number; t: T | null }>, p: Partition, read: (limit: number) => T | null): T | null {
     const row = this.hooks.committedRow(p);
     const limit = row ? Math.min(row.record_bytes, p.blocks.size) : 0;
-    const hit = this.tokensCache.get(p);
+    const hit = cache.get(p);
     if (hit !== undefined && hit.limit === limit) {
-      this.tokensCache.delete(p);
-      this.tokensCache.set(p, hit);
+      cache.delete(p);
+      cache.set(p, hit);
       return hit.t;
     }
-    const t = row ? readRecordTokens(p.blocks.tokensFile, p.blocks.nameSeed, limit) : null;
-    this.tokensCache.set(p, { limit, t });
-    while (this.tokensCache.size > TEXTS_CACHE_ENTRIES) this.tokensCache.delete(this.tokensCache.keys().next().value!);
+    const t = row ? read(limit) : null;
+    cache.set(p, { limit, t });
+    while (cache.size > TEXTS_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
     return t;
   }
 
@@ -448,18 +457,7 @@ export class ColumnsCache {
    * records are then searched). The group lists are kept in memory, least recently used first.
    */
   blockTexts(p: Partition): BlockTexts | null {
-    const row = this.hooks.committedRow(p);
-    const limit = row ? Math.min(row.record_bytes, p.blocks.size) : 0;
-    const hit = this.textsCache.get(p);
-    if (hit !== undefined && hit.limit === limit) {
-      this.textsCache.delete(p);
-      this.textsCache.set(p, hit);
-      return hit.t;
-    }
-    const t = row ? readBlockTexts(p.blocks.textsFile, p.blocks.nameSeed, limit) : null;
-    this.textsCache.set(p, { limit, t });
-    while (this.textsCache.size > TEXTS_CACHE_ENTRIES) this.textsCache.delete(this.textsCache.keys().next().value!);
-    return t;
+    return this.listed(this.textsCache, p, (limit) => readBlockTexts(p.blocks.textsFile, p.blocks.nameSeed, limit));
   }
 
   /** A group of a partition's record texts failed its check: the file is cut before it and built again in the background. */

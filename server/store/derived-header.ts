@@ -20,6 +20,30 @@ export function derivedHeaderOk(head: Buffer, magic: number, format: number, see
   return head.length >= DERIVED_HEAD && head.readUInt32LE(0) === magic && head.readUInt32LE(4) === format && head.readUInt32LE(8) === seed;
 }
 
+/** A derived file's entries as listed from it: how many, where each one's blocks end, and where in the file each one ends. */
+export interface DerivedListing {
+  readonly size: number;
+  endOf(j: number): number;
+  fileEndAfter(j: number): number;
+}
+
+/**
+ * Makes a derived file end with its last entry within the first `size` record bytes (the record
+ * file was cut there, or an entry from there on failed): later entries are cut off, and a file
+ * that could not be listed (another format or record file: `listing` null) is removed. A missing
+ * file stays missing.
+ */
+export function cutDerived(file: string, listing: DerivedListing | null, size: number): void {
+  if (!listing) {
+    fs.rmSync(file, { force: true });
+    return;
+  }
+  let j = listing.size;
+  while (j > 0 && listing.endOf(j - 1) > size) j--;
+  const keep = listing.fileEndAfter(j - 1);
+  if (fs.statSync(file).size !== keep) fs.truncateSync(file, keep);
+}
+
 /**
  * Appends entries to a derived file whose entries end at `fileEnd` (DERIVED_HEAD or less: a new
  * file, written with `header`); bytes past `fileEnd` (a torn or replaced entry) are cut first.

@@ -29,7 +29,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { TextGroup } from './block-texts.ts';
-import { appendDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
+import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
 
 const MAGIC = 0x4b54584c; // 'LXTK' little-endian
 // 2: a packed word list per class (1 packed the three together).
@@ -509,15 +509,7 @@ export function readRecordTokens(file: string, seed: number, recordBytes: number
  * and a file of another format or record file is removed. A missing file stays missing.
  */
 export function cutRecordTokens(file: string, seed: number, size: number): void {
-  const t = readRecordTokens(file, seed, Infinity);
-  if (!t) {
-    fs.rmSync(file, { force: true });
-    return;
-  }
-  let j = t.size;
-  while (j > 0 && t.endOf(j - 1) > size) j--;
-  const keep = t.fileEndAfter(j - 1);
-  if (fs.statSync(file).size !== keep) fs.truncateSync(file, keep);
+  cutDerived(file, readRecordTokens(file, seed, Infinity), size);
 }
 
 /** Appends segments to a tokens file cut at `fileEnd` (HEAD or less: a new file); the file's new end. */
