@@ -375,7 +375,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
         if (v === NO_MATCH) return false;
         if (v === MATCH && wordHit.exact) hit = true;
       }
-      if (hit === undefined && textHit) hit = textHit.test(c.blk[k]!, c.boff[k]!);
+      if (hit === undefined && textHit) hit = textHit.test(rid - 1);
       if (hit === false) return false;
       // A block that does not hold the text anywhere rules out all its records at once.
       if (hit === undefined && blockHas) {

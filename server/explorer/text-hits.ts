@@ -5,7 +5,7 @@
  * group's text; a pattern by testing the records that hold its literal parts). The walk then
  * asks per record whether it matched.
  */
-import type { BlockTexts, TextGroup } from '../store/block-texts.ts';
+import type { BlockTexts, TextChunk, TextGroup } from '../store/block-texts.ts';
 import { messageOf, urlOf } from '../store/block-texts.ts';
 import type { ExplorerQuery } from './query-types.ts';
 import { textFinder } from './block-search.ts';
@@ -13,85 +13,65 @@ import { requiredLiterals } from './regex-literals.ts';
 
 type Search = NonNullable<ExplorerQuery['q']>;
 
-/** The matches of one group: keys of (block ordinal in the group, offset in the block). */
-interface GroupHits {
-  blocks: number[];
-  hits: Set<number>;
-}
-
-const BLOCK_KEY = 2 ** 32;
-
 /** Printable ASCII: its bytes are its UTF-8 text, and ASCII letters fold as every search path folds them. */
 const isPrintableAscii = (text: string) => /^[\x20-\x7e]*$/.test(text);
 
 /** A partition's text search by its record texts (see textHits). */
 export interface TextHitTest {
-  /** Whether the record at (block, offset) matches; undefined when its block has no usable texts (search its record). */
-  test(blk: number, boff: number): boolean | undefined;
+  /** Whether the record numbered `record` in the record file (its row less one) matches; undefined when no usable group holds it (search its record). */
+  test(record: number): boolean | undefined;
 }
 
 /**
  * The text search `search` read from a partition's `texts`: a group's matches are found when
  * the walk first reaches one of its records, in the chunks of its text holding a record that
  * `candidate` (the record's number in the record file) does not rule out (every record without
- * it). A group that fails its check leaves its records to be searched themselves, and `damaged`
- * is told where it starts. (Reading a walk's groups ahead on the thread pool, several at once,
- * was measured slower: 2.4-3.3 s against 1.5-2.3 s for a week of a common word at 1M.)
+ * it). A group or chunk that fails its check leaves the group's records to be searched
+ * themselves, and `damaged` is told where it starts. (Reading a walk's groups ahead on the
+ * thread pool, several at once, was measured slower: 2.4-3.3 s against 1.5-2.3 s for a week
+ * of a common word at 1M.)
  */
 export function textHits(texts: BlockTexts, search: Search, damaged: (blk: number) => void, candidate?: (record: number) => boolean): TextHitTest {
-  const groups = new Map<number, GroupHits | null>();
+  const groups = new Map<number, Uint8Array | null>();
   const matches = groupMatcher(search);
   let told = false;
   const settle = (j: number) => {
     const group = texts.group(j);
-    let g: GroupHits | null = null;
+    let hits: Uint8Array | null = null;
     if (group) {
       const first = texts.firstOf(j);
       const needed = candidate ? (r: number) => candidate(first + r) : () => true;
       try {
-        g = hitsOf(group, matches(group, needed));
+        hits = matches(group, needed);
       } catch {
-        // A chunk that is not its records' text (its CRC passed): the group is damaged all the same.
-        g = null;
+        // A chunk that fails its CRC, or is not its records' texts: the group is damaged.
+        hits = null;
       }
     }
     // Once: the file is cut there, so the groups after it fail too.
-    if (!g && !told) {
+    if (!hits && !told) {
       told = true;
       damaged(texts.startOf(j));
     }
-    groups.set(j, g);
-    return g;
+    groups.set(j, hits);
+    return hits;
   };
-  let last: GroupHits | null = null;
+  let last: Uint8Array | null = null;
   let lastFrom = 0;
   let lastEnd = -1;
   return {
-    test(blk, boff) {
-      if (blk < lastFrom || blk >= lastEnd) {
-        const j = texts.groupOf(blk);
+    test(record) {
+      if (record < lastFrom || record >= lastEnd) {
+        const j = texts.groupOfRecord(record);
         if (j < 0) return undefined;
         const g = groups.get(j);
         last = g === undefined ? settle(j) : g;
-        lastFrom = texts.startOf(j);
-        lastEnd = texts.endOf(j);
+        lastFrom = texts.firstOf(j);
+        lastEnd = lastFrom + texts.recordsOf(j);
       }
-      if (!last) return undefined;
-      const ord = last.blocks.indexOf(blk);
-      return ord >= 0 && last.hits.has(ord * BLOCK_KEY + boff);
+      return last ? last[record - lastFrom] === 1 : undefined;
     },
   };
-}
-
-function hitsOf(g: TextGroup, hit: Uint8Array): GroupHits {
-  const blocks: number[] = [];
-  const hits = new Set<number>();
-  for (let r = 0; r < g.n; r++) {
-    const blk = g.blk[r]!;
-    if (blocks[blocks.length - 1] !== blk) blocks.push(blk);
-    if (hit[r]) hits.add((blocks.length - 1) * BLOCK_KEY + g.boff[r]!);
-  }
-  return { blocks, hits };
 }
 
 /** The chunks of a group holding a record `needed` says may match. */
@@ -121,12 +101,12 @@ function groupMatcher(search: Search): (g: TextGroup, needed: (r: number) => boo
     return (g, needed) => {
       const out = new Uint8Array(g.n);
       for (const k of chunksNeeded(g, needed)) {
-        const candidates = find ? recordsWith(g, k, find, literal!.length, false) : null;
-        const [first, end] = g.recordsOf(k);
-        for (let r = first; r < end; r++) {
-          if ((candidates && !candidates[r - first]) || !needed(r)) continue;
-          const url = urlOf(g, r);
-          if (re.test(messageOf(g, r)) || (url !== null && re.test(url))) out[r] = 1;
+        const c = g.chunk(k);
+        const candidates = find ? recordsWith(c, find, literal!.length, false) : null;
+        for (let i = 0; i < c.n; i++) {
+          if ((candidates && !candidates[i]) || !needed(c.first + i)) continue;
+          const url = urlOf(g, c.first + i);
+          if (re.test(messageOf(g, c.first + i)) || (url !== null && re.test(url))) out[c.first + i] = 1;
         }
       }
       return out;
@@ -139,7 +119,10 @@ function groupMatcher(search: Search): (g: TextGroup, needed: (r: number) => boo
     const length = Buffer.byteLength(lower, 'latin1');
     return (g, needed) => {
       const out = new Uint8Array(g.n);
-      for (const k of chunksNeeded(g, needed)) out.set(recordsWith(g, k, find, length, true), g.recordsOf(k)[0]);
+      for (const k of chunksNeeded(g, needed)) {
+        const c = g.chunk(k);
+        out.set(recordsWith(c, find, length, true), c.first);
+      }
       return out;
     };
   }
@@ -155,27 +138,24 @@ function groupMatcher(search: Search): (g: TextGroup, needed: (r: number) => boo
 }
 
 /**
- * The records of chunk k of a group (numbered from its first) whose text holds a match of
- * `find` (`length` bytes long): within its message or its URL when `withinPart` (a match across
- * the two is not one), else anywhere in the record's text (a candidate to test further).
+ * The records of a chunk whose text holds a match of `find` (`length` bytes long): within its
+ * message or its URL when `withinPart` (a match across the two is not one), else anywhere in
+ * the record's text (a candidate to test further).
  */
-function recordsWith(g: TextGroup, k: number, find: (block: Buffer, visit: (at: number) => boolean) => void, length: number, withinPart: boolean): Uint8Array {
-  const [first, last] = g.recordsOf(k);
-  const out = new Uint8Array(last - first);
-  const base = g.baseOf(k);
-  const { end, msgEnd, urlStart, urlEnd } = g;
-  find(g.textOf(k), (found) => {
-    const at = found + base;
+function recordsWith(c: TextChunk, find: (block: Buffer, visit: (at: number) => boolean) => void, length: number, withinPart: boolean): Uint8Array {
+  const out = new Uint8Array(c.n);
+  const { end, msgEnd, urlStart, urlEnd } = c;
+  find(c.text, (at) => {
     // The record the match starts in: the first whose bytes end past `at`.
-    let lo = first;
-    let hi = last - 1;
+    let lo = 0;
+    let hi = c.n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (end[mid]! > at) hi = mid;
       else lo = mid + 1;
     }
     const stop = at + length;
-    if (!withinPart ? stop <= end[lo]! : stop <= msgEnd[lo]! || (at >= urlStart[lo]! && stop <= urlEnd[lo]!)) out[lo - first] = 1;
+    if (!withinPart ? stop <= end[lo]! : stop <= msgEnd[lo]! || (at >= urlStart[lo]! && stop <= urlEnd[lo]!)) out[lo] = 1;
     return false;
   });
   return out;

@@ -31,8 +31,8 @@ import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk
 import { parsedRecord, requestUrlOf, searchedMessageOf } from './record.ts';
 
 const MAGIC = 0x5854584c; // 'LXTX' little-endian
-// 2: the text in chunks with a shared dictionary, and each group's first record and records in its header.
-const FORMAT = 2;
+// 3: each chunk holds its records' places in its text and has its own CRC; records are found by their number.
+const FORMAT = 3;
 const HEAD = DERIVED_HEAD;
 /** A group's header: first block, end, first record, records, packed bytes, CRC. */
 const ENTRY_HEAD = 32;
@@ -51,40 +51,35 @@ const WINDOW = 32 * 1024;
 /** deflate level: the file is written once and read by every search; level 1 keeps the builder's CPU low. */
 const LEVEL = 1;
 
-/**
- * One group's records: where each is (block, offset in it), and where its message and its URL
- * lie in the group's text. Record r's message is [msgStart(r), msgEnd[r]), msgStart(r) being the
- * end of record r - 1's bytes (`end`); its URL [urlStart[r], urlEnd[r]) (empty: none), which lies
- * inside its message when the message holds it (an edge request's does), else right after it.
- * The text is read a chunk at a time (textOf).
- */
-export class TextGroup {
+/** One chunk of a group: its records' places in its text (from the chunk's start) and the text. */
+export interface TextChunk {
+  /** Its first record's place in the group, and its records. */
+  readonly first: number;
+  readonly n: number;
+  /**
+   * Record i's message is [msgStart(i), msgEnd[i]), msgStart(i) being the end of record i - 1's
+   * bytes (`end`, 0 for the first); its URL [urlStart[i], urlEnd[i]) (empty: none), inside its
+   * message when the message holds it (an edge request's does), else right after it.
+   */
+  readonly msgEnd: Int32Array;
+  readonly urlStart: Int32Array;
+  readonly urlEnd: Int32Array;
   /** Where each record's bytes end (its message's end, or its URL's when written after it). */
   readonly end: Int32Array;
-  private readonly texts: Array<Buffer | undefined> = [];
+  readonly text: Buffer;
+}
+
+/** A group's records, numbered from 0, read a chunk at a time (each checked against its CRC when first read). */
+export class TextGroup {
+  private readonly read: Array<TextChunk | undefined> = [];
 
   constructor(
     readonly n: number,
-    readonly blk: Float64Array,
-    readonly boff: Int32Array,
-    readonly msgEnd: Int32Array,
-    readonly urlStart: Int32Array,
-    readonly urlEnd: Int32Array,
-    /** Each chunk's first record (ascending from 0). */
+    /** Each chunk's first record (ascending from 0), packed bytes and CRC-32. */
     private readonly chunkFirst: Int32Array,
     private readonly packedChunks: readonly Buffer[],
-  ) {
-    this.end = new Int32Array(n);
-    let last = 0;
-    for (let r = 0; r < n; r++) {
-      const m = msgEnd[r]!;
-      const a = urlStart[r]!;
-      const b = urlEnd[r]!;
-      // Each record's bytes follow the last one's; its URL inside its message or right after it.
-      if (m < last || a > b || !(a === b || (a >= last && b <= m) || a === m)) throw new Error('a record text out of place');
-      this.end[r] = last = Math.max(m, b);
-    }
-  }
+    private readonly crcs: Uint32Array,
+  ) {}
 
   get chunks(): number {
     return this.chunkFirst.length;
@@ -107,37 +102,57 @@ export class TextGroup {
     return [this.chunkFirst[k]!, k + 1 < this.chunks ? this.chunkFirst[k + 1]! : this.n];
   }
 
-  /** Where chunk k's text starts in the group's text. */
-  baseOf(k: number): number {
-    const first = this.chunkFirst[k]!;
-    return first ? this.end[first - 1]! : 0;
-  }
-
-  /** Chunk k's text (the group's text from baseOf(k)); throws when its bytes are not its records' text. */
-  textOf(k: number): Buffer {
-    let t = this.texts[k];
-    if (t) return t;
+  /** Chunk k, inflated and checked; throws when its bytes fail their CRC or are not its records' texts. */
+  chunk(k: number): TextChunk {
+    const had = this.read[k];
+    if (had) return had;
     const packed = this.packedChunks[k]!;
+    if (zlib.crc32(packed) !== this.crcs[k]) throw new Error('a chunk of record texts fails its check');
     chunksRead++;
-    t = k === 0 ? zlib.inflateRawSync(packed) : zlib.inflateRawSync(packed, { dictionary: this.dictionary() });
-    const [first, end] = this.recordsOf(k);
-    if (t.length !== this.end[end - 1]! - (first ? this.end[first - 1]! : 0)) throw new Error('a chunk of record texts of another length');
-    this.texts[k] = t;
-    return t;
+    const raw = k === 0 ? zlib.inflateRawSync(packed) : zlib.inflateRawSync(packed, { dictionary: this.dictionary() });
+    const [first, last] = this.recordsOf(k);
+    const c = parseChunk(raw, first, last - first);
+    if (k === 0) this.first = raw;
+    this.read[k] = c;
+    return c;
   }
 
-  /** Chunk 0's text as the other chunks' dictionary (deflate keeps its last 32 KiB). */
+  /** Chunk 0's inflated bytes, the others' dictionary. */
+  private first: Buffer | null = null;
+
+  /** The other chunks' dictionary: chunk 0's inflated bytes (deflate keeps their last 32 KiB). */
   private dictionary(): Buffer {
-    const t = this.textOf(0);
-    return t.length > WINDOW ? t.subarray(t.length - WINDOW) : t;
+    if (!this.first) this.chunk(0);
+    const raw = this.first!;
+    return raw.length > WINDOW ? raw.subarray(raw.length - WINDOW) : raw;
   }
 
-  /** Record r's bytes in the group's text [from, to) as a string. */
-  slice(r: number, from: number, to: number): string {
-    const k = this.chunkOf(r);
-    const base = this.baseOf(k);
-    return this.textOf(k).toString('utf8', from - base, to - base);
+}
+
+/** Int32 fields per record at a chunk's start: message end, URL start, URL end. */
+const I32_FIELDS = 3;
+
+/** A chunk's records from its inflated bytes (u32 records, the I32_FIELDS arrays, the text); throws when they are not `n` records. */
+function parseChunk(raw: Buffer, first: number, n: number): TextChunk {
+  const textAt = 4 + 4 * I32_FIELDS * n;
+  if (raw.length < textAt || raw.readUInt32LE(0) !== n) throw new Error('a chunk of record texts of another count');
+  const ints = new Int32Array(raw.buffer.slice(raw.byteOffset + 4, raw.byteOffset + textAt));
+  const text = raw.subarray(textAt);
+  const msgEnd = ints.subarray(0, n);
+  const urlStart = ints.subarray(n, 2 * n);
+  const urlEnd = ints.subarray(2 * n, 3 * n);
+  const end = new Int32Array(n);
+  let last = 0;
+  for (let i = 0; i < n; i++) {
+    const m = msgEnd[i]!;
+    const a = urlStart[i]!;
+    const b = urlEnd[i]!;
+    // Each record's bytes follow the last one's; its URL inside its message or right after it.
+    if (m < last || a > b || b > text.length || !(a === b || (a >= last && b <= m) || a === m)) throw new Error('a record text out of place');
+    end[i] = last = Math.max(m, b);
   }
+  if (last !== text.length) throw new Error('a chunk text longer than its records');
+  return { first, n, msgEnd, urlStart, urlEnd, end, text };
 }
 
 /** The texts of one record, as a search reads them. */
@@ -155,97 +170,102 @@ export function recordTexts(raw: string, withUrl: boolean): RecordTexts {
 
 /** The message of record r of a group. */
 export function messageOf(g: TextGroup, r: number): string {
-  return g.slice(r, r ? g.end[r - 1]! : 0, g.msgEnd[r]!);
+  const c = g.chunk(g.chunkOf(r));
+  const i = r - c.first;
+  return c.text.toString('utf8', i ? c.end[i - 1]! : 0, c.msgEnd[i]!);
 }
 
 /** The URL of record r of a group, or null when it has none. */
 export function urlOf(g: TextGroup, r: number): string | null {
-  const a = g.urlStart[r]!;
-  const b = g.urlEnd[r]!;
-  return a === b ? null : g.slice(r, a, b);
+  const c = g.chunk(g.chunkOf(r));
+  const i = r - c.first;
+  return c.urlStart[i] === c.urlEnd[i] ? null : c.text.toString('utf8', c.urlStart[i]!, c.urlEnd[i]!);
 }
 
-/** Int32 fields per record after its block offset: offset in block, message end, URL start, URL end. */
-const I32_FIELDS = 4;
-
 /** The packed bytes of one group of records (in block order). */
-export function packGroup(records: ReadonlyArray<{ blk: number; boff: number; texts: RecordTexts }>): Buffer {
-  const n = records.length;
-  const blk = new Float64Array(n);
-  const ints = new Int32Array(n * I32_FIELDS);
-  // The text of each chunk, and its first record.
+export function packGroup(records: ReadonlyArray<{ texts: RecordTexts }>): Buffer {
   const chunkFirst: number[] = [];
-  const chunkTexts: string[][] = [];
+  const chunks: Array<Array<{ texts: RecordTexts }>> = [];
   let chunkBytes = Infinity;
+  records.forEach((r, i) => {
+    if (chunkBytes >= (chunkFirst.length === 1 ? DICTIONARY_TEXT_BYTES : CHUNK_TEXT_BYTES)) {
+      chunkFirst.push(i);
+      chunks.push([]);
+      chunkBytes = 0;
+    }
+    chunks[chunks.length - 1]!.push(r);
+    chunkBytes += Buffer.byteLength(r.texts.message, 'utf8') + (r.texts.url && !r.texts.message.includes(r.texts.url) ? Buffer.byteLength(r.texts.url, 'utf8') : 0);
+  });
+  const raws = chunks.map(chunkBytesOf);
+  const dictionary = raws[0] && raws[0].length > WINDOW ? raws[0].subarray(raws[0].length - WINDOW) : raws[0];
+  const packed = raws.map((raw, k) => zlib.deflateRawSync(raw, k === 0 ? { level: LEVEL } : { level: LEVEL, dictionary }));
+  const table = Buffer.alloc(4 + 12 * packed.length);
+  table.writeUInt32LE(packed.length, 0);
+  packed.forEach((c, k) => {
+    table.writeUInt32LE(chunkFirst[k]!, 4 + 12 * k);
+    table.writeUInt32LE(c.length, 8 + 12 * k);
+    table.writeUInt32LE(zlib.crc32(c), 12 + 12 * k);
+  });
+  return Buffer.concat([table, ...packed]);
+}
+
+/** A chunk's bytes before packing: u32 records, per record its message end, URL start and URL end in the text, then the text. */
+function chunkBytesOf(records: ReadonlyArray<{ texts: RecordTexts }>): Buffer {
+  const n = records.length;
+  const ints = new Int32Array(n * I32_FIELDS);
+  const parts: string[] = [];
   let at = 0;
   records.forEach((r, i) => {
     const { message, url } = r.texts;
-    if (chunkBytes >= (chunkFirst.length === 1 ? DICTIONARY_TEXT_BYTES : CHUNK_TEXT_BYTES)) {
-      chunkFirst.push(i);
-      chunkTexts.push([]);
-      chunkBytes = 0;
-    }
-    const parts = chunkTexts[chunkTexts.length - 1]!;
-    blk[i] = r.blk;
-    ints[i] = r.boff;
     const start = at;
     at += Buffer.byteLength(message, 'utf8');
-    ints[n + i] = at;
+    ints[i] = at;
     parts.push(message);
     // A URL the message holds is not written again: its place in the message is.
     const inside = url ? message.indexOf(url) : -1;
     if (url && inside >= 0) {
-      ints[2 * n + i] = start + Buffer.byteLength(message.slice(0, inside), 'utf8');
-      ints[3 * n + i] = ints[2 * n + i]! + Buffer.byteLength(url, 'utf8');
+      ints[n + i] = start + Buffer.byteLength(message.slice(0, inside), 'utf8');
+      ints[2 * n + i] = ints[n + i]! + Buffer.byteLength(url, 'utf8');
     } else {
-      ints[2 * n + i] = at;
+      ints[n + i] = at;
       if (url) {
         at += Buffer.byteLength(url, 'utf8');
         parts.push(url);
       }
-      ints[3 * n + i] = at;
+      ints[2 * n + i] = at;
     }
-    chunkBytes += at - start;
   });
-  const list = zlib.deflateRawSync(Buffer.concat([Buffer.from(blk.buffer), Buffer.from(ints.buffer)]), { level: LEVEL });
-  const texts = chunkTexts.map((parts) => Buffer.from(parts.join(''), 'utf8'));
-  const dictionary = texts[0] && texts[0].length > WINDOW ? texts[0].subarray(texts[0].length - WINDOW) : texts[0];
-  const chunks = texts.map((t, k) => zlib.deflateRawSync(t, k === 0 ? { level: LEVEL } : { level: LEVEL, dictionary }));
-  const head = Buffer.alloc(8 + 8 * chunks.length);
-  head.writeUInt32LE(chunks.length, 0);
-  head.writeUInt32LE(list.length, 4);
-  chunks.forEach((c, k) => {
-    head.writeUInt32LE(chunkFirst[k]!, 8 + 8 * k);
-    head.writeUInt32LE(c.length, 12 + 8 * k);
-  });
-  return Buffer.concat([head, list, ...chunks]);
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(n, 0);
+  return Buffer.concat([head, Buffer.from(ints.buffer), Buffer.from(parts.join(''), 'utf8')]);
 }
 
-/** A group's records from its packed bytes (chunks inflated when read); throws when they are not a whole group of `n` records. */
-export function unpackGroup(packed: Buffer, n?: number): TextGroup {
-  const m = packed.length >= 8 ? packed.readUInt32LE(0) : 0;
-  const listBytes = packed.length >= 8 ? packed.readUInt32LE(4) : 0;
-  let at = 8 + 8 * m;
-  if (m === 0 || at + listBytes > packed.length) throw new Error('not a group of record texts');
+/** Bytes of a group's chunk table (before its chunks), from the packed bytes' first u32; -1 when they cannot hold it. */
+export function chunkTableBytes(packed: Buffer): number {
+  if (packed.length < 4) return -1;
+  const bytes = 4 + 12 * packed.readUInt32LE(0);
+  return bytes <= packed.length ? bytes : -1;
+}
+
+/** A group's records from its packed bytes (chunks checked and inflated when read); throws when they are not a whole group of `n` records. */
+export function unpackGroup(packed: Buffer, n: number): TextGroup {
+  const tableBytes = chunkTableBytes(packed);
+  const m = tableBytes > 4 ? (tableBytes - 4) / 12 : 0;
+  if (m === 0) throw new Error('not a group of record texts');
   const chunkFirst = new Int32Array(m);
+  const crcs = new Uint32Array(m);
   const chunks: Buffer[] = [];
-  let chunkAt = at + listBytes;
+  let at = tableBytes;
   for (let k = 0; k < m; k++) {
-    chunkFirst[k] = packed.readUInt32LE(8 + 8 * k);
-    const bytes = packed.readUInt32LE(12 + 8 * k);
-    if ((k === 0 ? chunkFirst[k] !== 0 : chunkFirst[k]! <= chunkFirst[k - 1]!) || chunkAt + bytes > packed.length) throw new Error('a chunk of record texts out of place');
-    chunks.push(packed.subarray(chunkAt, chunkAt + bytes));
-    chunkAt += bytes;
+    chunkFirst[k] = packed.readUInt32LE(4 + 12 * k);
+    const bytes = packed.readUInt32LE(8 + 12 * k);
+    crcs[k] = packed.readUInt32LE(12 + 12 * k);
+    if ((k === 0 ? chunkFirst[k] !== 0 : chunkFirst[k]! <= chunkFirst[k - 1]!) || chunkFirst[k]! >= n || at + bytes > packed.length) throw new Error('a chunk of record texts out of place');
+    chunks.push(packed.subarray(at, at + bytes));
+    at += bytes;
   }
-  if (chunkAt !== packed.length) throw new Error('a group longer than its chunks');
-  const list = zlib.inflateRawSync(packed.subarray(at, at + listBytes));
-  const count = list.length / (8 + 4 * I32_FIELDS);
-  if (!Number.isInteger(count) || count === 0 || (n !== undefined && count !== n) || chunkFirst[m - 1]! >= count) throw new Error('a record list of another count');
-  // Copies on buffers of their own: typed arrays need aligned starts.
-  const copy = (from: number, bytes: number) => list.buffer.slice(list.byteOffset + from, list.byteOffset + from + bytes);
-  const blk = new Float64Array(copy(0, count * 8));
-  const ints = new Int32Array(copy(count * 8, count * 4 * I32_FIELDS));
-  return new TextGroup(count, blk, ints.subarray(0, count), ints.subarray(count, 2 * count), ints.subarray(2 * count, 3 * count), ints.subarray(3 * count, 4 * count), chunkFirst, chunks);
+  if (at !== packed.length) throw new Error('a group longer than its chunks');
+  return new TextGroup(n, chunkFirst, chunks, crcs);
 }
 
 /** Groups read from texts files by this process, and chunks of their text inflated (tests count the reads of a search). */
@@ -309,9 +329,27 @@ export class BlockTexts {
     return this.groups[j]!.blk;
   }
 
-  /** Group j's first record's number in the record file. */
+  /** Group j's first record's number in the record file, and its records. */
   firstOf(j: number): number {
     return this.groups[j]!.first;
+  }
+
+  recordsOf(j: number): number {
+    return this.groups[j]!.n;
+  }
+
+  /** The group holding record `record` (its number in the record file), or -1 when none does. */
+  groupOfRecord(record: number): number {
+    let lo = 0;
+    let hi = this.groups.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const g = this.groups[mid]!;
+      if (record < g.first) hi = mid - 1;
+      else if (record >= g.first + g.n) lo = mid + 1;
+      else return mid;
+    }
+    return -1;
   }
 
   /** Group j's records, read and checked; null when its bytes fail their check. */
@@ -331,7 +369,8 @@ export class BlockTexts {
         fs.closeSync(fd);
       }
       const packed = buf.subarray(ENTRY_HEAD);
-      if (zlib.crc32(packed, zlib.crc32(buf.subarray(0, ENTRY_HEAD - 4), this.seed)) !== g.crc) return null;
+      const table = chunkTableBytes(packed);
+      if (table < 0 || zlib.crc32(packed.subarray(0, table), zlib.crc32(buf.subarray(0, ENTRY_HEAD - 4), this.seed)) !== g.crc) return null;
       return unpackGroup(packed, g.n);
     } catch {
       return null;
@@ -410,7 +449,8 @@ export function textsEntry(seed: number, blk: number, end: number, first: number
   head.writeUInt32LE(first, 16);
   head.writeUInt32LE(n, 20);
   head.writeUInt32LE(packed.length, 24);
-  head.writeUInt32LE(zlib.crc32(packed, zlib.crc32(head.subarray(0, ENTRY_HEAD - 4), seed)), ENTRY_HEAD - 4);
+  // The header's CRC covers the chunk table; each chunk has its own there, checked when the chunk is read.
+  head.writeUInt32LE(zlib.crc32(packed.subarray(0, chunkTableBytes(packed)), zlib.crc32(head.subarray(0, ENTRY_HEAD - 4), seed)), ENTRY_HEAD - 4);
   return Buffer.concat([head, packed]);
 }
 

@@ -169,7 +169,7 @@ function textsWhole(p: Partition, recordBytes: number, read: (file: string) => v
     const g = texts.group(j);
     if (!g) return false;
     try {
-      for (let k = 0; k < g.chunks; k++) g.textOf(k);
+      for (let k = 0; k < g.chunks; k++) g.chunk(k);
     } catch {
       return false;
     }

@@ -14,7 +14,7 @@ import { Partition } from './partition.ts';
 import { describePartition, type PartitionMap } from './partition-map.ts';
 import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileState, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { buildFieldIndexInSteps } from './field-columns.ts';
-import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroup, readBlockTexts, recordsOfBlock, recordTexts, textsEntry, type BlockTexts, type RecordTexts, type TextGroup } from './block-texts.ts';
+import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroup, readBlockTexts, recordsOfBlock, recordTexts, textsEntry, type BlockTexts, type RecordTexts } from './block-texts.ts';
 import type { TextDictionary } from './text-dictionary.ts';
 import { appendRecordTokens, cutRecordTokens, readRecordTokens, SEGMENT_RECORDS, TokenSegmentBuilder, type RecordTokens } from './record-tokens.ts';
 
@@ -297,13 +297,17 @@ export class ColumnsCache {
    * Adds the record texts (block-texts.ts) of the committed blocks that lack them: whole blocks
    * in order, a group of about GROUP_TEXT_BYTES of text at a time, each record parsed once, with
    * pauses between a few milliseconds of work. Groups are appended as they close; the last,
-   * shorter one too (a later commit's blocks start a new group).
+   * shorter one too (a later commit's blocks start a new group). A search finds a record's
+   * texts by its number in the record file, its row less one: each group is first checked
+   * against the partition's rows (its first and last record), or none is written.
    */
   private async buildTexts(p: Partition, pause: () => Promise<void>, unchanged: () => boolean): Promise<void> {
     const size = p.row.record_bytes;
     const have = this.blockTexts(p);
     const from = have?.covered ?? 0;
-    if (from >= size) return;
+    if (from >= size || this.unnumbered.has(p)) return;
+    const numbered = this.rowNumbering(p);
+    if (!numbered) return;
     let fileEnd = have?.fileEnd ?? 0;
     let first = have?.records ?? 0;
     const withUrl = p.source.hot === 'edge' || p.source.hot === 'function_edge';
@@ -313,12 +317,21 @@ export class ColumnsCache {
     let groupStart = from;
     let since = performance.now();
     const entries: Buffer[] = [];
-    const flush = (end: number) => {
-      if (records.length) entries.push(textsEntry(p.blocks.nameSeed, groupStart, end, first, records.length, packGroup(records)));
+    const flush = (end: number): boolean => {
+      if (!records.length) return true;
+      const a = records[0]!;
+      const b = records[records.length - 1]!;
+      if (!numbered(first + 1, a.blk, a.boff) || !numbered(first + records.length, b.blk, b.boff)) {
+        this.unnumbered.add(p);
+        console.error(`the rows of ${describePartition(p)} are not numbered as its records are stored: its searches read the records`);
+        return false;
+      }
+      entries.push(textsEntry(p.blocks.nameSeed, groupStart, end, first, records.length, packGroup(records)));
       first += records.length;
       records = [];
       textBytes = 0;
       groupStart = end;
+      return true;
     };
     for (let blk = from; blk < size; ) {
       if (performance.now() - since > 10) {
@@ -341,17 +354,29 @@ export class ColumnsCache {
         textBytes += texts.message.length + (texts.url?.length ?? 0);
       }
       blk = end;
-      if (textBytes >= GROUP_TEXT_BYTES || blk >= size) flush(blk);
+      if ((textBytes >= GROUP_TEXT_BYTES || blk >= size) && !flush(blk)) return;
     }
     if (entries.length) appendBlockTexts(file, p.blocks.nameSeed, fileEnd, entries);
     this.textsCache.delete(p);
   }
 
   /**
+   * A test of whether row `rid` of a partition's committed version is the record at (blk, boff):
+   * rows are numbered as their records are appended, which the record texts and words rely on.
+   * Null when the partition has no committed rows.
+   */
+  private rowNumbering(p: Partition): ((rid: number, blk: number, boff: number) => boolean) | null {
+    const cols = this.versionColumns(p, this.hooks.committedRow(p), ['rid', 'blk', 'boff']);
+    if (!cols) return null;
+    const rowOf = new Int32Array(cols.n + 2).fill(-1);
+    for (let k = 0; k < cols.n; k++) if (cols.rid[k]! <= cols.n) rowOf[cols.rid[k]!] = k;
+    return (rid, blk, boff) => rid < rowOf.length && rowOf[rid]! >= 0 && cols.blk[rowOf[rid]!] === blk && cols.boff[rowOf[rid]!] === boff;
+  }
+
+  /**
    * Adds the record words (record-tokens.ts) of the blocks whose record texts are built: segments
    * of whole text groups, SEGMENT_RECORDS records or more, a group between pauses; a shorter
-   * last segment is built again with the groups after it. Each segment is first checked against
-   * the partition's rows (row n + 1 must be its n-th record), or none is written.
+   * last segment is built again with the groups after it (records numbered as the texts number them).
    */
   private async buildTokens(p: Partition, pause: () => Promise<void>, unchanged: () => boolean): Promise<void> {
     const texts = this.blockTexts(p);
@@ -363,38 +388,24 @@ export class ColumnsCache {
     let from = keep ? have!.endOf(keep - 1) : 0;
     if (from >= texts.covered) return;
     let g = texts.groupOf(from);
-    if (g < 0 || texts.startOf(g) !== from) {
+    let first = keep ? have!.firstOf(keep - 1) + have!.recordsOf(keep - 1) : 0;
+    if (g < 0 || texts.startOf(g) !== from || texts.firstOf(g) !== first) {
       // Texts grouped otherwise since (built again after damage): the words again from the start.
       keep = 0;
       from = 0;
+      first = 0;
       g = 0;
     }
-    let first = keep ? have!.firstOf(keep - 1) + have!.recordsOf(keep - 1) : 0;
     let fileEnd = have ? have.fileEndAfter(keep - 1) : 0;
-    const cols = this.versionColumns(p, this.hooks.committedRow(p), ['rid', 'blk', 'boff']);
-    if (!cols) return;
-    const rowOf = new Int32Array(cols.n + 2).fill(-1);
-    for (let k = 0; k < cols.n; k++) if (cols.rid[k]! <= cols.n) rowOf[cols.rid[k]!] = k;
-    /** Whether row `rid` is the record at (blk, boff). */
-    const numbered = (rid: number, blk: number, boff: number) => rowOf[rid] !== undefined && rowOf[rid]! >= 0 && cols.blk[rowOf[rid]!] === blk && cols.boff[rowOf[rid]!] === boff;
     let seg = new TokenSegmentBuilder();
     let segFrom = from;
-    let firstGroup: TextGroup | null = null;
-    let lastGroup: TextGroup | null = null;
-    const flush = (end: number): boolean => {
-      if (!firstGroup || !lastGroup) return true;
-      if (!numbered(first + 1, firstGroup.blk[0]!, firstGroup.boff[0]!) || !numbered(first + seg.n, lastGroup.blk[lastGroup.n - 1]!, lastGroup.boff[lastGroup.n - 1]!)) {
-        this.unnumbered.add(p);
-        console.error(`the rows of ${describePartition(p)} are not numbered as its records are stored: its searches read the record texts`);
-        return false;
-      }
+    const flush = (end: number) => {
+      if (seg.n === 0) return;
       fileEnd = appendRecordTokens(p.blocks.tokensFile, p.blocks.nameSeed, fileEnd, [seg.entry(p.blocks.nameSeed, segFrom, end, first)]);
       this.tokensCache.delete(p);
       first += seg.n;
       seg = new TokenSegmentBuilder();
       segFrom = end;
-      firstGroup = lastGroup = null;
-      return true;
     };
     let since = performance.now();
     for (; g < texts.size; g++) {
@@ -409,9 +420,7 @@ export class ColumnsCache {
         break;
       }
       seg.addGroup(group);
-      firstGroup ??= group;
-      lastGroup = group;
-      if (seg.n >= SEGMENT_RECORDS && !flush(texts.endOf(g))) return;
+      if (seg.n >= SEGMENT_RECORDS) flush(texts.endOf(g));
     }
     flush(g > 0 ? texts.endOf(g - 1) : 0);
   }

@@ -156,14 +156,12 @@ export class TokenSegmentBuilder {
   addGroup(g: TextGroup): void {
     const words = this.words;
     for (let k = 0; k < g.chunks; k++) {
-      const text = g.textOf(k);
-      const base = g.baseOf(k);
-      const [first, end] = g.recordsOf(k);
-      for (let r = first; r < end; r++) {
+      const c = g.chunk(k);
+      for (let i = 0; i < c.n; i++) {
         const at = words.n++;
-        words.add(at, text, (r ? g.end[r - 1]! : 0) - base, g.msgEnd[r]! - base);
+        words.add(at, c.text, i ? c.end[i - 1]! : 0, c.msgEnd[i]!);
         // A URL the message holds is searched within the message; one after it on its own.
-        if (g.urlStart[r]! >= g.msgEnd[r]! && g.urlEnd[r]! > g.urlStart[r]!) words.add(at, text, g.urlStart[r]! - base, g.urlEnd[r]! - base);
+        if (c.urlStart[i]! >= c.msgEnd[i]! && c.urlEnd[i]! > c.urlStart[i]!) words.add(at, c.text, c.urlStart[i]!, c.urlEnd[i]!);
       }
     }
   }
