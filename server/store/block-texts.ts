@@ -10,19 +10,21 @@
  *
  * Derived data, one file per record file (`<label>.texts`), built by the background builder
  * after each commit for the blocks that lack it (whole groups of committed blocks, in block
- * order), and cut back whenever the record file is. `LXTX`, u32 format, u32 the record file's
- * seed, u32 zero; then per group: f64 the offset of its first block, f64 the end of its last,
- * u32 its first record's number in the record file, u32 its records, u32 packed bytes, u32
- * CRC-32 (seeded with the file's seed) of those 28 bytes and the packed bytes, then the packed
- * bytes: u32 chunks, u32 bytes of the packed record list, per chunk u32 its first record and u32
- * its packed bytes; the record list, deflate-raw of per record its block's offset (f64), its
- * offset in the block, the end of its message and the start and end of its URL in the group's
- * text (i32 each); then the chunks, deflate-raw of their records' text (UTF-8), chunk 0 alone and
- * each other with chunk 0's text as its dictionary.
+ * order), and cut back whenever the record file is. A record is found by its number in the
+ * record file, which is its row less one (rows are numbered as records are appended; the
+ * builder checks each group's first and last record against the rows). `LXTX`, u32 format, u32
+ * the record file's seed, u32 zero; then per group: f64 the offset of its first block, f64 the
+ * end of its last, u32 its first record's number, u32 its records, u32 packed bytes, u32 CRC-32
+ * (seeded with the file's seed) of those 28 bytes and the chunk table; then the packed bytes:
+ * the chunk table (u32 chunks, per chunk u32 its first record in the group, u32 packed bytes,
+ * u32 CRC-32 of them), then the chunks, deflate-raw of u32 records, per record the end of its
+ * message and the start and end of its URL in the chunk's text (i32 each, all the ends first,
+ * then the starts, then the URL ends), then the text (UTF-8); chunk 0 alone, each other with
+ * chunk 0's bytes as its dictionary.
  *
  * A reader lists the groups within the committed record bytes, up to the first that is short
- * or of another block or record than the one it follows; a group's bytes are checked against
- * their CRC when read. Blocks without a group, and groups that fail, are searched in their
+ * or of another block or record than the one it follows; a group's chunk table is checked
+ * against its CRC when read, each chunk when it is read. Blocks without a group, and groups that fail, are searched in their
  * records, so a damaged or stale file costs time, never an answer.
  */
 import fs from 'node:fs';

@@ -6,9 +6,9 @@
  * contains it; a search with other characters, or a pattern, is narrowed to the records holding
  * the words its parts need and tests those alone (server/explorer/token-hits.ts).
  *
- * Records are numbered by their place in their record file: the partition's row n + 1 is its
- * record file's n-th record (rows are numbered as their records are appended, and the builder
- * checks it for each segment against the columns before it writes one).
+ * Records are numbered by their place in their record file, as the record texts number them:
+ * the partition's row n + 1 is its record file's n-th record (rows are numbered as their records
+ * are appended; the texts' builder checks it).
  *
  * Derived data, one file per record file (`<label>.tokens`), built by the background builder
  * from the record texts (block-texts.ts), in segments of whole text groups of at least
