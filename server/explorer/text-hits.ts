@@ -100,7 +100,9 @@ function groupMatcher(search: Search): (g: TextGroup, needed: (r: number) => boo
     const find = literal ? textFinder(literal.toLowerCase()) : null;
     return (g, needed) => {
       const out = new Uint8Array(g.n);
-      for (const k of chunksNeeded(g, needed)) {
+      const ks = chunksNeeded(g, needed);
+      g.prefetch(ks);
+      for (const k of ks) {
         const c = g.chunk(k);
         const candidates = find ? recordsWith(c, find, literal!.length, false) : null;
         for (let i = 0; i < c.n; i++) {
@@ -119,7 +121,9 @@ function groupMatcher(search: Search): (g: TextGroup, needed: (r: number) => boo
     const length = Buffer.byteLength(lower, 'latin1');
     return (g, needed) => {
       const out = new Uint8Array(g.n);
-      for (const k of chunksNeeded(g, needed)) {
+      const ks = chunksNeeded(g, needed);
+      g.prefetch(ks);
+      for (const k of ks) {
         const c = g.chunk(k);
         out.set(recordsWith(c, find, length, true), c.first);
       }

@@ -74,14 +74,23 @@ export interface TextChunk {
 /** A group's records, numbered from 0, read a chunk at a time (each checked against its CRC when first read). */
 export class TextGroup {
   private readonly read: Array<TextChunk | undefined> = [];
+  private readonly packed: Array<Buffer | undefined> = [];
 
   constructor(
     readonly n: number,
-    /** Each chunk's first record (ascending from 0), packed bytes and CRC-32. */
+    /** Each chunk's first record (ascending from 0) and CRC-32. */
     private readonly chunkFirst: Int32Array,
-    private readonly packedChunks: readonly Buffer[],
     private readonly crcs: Uint32Array,
+    /** The packed bytes of the chunks asked for, in that order. */
+    private readonly bytesOf: (ks: readonly number[]) => Buffer[],
   ) {}
+
+  /** Reads the packed bytes of chunks `ks` and of chunk 0 (their dictionary) at once, for chunk() to inflate. */
+  prefetch(ks: readonly number[]): void {
+    const want = [...new Set([0, ...ks])].filter((k) => !this.packed[k] && !this.read[k]);
+    if (!want.length) return;
+    this.bytesOf(want).forEach((b, i) => (this.packed[want[i]!] = b));
+  }
 
   get chunks(): number {
     return this.chunkFirst.length;
@@ -108,7 +117,8 @@ export class TextGroup {
   chunk(k: number): TextChunk {
     const had = this.read[k];
     if (had) return had;
-    const packed = this.packedChunks[k]!;
+    const packed = this.packed[k] ?? this.bytesOf([k])[0]!;
+    this.packed[k] = undefined;
     if (zlib.crc32(packed) !== this.crcs[k]) throw new Error('a chunk of record texts fails its check');
     chunksRead++;
     const raw = k === 0 ? zlib.inflateRawSync(packed) : zlib.inflateRawSync(packed, { dictionary: this.dictionary() });
@@ -251,23 +261,50 @@ export function chunkTableBytes(packed: Buffer): number {
 
 /** A group's records from its packed bytes (chunks checked and inflated when read); throws when they are not a whole group of `n` records. */
 export function unpackGroup(packed: Buffer, n: number): TextGroup {
-  const tableBytes = chunkTableBytes(packed);
-  const m = tableBytes > 4 ? (tableBytes - 4) / 12 : 0;
-  if (m === 0) throw new Error('not a group of record texts');
+  const table = packed.subarray(0, Math.max(0, chunkTableBytes(packed)));
+  return groupOfTable(table, n, packed.length, (ranges) => ranges.map(([at, bytes]) => packed.subarray(at, at + bytes)));
+}
+
+/** Ranges of a group's packed bytes: [offset from their start, length]. */
+type ByteRanges = ReadonlyArray<readonly [number, number]>;
+
+/**
+ * A group from its chunk table (`table`, whose group is `packedBytes` long) and a reader of its
+ * bytes (offsets from the packed bytes' start); throws when the table is not a whole group's.
+ */
+function groupOfTable(table: Buffer, n: number, packedBytes: number, read: (ranges: ByteRanges) => Buffer[]): TextGroup {
+  const m = table.length > 4 ? (table.length - 4) / 12 : 0;
+  if (m === 0 || m !== table.readUInt32LE(0)) throw new Error('not a group of record texts');
   const chunkFirst = new Int32Array(m);
   const crcs = new Uint32Array(m);
-  const chunks: Buffer[] = [];
-  let at = tableBytes;
+  const offsets = new Float64Array(m + 1);
+  offsets[0] = table.length;
   for (let k = 0; k < m; k++) {
-    chunkFirst[k] = packed.readUInt32LE(4 + 12 * k);
-    const bytes = packed.readUInt32LE(8 + 12 * k);
-    crcs[k] = packed.readUInt32LE(12 + 12 * k);
-    if ((k === 0 ? chunkFirst[k] !== 0 : chunkFirst[k]! <= chunkFirst[k - 1]!) || chunkFirst[k]! >= n || at + bytes > packed.length) throw new Error('a chunk of record texts out of place');
-    chunks.push(packed.subarray(at, at + bytes));
-    at += bytes;
+    chunkFirst[k] = table.readUInt32LE(4 + 12 * k);
+    offsets[k + 1] = offsets[k]! + table.readUInt32LE(8 + 12 * k);
+    crcs[k] = table.readUInt32LE(12 + 12 * k);
+    if ((k === 0 ? chunkFirst[k] !== 0 : chunkFirst[k]! <= chunkFirst[k - 1]!) || chunkFirst[k]! >= n) throw new Error('a chunk of record texts out of place');
   }
-  if (at !== packed.length) throw new Error('a group longer than its chunks');
-  return new TextGroup(n, chunkFirst, chunks, crcs);
+  if (offsets[m] !== packedBytes) throw new Error('a group of another length than its chunks');
+  return new TextGroup(n, chunkFirst, crcs, (ks) => read(ks.map((k) => [offsets[k]!, offsets[k + 1]! - offsets[k]!] as const)));
+}
+
+/** The bytes of a file at each range [position, length], read in one open; throws when the file ends before one. */
+function readAt(file: string, ranges: ByteRanges): Buffer[] {
+  const fd = fs.openSync(file, 'r');
+  try {
+    return ranges.map(([at, bytes]) => {
+      const buf = Buffer.allocUnsafe(bytes);
+      for (let got = 0; got < bytes; ) {
+        const k = fs.readSync(fd, buf, got, bytes - got, at + got);
+        if (k === 0) throw new Error('a texts file ends inside a group');
+        got += k;
+      }
+      return buf;
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Groups read from texts files by this process, and chunks of their text inflated (tests count the reads of a search). */
@@ -358,22 +395,18 @@ export class BlockTexts {
   group(j: number): TextGroup | null {
     const g = this.groups[j]!;
     groupsRead++;
+    // The header and the chunk table now (checked); the chunks when a search asks for them,
+    // those of one ask in one open of the file (most searches need a few chunks of a group).
     try {
-      const buf = Buffer.alloc(ENTRY_HEAD + g.packed);
-      const fd = fs.openSync(this.file, 'r');
-      try {
-        for (let got = 0; got < buf.length; ) {
-          const k = fs.readSync(fd, buf, got, buf.length - got, g.at - ENTRY_HEAD + got);
-          if (k === 0) return null;
-          got += k;
-        }
-      } finally {
-        fs.closeSync(fd);
-      }
-      const packed = buf.subarray(ENTRY_HEAD);
-      const table = chunkTableBytes(packed);
-      if (table < 0 || zlib.crc32(packed.subarray(0, table), zlib.crc32(buf.subarray(0, ENTRY_HEAD - 4), this.seed)) !== g.crc) return null;
-      return unpackGroup(packed, g.n);
+      // Most tables are a few hundred bytes: read with the header at once, unless longer.
+      let head = readAt(this.file, [[g.at - ENTRY_HEAD, ENTRY_HEAD + Math.min(g.packed, 1024)]])[0]!;
+      const tableBytes = 4 + 12 * head.readUInt32LE(ENTRY_HEAD);
+      if (tableBytes > g.packed) return null;
+      if (ENTRY_HEAD + tableBytes > head.length) head = readAt(this.file, [[g.at - ENTRY_HEAD, ENTRY_HEAD + tableBytes]])[0]!;
+      const table = head.subarray(ENTRY_HEAD, ENTRY_HEAD + tableBytes);
+      if (zlib.crc32(table, zlib.crc32(head.subarray(0, ENTRY_HEAD - 4), this.seed)) !== g.crc) return null;
+      const file = this.file;
+      return groupOfTable(table, g.n, g.packed, (ranges) => readAt(file, ranges.map(([at, bytes]) => [g.at + at, bytes] as const)));
     } catch {
       return null;
     }

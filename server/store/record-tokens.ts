@@ -155,6 +155,7 @@ export class TokenSegmentBuilder {
   /** Adds a group's records, numbered on from those added before. */
   addGroup(g: TextGroup): void {
     const words = this.words;
+    g.prefetch(Array.from({ length: g.chunks }, (_, k) => k));
     for (let k = 0; k < g.chunks; k++) {
       const c = g.chunk(k);
       for (let i = 0; i < c.n; i++) {
