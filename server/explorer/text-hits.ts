@@ -74,8 +74,8 @@ export function textHits(texts: BlockTexts, search: Search, damaged: (blk: numbe
   };
 }
 
-/** The chunks of a group holding a record `needed` says may match. */
-function chunksNeeded(g: TextGroup, needed: (r: number) => boolean): number[] {
+/** The chunks of a group holding a record `needed` says may match, read together and inflated. */
+function chunksNeeded(g: TextGroup, needed: (r: number) => boolean): TextChunk[] {
   const out: number[] = [];
   for (let k = 0; k < g.chunks; k++) {
     const [first, end] = g.recordsOf(k);
@@ -86,7 +86,8 @@ function chunksNeeded(g: TextGroup, needed: (r: number) => boolean): number[] {
       }
     }
   }
-  return out;
+  g.prefetch(out);
+  return out.map((k) => g.chunk(k));
 }
 
 /** The test of a whole group: which of its records match (1) or not (0), looking only at the records `needed` says may. */
@@ -100,10 +101,7 @@ function groupMatcher(search: Search): (g: TextGroup, needed: (r: number) => boo
     const find = literal ? textFinder(literal.toLowerCase()) : null;
     return (g, needed) => {
       const out = new Uint8Array(g.n);
-      const ks = chunksNeeded(g, needed);
-      g.prefetch(ks);
-      for (const k of ks) {
-        const c = g.chunk(k);
+      for (const c of chunksNeeded(g, needed)) {
         const candidates = find ? recordsWith(c, find, literal!.length, false) : null;
         for (let i = 0; i < c.n; i++) {
           if ((candidates && !candidates[i]) || !needed(c.first + i)) continue;
@@ -121,10 +119,7 @@ function groupMatcher(search: Search): (g: TextGroup, needed: (r: number) => boo
     const length = Buffer.byteLength(lower, 'latin1');
     return (g, needed) => {
       const out = new Uint8Array(g.n);
-      const ks = chunksNeeded(g, needed);
-      g.prefetch(ks);
-      for (const k of ks) {
-        const c = g.chunk(k);
+      for (const c of chunksNeeded(g, needed)) {
         out.set(recordsWith(c, find, length, true), c.first);
       }
       return out;
