@@ -13,7 +13,7 @@ import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { recordBlocksHeld, seedOf } from '../store/record-blocks.ts';
-import { textChunksRead, textGroupsRead, packGroup, unpackGroup, messageOf, urlOf } from '../store/block-texts.ts';
+import { textChunksRead, textGroupsRead, packGroup, unpackGroup, messageOf, urlOf, textsDictionary } from '../store/block-texts.ts';
 import { appendRecordTokens, readRecordTokens, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
 import { partsOf } from './token-hits.ts';
 import { importStream } from '../ingest/import.ts';
@@ -198,21 +198,26 @@ describe('text search by the record texts', () => {
       { blk: 0, boff: 120, texts: { message: '', url: null } },
       { blk: 4096, boff: 0, texts: { message: '東京 timeout', url: null } },
     ];
-    const g = unpackGroup(packGroup(recs), 3);
+    const g = unpackGroup(packGroup(recs, textsDictionary(recs)), 3, textsDictionary(recs));
     expect(g.n).toBe(3);
     expect([0, 1, 2].map((r) => [messageOf(g, r), urlOf(g, r)])).toEqual(recs.map((r) => [r.texts.message, r.texts.url]));
-    // A group of many chunks (each after the first packed with it as dictionary), read a record at a time in any order.
+    // A group of many chunks (each packed with a dictionary from a few of the records), read a record at a time in any order.
     const many = Array.from({ length: 3000 }, (_, i) => {
       const url = i % 3 ? `https://x.supabase.co/rest/v1/t${i % 11}?id=${i}` : null;
       const message = i % 2 ? `GET | ${200 + (i % 5)} | ${url ?? 'no url'} | Zürich ${'é'.repeat(i % 4)}` : `POST | 500 | ${i}`;
       return { blk: Math.floor(i / 100) * 65536, boff: (i % 100) * 300, texts: { message, url } };
     });
-    const big = unpackGroup(packGroup(many), many.length);
+    const dictionary = textsDictionary(many.slice(0, 1000));
+    expect(dictionary.length).toBeGreaterThan(1000);
+    const packed = packGroup(many, dictionary);
+    const big = unpackGroup(packed, many.length, dictionary);
     expect(big.chunks).toBeGreaterThan(10);
     for (const r of [2999, 0, 1500, 77, 1501, 2998]) expect([messageOf(big, r), urlOf(big, r)], String(r)).toEqual([many[r]!.texts.message, many[r]!.texts.url]);
     for (let r = 0; r < many.length; r++) expect(messageOf(big, r)).toBe(many[r]!.texts.message);
     // A group said to hold another count of records fails when the chunk that disagrees is read.
-    expect(() => messageOf(unpackGroup(packGroup(many), many.length + 1), many.length - 1)).toThrow();
+    expect(() => messageOf(unpackGroup(packed, many.length + 1, dictionary), many.length - 1)).toThrow();
+    // The dictionary is what makes chunks small: without one the group packs larger.
+    expect(packGroup(many, Buffer.alloc(0)).length).toBeGreaterThan(packed.length);
   });
 
   it('counts, pages and histograms exactly what a plain reading of the records finds, before and after the texts are built', async () => {
@@ -271,6 +276,7 @@ describe('text search by the record texts', () => {
     const dir = keeper.newDir();
     const recs = await damageDerived(dir, '.texts', true, (i, file, buf) => {
       if (i % 3 === 0) buf[buf.length - 10] = buf[buf.length - 10]! ^ 0xff; // a flipped byte in the last group
+      if (i % 6 === 0) buf[30] = buf[30]! ^ 0xff; // and in the dictionary
       if (i % 3 === 1) fs.writeFileSync(file, buf.subarray(0, buf.length - 7)); // a torn last group
       else if (i % 3 === 0) fs.writeFileSync(file, buf);
       else fs.rmSync(file); // gone
@@ -296,7 +302,7 @@ describe('text search by the record words', () => {
   it('finds each part the way it must sit in a word, in a segment written and read back', () => {
     const dir = keeper.newDir();
     const groups = [0, 1].map((k) =>
-      unpackGroup(packGroup(MESSAGES.map((message, i) => ({ blk: k * 4096, boff: i * 10, texts: { message, url: i === 2 ? 'https://y.example/after' : null } }))), MESSAGES.length),
+      unpackGroup(packGroup(MESSAGES.map((message, i) => ({ blk: k * 4096, boff: i * 10, texts: { message, url: i === 2 ? 'https://y.example/after' : null } })), Buffer.alloc(0)), MESSAGES.length, Buffer.alloc(0)),
     );
     const file = path.join(dir, 'x.tokens');
     fs.mkdirSync(dir, { recursive: true });

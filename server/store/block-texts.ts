@@ -4,28 +4,29 @@
  * these (about a fifth of the records' bytes before packing, a thirtieth after) instead of
  * decompressing whole records and testing them one by one: a common word over a busy week was a
  * full read of the records. A group's text is packed in chunks of a few dozen records, each
- * deflated with the group's first records as its dictionary (as small as the group packed whole),
- * so a search that the record words (record-tokens.ts) narrow to a few records inflates only
- * the chunks holding them.
+ * deflated with the file's dictionary (texts of its first group's records; as small as the group
+ * packed whole), so a search that the record words (record-tokens.ts) narrow to a few records
+ * inflates only the chunks holding them, and nothing else.
  *
  * Derived data, one file per record file (`<label>.texts`), built by the background builder
  * after each commit for the blocks that lack it (whole groups of committed blocks, in block
  * order), and cut back whenever the record file is. A record is found by its number in the
  * record file, which is its row less one (rows are numbered as records are appended; the
  * builder checks each group's first and last record against the rows). `LXTX`, u32 format, u32
- * the record file's seed, u32 zero; then per group: f64 the offset of its first block, f64 the
+ * the record file's seed, u32 zero; the dictionary: u32 its bytes, u32 packed bytes, u32 CRC-32
+ * (seeded) of those 8 bytes and the packed ones, then the packed ones (deflate-raw); then per group: f64 the offset of its first block, f64 the
  * end of its last, u32 its first record's number, u32 its records, u32 packed bytes, u32 CRC-32
  * (seeded with the file's seed) of those 28 bytes and the chunk table; then the packed bytes:
  * the chunk table (u32 chunks, per chunk u32 its first record in the group, u32 packed bytes,
  * u32 CRC-32 of them), then the chunks, deflate-raw of u32 records, per record the end of its
  * message and the start and end of its URL in the chunk's text (i32 each, all the ends first,
- * then the starts, then the URL ends), then the text (UTF-8); chunk 0 alone, each other with
- * chunk 0's bytes as its dictionary.
+ * then the starts, then the URL ends), then the text (UTF-8), with the file's dictionary.
  *
- * A reader lists the groups within the committed record bytes, up to the first that is short
- * or of another block or record than the one it follows; a group's chunk table is checked
- * against its CRC when read, each chunk when it is read. Blocks without a group, and groups that fail, are searched in their
- * records, so a damaged or stale file costs time, never an answer.
+ * A reader checks the dictionary and lists the groups within the committed record bytes, up to
+ * the first that is short or of another block or record than the one it follows; a group's chunk
+ * table is checked against its CRC when read, each chunk when it is read. A file whose
+ * dictionary fails is not used (and is built again); blocks without a group, and groups that
+ * fail, are searched in their records, so a damaged or stale file costs time, never an answer.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
@@ -34,24 +35,25 @@ import { parsedRecord, requestUrlOf, searchedMessageOf } from './record.ts';
 
 const MAGIC = 0x5854584c; // 'LXTX' little-endian
 // 3: each chunk holds its records' places in its text and has its own CRC; records are found by their number.
-const FORMAT = 3;
+// 4: one dictionary per file instead of each group's first chunk (which every search of the group inflated).
+const FORMAT = 4;
 const HEAD = DERIVED_HEAD;
 /** A group's header: first block, end, first record, records, packed bytes, CRC. */
 const ENTRY_HEAD = 32;
 /** A group closes once its text passes this many bytes. */
 export const GROUP_TEXT_BYTES = 256 * 1024;
 /**
- * Chunk 0 (the others' dictionary) closes past DICTIONARY_TEXT_BYTES of text, the others past
- * CHUNK_TEXT_BYTES (about 120 and 60 edge requests). Measured on edge requests, per group of
- * 1,200: chunks of 60 records with the first 120 as dictionary pack as small as the group packed
- * whole (0.97x; 1.5x without the dictionary) and inflate all together in 0.89 ms against 0.99
+ * A chunk closes past CHUNK_TEXT_BYTES of text (about 60 edge requests). Measured on edge
+ * requests, per group of 1,200: chunks of 60 records with a dictionary pack as small as the group
+ * packed whole (0.97x; 1.5x without one) and inflate all together in 0.89 ms against 0.99
  * whole; chunks of 30 took 1.6 ms (each inflate has a fixed cost), which made a phrase most
  * records hold 1.5x slower than reading whole groups.
  */
-const DICTIONARY_TEXT_BYTES = 24 * 1024;
 const CHUNK_TEXT_BYTES = 12 * 1024;
-/** deflate keeps the last 32 KiB of a dictionary. */
+/** deflate uses the last 32 KiB of a dictionary: the dictionary's size. */
 const WINDOW = 32 * 1024;
+/** The dictionary's own head: its bytes, packed bytes, CRC. */
+const DICTIONARY_HEAD = 12;
 /** deflate level: the file is written once and read by every search; level 1 keeps the builder's CPU low. */
 const LEVEL = 1;
 
@@ -83,13 +85,15 @@ export class TextGroup {
     /** Each chunk's first record (ascending from 0) and CRC-32. */
     private readonly chunkFirst: Int32Array,
     private readonly crcs: Uint32Array,
+    /** The file's dictionary (inflated). */
+    private readonly dictionary: Buffer,
     /** The packed bytes of the chunks asked for, in that order. */
     private readonly bytesOf: (ks: readonly number[]) => Buffer[],
   ) {}
 
-  /** Reads the packed bytes of chunks `ks` and of chunk 0 (their dictionary) at once, for chunk() to inflate. */
+  /** Reads the packed bytes of chunks `ks` at once, for chunk() to inflate. */
   prefetch(ks: readonly number[]): void {
-    const want = [...new Set([0, ...ks])].filter((k) => !this.packed[k] && !this.read[k]);
+    const want = [...new Set(ks)].filter((k) => !this.packed[k] && !this.read[k]);
     if (!want.length) return;
     this.bytesOf(want).forEach((b, i) => (this.packed[want[i]!] = b));
   }
@@ -123,24 +127,12 @@ export class TextGroup {
     this.packed[k] = undefined;
     if (zlib.crc32(packed) !== this.crcs[k]) throw new Error('a chunk of record texts fails its check');
     chunksRead++;
-    const raw = k === 0 ? zlib.inflateRawSync(packed) : zlib.inflateRawSync(packed, { dictionary: this.dictionary() });
+    const raw = zlib.inflateRawSync(packed, this.dictionary.length ? { dictionary: this.dictionary } : {});
     const [first, last] = this.recordsOf(k);
     const c = parseChunk(raw, first, last - first);
-    if (k === 0) this.first = raw;
     this.read[k] = c;
     return c;
   }
-
-  /** Chunk 0's inflated bytes, the others' dictionary. */
-  private first: Buffer | null = null;
-
-  /** The other chunks' dictionary: chunk 0's inflated bytes (deflate keeps their last 32 KiB). */
-  private dictionary(): Buffer {
-    if (!this.first) this.chunk(0);
-    const raw = this.first!;
-    return raw.length > WINDOW ? raw.subarray(raw.length - WINDOW) : raw;
-  }
-
 }
 
 /** Int32 fields per record at a chunk's start: message end, URL start, URL end. */
@@ -196,23 +188,43 @@ export function urlOf(g: TextGroup, r: number): string | null {
   return c.urlStart[i] === c.urlEnd[i] ? null : c.text.toString('utf8', c.urlStart[i]!, c.urlEnd[i]!);
 }
 
-/** The packed bytes of one group of records (in block order). */
-export function packGroup(records: ReadonlyArray<{ texts: RecordTexts }>): Buffer {
+/** The bytes of a record's texts as a chunk holds them (a URL its message holds is not written again). */
+function textBytesOf({ message, url }: RecordTexts): number {
+  return Buffer.byteLength(message, 'utf8') + (url && !message.includes(url) ? Buffer.byteLength(url, 'utf8') : 0);
+}
+
+/**
+ * A texts file's dictionary, from the records of its first group: the texts of records spread
+ * evenly over them, up to WINDOW bytes (deflate finds in it what the records of a partition
+ * repeat: hosts, paths, user agents).
+ */
+export function textsDictionary(records: ReadonlyArray<{ texts: RecordTexts }>): Buffer {
+  const total = records.reduce((n, r) => n + textBytesOf(r.texts), 0);
+  const step = Math.max(1, Math.ceil(total / WINDOW));
+  const parts: string[] = [];
+  for (let i = 0; i < records.length; i += step) {
+    const { message, url } = records[i]!.texts;
+    parts.push(message, url && !message.includes(url) ? url : '');
+  }
+  const text = Buffer.from(parts.join(''), 'utf8');
+  return text.length > WINDOW ? text.subarray(text.length - WINDOW) : text;
+}
+
+/** The packed bytes of one group of records (in block order), each chunk deflated with the file's `dictionary`. */
+export function packGroup(records: ReadonlyArray<{ texts: RecordTexts }>, dictionary: Buffer): Buffer {
   const chunkFirst: number[] = [];
   const chunks: Array<Array<{ texts: RecordTexts }>> = [];
   let chunkBytes = Infinity;
   records.forEach((r, i) => {
-    if (chunkBytes >= (chunkFirst.length === 1 ? DICTIONARY_TEXT_BYTES : CHUNK_TEXT_BYTES)) {
+    if (chunkBytes >= CHUNK_TEXT_BYTES) {
       chunkFirst.push(i);
       chunks.push([]);
       chunkBytes = 0;
     }
     chunks[chunks.length - 1]!.push(r);
-    chunkBytes += Buffer.byteLength(r.texts.message, 'utf8') + (r.texts.url && !r.texts.message.includes(r.texts.url) ? Buffer.byteLength(r.texts.url, 'utf8') : 0);
+    chunkBytes += textBytesOf(r.texts);
   });
-  const raws = chunks.map(chunkBytesOf);
-  const dictionary = raws[0] && raws[0].length > WINDOW ? raws[0].subarray(raws[0].length - WINDOW) : raws[0];
-  const packed = raws.map((raw, k) => zlib.deflateRawSync(raw, k === 0 ? { level: LEVEL } : { level: LEVEL, dictionary }));
+  const packed = chunks.map((c) => zlib.deflateRawSync(chunkBytesOf(c), dictionary.length ? { level: LEVEL, dictionary } : { level: LEVEL }));
   const table = Buffer.alloc(4 + 12 * packed.length);
   table.writeUInt32LE(packed.length, 0);
   packed.forEach((c, k) => {
@@ -262,9 +274,9 @@ export function chunkTableBytes(packed: Buffer): number {
 }
 
 /** A group's records from its packed bytes (chunks checked and inflated when read); throws when they are not a whole group of `n` records. */
-export function unpackGroup(packed: Buffer, n: number): TextGroup {
+export function unpackGroup(packed: Buffer, n: number, dictionary: Buffer): TextGroup {
   const table = packed.subarray(0, Math.max(0, chunkTableBytes(packed)));
-  return groupOfTable(table, n, packed.length, (ranges) => ranges.map(([at, bytes]) => packed.subarray(at, at + bytes)));
+  return groupOfTable(table, n, packed.length, dictionary, (ranges) => ranges.map(([at, bytes]) => packed.subarray(at, at + bytes)));
 }
 
 /** Ranges of a group's packed bytes: [offset from their start, length]. */
@@ -274,7 +286,7 @@ type ByteRanges = ReadonlyArray<readonly [number, number]>;
  * A group from its chunk table (`table`, whose group is `packedBytes` long) and a reader of its
  * bytes (offsets from the packed bytes' start); throws when the table is not a whole group's.
  */
-function groupOfTable(table: Buffer, n: number, packedBytes: number, read: (ranges: ByteRanges) => Buffer[]): TextGroup {
+function groupOfTable(table: Buffer, n: number, packedBytes: number, dictionary: Buffer, read: (ranges: ByteRanges) => Buffer[]): TextGroup {
   const m = table.length > 4 ? (table.length - 4) / 12 : 0;
   if (m === 0 || m !== table.readUInt32LE(0)) throw new Error('not a group of record texts');
   const chunkFirst = new Int32Array(m);
@@ -288,7 +300,7 @@ function groupOfTable(table: Buffer, n: number, packedBytes: number, read: (rang
     if ((k === 0 ? chunkFirst[k] !== 0 : chunkFirst[k]! <= chunkFirst[k - 1]!) || chunkFirst[k]! >= n) throw new Error('a chunk of record texts out of place');
   }
   if (offsets[m] !== packedBytes) throw new Error('a group of another length than its chunks');
-  return new TextGroup(n, chunkFirst, crcs, (ks) => read(ks.map((k) => [offsets[k]!, offsets[k + 1]! - offsets[k]!] as const)));
+  return new TextGroup(n, chunkFirst, crcs, dictionary, (ks) => read(ks.map((k) => [offsets[k]!, offsets[k + 1]! - offsets[k]!] as const)));
 }
 
 /** The bytes of a file at each range [position, length], read in one open; throws when the file ends before one. */
@@ -332,6 +344,9 @@ export class BlockTexts {
   constructor(
     private readonly file: string,
     private readonly seed: number,
+    /** The file's dictionary (inflated), and where the groups start (after it). */
+    readonly dictionary: Buffer,
+    private readonly groupsAt: number,
     private readonly groups: readonly GroupEntry[],
   ) {}
 
@@ -408,7 +423,7 @@ export class BlockTexts {
       const table = head.subarray(ENTRY_HEAD, ENTRY_HEAD + tableBytes);
       if (zlib.crc32(table, zlib.crc32(head.subarray(0, ENTRY_HEAD - 4), this.seed)) !== g.crc) return null;
       const file = this.file;
-      return groupOfTable(table, g.n, g.packed, (ranges) => readAt(file, ranges.map(([at, bytes]) => [g.at + at, bytes] as const)));
+      return groupOfTable(table, g.n, g.packed, this.dictionary, (ranges) => readAt(file, ranges.map(([at, bytes]) => [g.at + at, bytes] as const)));
     } catch {
       return null;
     }
@@ -419,9 +434,9 @@ export class BlockTexts {
     return this.groups[j]!.end;
   }
 
-  /** The file's length up to the end of group j (-1: its header alone). */
+  /** The file's length up to the end of group j (-1: its header and dictionary alone). */
   fileEndAfter(j: number): number {
-    if (j < 0) return HEAD;
+    if (j < 0) return this.groupsAt;
     const g = this.groups[j]!;
     return g.at + g.packed;
   }
@@ -434,7 +449,8 @@ export class BlockTexts {
 
 /**
  * The texts of a record file as far as they are whole and within `recordBytes` (the committed
- * length): null when the file is missing or of another record file (seed) or format.
+ * length): null when the file is missing, of another record file (seed) or format, or its
+ * dictionary fails its check.
  */
 export function readBlockTexts(file: string, seed: number, recordBytes: number): BlockTexts | null {
   let fd: number;
@@ -447,11 +463,14 @@ export function readBlockTexts(file: string, seed: number, recordBytes: number):
     const size = fs.fstatSync(fd).size;
     const head = Buffer.alloc(HEAD);
     if (fs.readSync(fd, head, 0, HEAD, 0) !== HEAD || !headerOk(head, seed)) return null;
+    const dictionary = readDictionary(fd, size, seed);
+    if (!dictionary) return null;
+    const groupsAt = HEAD + DICTIONARY_HEAD + dictionary.packed;
     const groups: GroupEntry[] = [];
     const e = Buffer.alloc(ENTRY_HEAD);
     let covered = 0;
     let records = 0;
-    for (let at = HEAD; at + ENTRY_HEAD <= size; ) {
+    for (let at = groupsAt; at + ENTRY_HEAD <= size; ) {
       if (fs.readSync(fd, e, 0, ENTRY_HEAD, at) !== ENTRY_HEAD) break;
       const blk = e.readDoubleLE(0);
       const end = e.readDoubleLE(8);
@@ -465,17 +484,61 @@ export function readBlockTexts(file: string, seed: number, recordBytes: number):
       records += n;
       at += ENTRY_HEAD + packed;
     }
-    return new BlockTexts(file, seed, groups);
+    return new BlockTexts(file, seed, dictionary.raw, groupsAt, groups);
   } finally {
     fs.closeSync(fd);
   }
 }
 
+/** Whether a texts file of this format and record file has a dictionary that fails its check (readBlockTexts: null). */
+export function textsDictionaryFails(file: string, seed: number): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const head = Buffer.alloc(HEAD);
+    return fs.readSync(fd, head, 0, HEAD, 0) === HEAD && headerOk(head, seed) && !readDictionary(fd, fs.fstatSync(fd).size, seed);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The dictionary after a texts file's header, checked and inflated, and its packed bytes; null when it is short or fails. */
+function readDictionary(fd: number, size: number, seed: number): { raw: Buffer; packed: number } | null {
+  const head = Buffer.alloc(DICTIONARY_HEAD);
+  if (fs.readSync(fd, head, 0, DICTIONARY_HEAD, HEAD) !== DICTIONARY_HEAD) return null;
+  const rawBytes = head.readUInt32LE(0);
+  const packedBytes = head.readUInt32LE(4);
+  if (rawBytes > WINDOW || HEAD + DICTIONARY_HEAD + packedBytes > size) return null;
+  const packed = Buffer.alloc(packedBytes);
+  if (fs.readSync(fd, packed, 0, packedBytes, HEAD + DICTIONARY_HEAD) !== packedBytes) return null;
+  if (zlib.crc32(packed, zlib.crc32(head.subarray(0, 8), seed)) !== head.readUInt32LE(8)) return null;
+  try {
+    const raw = zlib.inflateRawSync(packed);
+    return raw.length === rawBytes ? { raw, packed: packedBytes } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A texts file's dictionary as written after its header. */
+function dictionaryEntry(seed: number, dictionary: Buffer): Buffer {
+  const packed = zlib.deflateRawSync(dictionary, { level: 9 });
+  const head = Buffer.alloc(DICTIONARY_HEAD);
+  head.writeUInt32LE(dictionary.length, 0);
+  head.writeUInt32LE(packed.length, 4);
+  head.writeUInt32LE(zlib.crc32(packed, zlib.crc32(head.subarray(0, 8), seed)), 8);
+  return Buffer.concat([head, packed]);
+}
+
 const headerOk = (head: Buffer, seed: number): boolean => derivedHeaderOk(head, MAGIC, FORMAT, seed);
 
-/** The first bytes of the texts file of the record file whose seed is `seed`. */
-function textsHeader(seed: number): Buffer {
-  return derivedHeader(MAGIC, FORMAT, seed);
+/** The first bytes of the texts file of the record file whose seed is `seed`: its header and dictionary. */
+function textsHeader(seed: number, dictionary: Buffer): Buffer {
+  return Buffer.concat([derivedHeader(MAGIC, FORMAT, seed), dictionaryEntry(seed, dictionary)]);
 }
 
 /** One group's bytes in the file: its blocks [blk, end), its first record's number and records, packed bytes and CRC. */
@@ -500,9 +563,12 @@ export function cutBlockTexts(file: string, seed: number, size: number): void {
   cutDerived(file, readBlockTexts(file, seed, Infinity), size);
 }
 
-/** Appends groups to a texts file that ends at `fileEnd` (HEAD or less: a new file); the file's new end. */
-export function appendBlockTexts(file: string, seed: number, fileEnd: number, entries: readonly Buffer[]): number {
-  return appendDerived(file, textsHeader(seed), fileEnd, entries);
+/**
+ * Appends groups to a texts file that ends at `fileEnd` (HEAD or less: a new file, written with
+ * `dictionary`, which the groups were packed with); the file's new end.
+ */
+export function appendBlockTexts(file: string, seed: number, fileEnd: number, dictionary: Buffer, entries: readonly Buffer[]): number {
+  return appendDerived(file, textsHeader(seed, dictionary), fileEnd, entries);
 }
 
 /** The records of a raw block (records separated by newlines), each with its offset in the block. */

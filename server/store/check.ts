@@ -12,7 +12,7 @@ import { partFileName, StoreFileDamaged } from './damage.ts';
 import { EngineTrapped, loadEngine, openDbSync, type Db } from './db.ts';
 import { Partition } from './partition.ts';
 import { verifyRecordFile } from './record-blocks.ts';
-import { readBlockTexts } from './block-texts.ts';
+import { readBlockTexts, textsDictionaryFails } from './block-texts.ts';
 import { readRecordTokens } from './record-tokens.ts';
 import { columnsFileOf, readScanColumns, ROW_COLUMNS, type ScanColumns } from './scan-columns.ts';
 import { PARTS_DIR, PATHS_FILE, URL_MATCHES_FILE, URLS_FILE } from './store-files.ts';
@@ -163,7 +163,7 @@ export function formatCheckReport(r: CheckReport): string[] {
 /** Reads every group of a record file's texts (when it has them) and checks it: false when one fails. */
 function textsWhole(p: Partition, recordBytes: number, read: (file: string) => void): boolean {
   const texts = readBlockTexts(p.blocks.textsFile, p.blocks.nameSeed, recordBytes);
-  if (!texts) return true;
+  if (!texts) return !textsDictionaryFails(p.blocks.textsFile, p.blocks.nameSeed);
   read(p.blocks.textsFile);
   for (let j = 0; j < texts.size; j++) {
     const g = texts.group(j);

@@ -14,7 +14,7 @@ import { Partition } from './partition.ts';
 import { describePartition, type PartitionMap } from './partition-map.ts';
 import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileState, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { buildFieldIndexInSteps } from './field-columns.ts';
-import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroup, readBlockTexts, recordsOfBlock, recordTexts, textsEntry, type BlockTexts, type RecordTexts } from './block-texts.ts';
+import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroup, readBlockTexts, recordsOfBlock, recordTexts, textsDictionary, textsEntry, type BlockTexts, type RecordTexts } from './block-texts.ts';
 import type { TextDictionary } from './text-dictionary.ts';
 import { appendRecordTokens, cutRecordTokens, readRecordTokens, SEGMENT_RECORDS, TokenSegmentBuilder, type RecordTokens } from './record-tokens.ts';
 
@@ -310,6 +310,8 @@ export class ColumnsCache {
     if (!numbered) return;
     let fileEnd = have?.fileEnd ?? 0;
     let first = have?.records ?? 0;
+    // A new file's dictionary is taken from its first group.
+    let dictionary = have?.dictionary ?? null;
     const withUrl = p.source.hot === 'edge' || p.source.hot === 'function_edge';
     const file = p.blocks.textsFile;
     let records: Array<{ blk: number; boff: number; texts: RecordTexts }> = [];
@@ -326,7 +328,8 @@ export class ColumnsCache {
         console.error(`the rows of ${describePartition(p)} are not numbered as its records are stored: its searches read the records`);
         return false;
       }
-      entries.push(textsEntry(p.blocks.nameSeed, groupStart, end, first, records.length, packGroup(records)));
+      dictionary ??= textsDictionary(records);
+      entries.push(textsEntry(p.blocks.nameSeed, groupStart, end, first, records.length, packGroup(records, dictionary)));
       first += records.length;
       records = [];
       textBytes = 0;
@@ -337,7 +340,7 @@ export class ColumnsCache {
       if (performance.now() - since > 10) {
         // Written before the pause: a partition that changes meanwhile keeps the groups done.
         if (entries.length) {
-          fileEnd = appendBlockTexts(file, p.blocks.nameSeed, fileEnd, entries);
+          fileEnd = appendBlockTexts(file, p.blocks.nameSeed, fileEnd, dictionary!, entries);
           entries.length = 0;
           this.textsCache.delete(p);
         }
@@ -356,7 +359,7 @@ export class ColumnsCache {
       blk = end;
       if ((textBytes >= GROUP_TEXT_BYTES || blk >= size) && !flush(blk)) return;
     }
-    if (entries.length) appendBlockTexts(file, p.blocks.nameSeed, fileEnd, entries);
+    if (entries.length) appendBlockTexts(file, p.blocks.nameSeed, fileEnd, dictionary!, entries);
     this.textsCache.delete(p);
   }
 
