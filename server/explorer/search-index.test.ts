@@ -13,7 +13,7 @@ import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { recordBlocksHeld, seedOf } from '../store/record-blocks.ts';
-import { textChunksRead, textGroupsRead, packGroup, unpackGroup, messageOf, urlOf, textsDictionary } from '../store/block-texts.ts';
+import { appendBlockTexts, textChunksRead, textGroupsRead, packGroup, readBlockTexts, textsEntry, unpackGroup, messageOf, urlOf, textsDictionary } from '../store/block-texts.ts';
 import { appendRecordTokens, readRecordTokens, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
 import { partsOf } from './token-hits.ts';
 import { importStream } from '../ingest/import.ts';
@@ -218,6 +218,29 @@ describe('text search by the record texts', () => {
     expect(() => messageOf(unpackGroup(packed, many.length + 1, dictionary), many.length - 1)).toThrow();
     // The dictionary is what makes chunks small: without one the group packs larger.
     expect(packGroup(many, Buffer.alloc(0)).length).toBeGreaterThan(packed.length);
+  });
+
+  it('a texts file written in several appends (the builder pauses between groups) reads back every group whole', () => {
+    const dir = keeper.newDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'x.texts');
+    const groups = [0, 1, 2].map((k) =>
+      Array.from({ length: 500 }, (_, i) => ({ blk: k * 4096, boff: i, texts: { message: `GET | 200 | https://x.supabase.co/rest/v1/t${k}?id=${i} | ${'ü'.repeat(i % 3)}`, url: null } })),
+    );
+    const dictionary = textsDictionary(groups[0]!);
+    const entry = (k: number) => textsEntry(7, k * 4096, (k + 1) * 4096, k * 500, 500, packGroup(groups[k]!, dictionary));
+    let end = appendBlockTexts(file, 7, 0, dictionary, [entry(0)]);
+    expect(end).toBe(fs.statSync(file).size);
+    end = appendBlockTexts(file, 7, end, dictionary, [entry(1)]);
+    end = appendBlockTexts(file, 7, end, dictionary, [entry(2)]);
+    expect(end).toBe(fs.statSync(file).size);
+    const texts = readBlockTexts(file, 7, 3 * 4096)!;
+    expect(texts.size).toBe(3);
+    expect(texts.fileEnd).toBe(end);
+    for (let k = 0; k < 3; k++) {
+      const g = texts.group(k)!;
+      expect(Array.from({ length: 500 }, (_, r) => messageOf(g, r))).toEqual(groups[k]!.map((r) => r.texts.message));
+    }
   });
 
   it('counts, pages and histograms exactly what a plain reading of the records finds, before and after the texts are built', async () => {

@@ -53,7 +53,8 @@ export function appendDerived(file: string, header: Buffer, fileEnd: number, ent
   const bytes = Buffer.concat(entries);
   if (fileEnd <= DERIVED_HEAD) {
     fs.writeFileSync(file, Buffer.concat([header, bytes]), { mode: 0o600 });
-    return DERIVED_HEAD + bytes.length;
+    // The header may be longer than DERIVED_HEAD (the record texts' dictionary follows it).
+    return header.length + bytes.length;
   }
   if (fs.statSync(file).size !== fileEnd) fs.truncateSync(file, fileEnd);
   fs.appendFileSync(file, bytes, { mode: 0o600 });
