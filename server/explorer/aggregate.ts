@@ -20,6 +20,7 @@ import type { Partition } from '../store/partition.ts';
 import type { TextDictionary } from '../store/text-dictionary.ts';
 import { pathFilterTable } from './path-filter.ts';
 import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
+import { IdCounts } from './id-counts.ts';
 import { fineFits, SEARCH_WAIT_MS, searchTallies, type SearchProgress } from './search-summary.ts';
 import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
@@ -252,21 +253,11 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
       if (f === 'path') throw new Error('paths are counted by path id, not here');
       const numeric = f === 'status' || f === 'function_id';
       // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
-      const size = numeric ? 1024 : c.dicts[f].length;
-      const per = new Float64Array(size);
-      const big = new Map<number, number>();
+      const counts = new IdCounts(numeric ? 1024 : c.dicts[f].length);
       const none = f === 'function_id' ? 0 : NONE;
-      const every = pass === EVERY_ROW && !weights;
-      for (let i = from; i < to; i++) {
-        const v = values[i]!;
-        if (v === none || (!every && !pass(i))) continue;
-        const w = weights ? weights[i]! : sign;
-        if (v < size) per[v]! += w;
-        else big.set(v, (big.get(v) ?? 0) + w);
-      }
-      const valueOf = (v: number) => (f === 'status' ? v : f === 'function_id' ? fnText(v) : c.dicts[f][v]!);
-      for (let v = 0; v < size; v++) if (per[v]) bump(f, valueOf(v), per[v]!);
-      for (const [v, k] of big) bump(f, valueOf(v), k);
+      if (!weights) counts.addRows(values, from, to, pass === EVERY_ROW ? null : pass, sign, none);
+      else for (let i = from; i < to; i++) if (values[i] !== none && pass(i)) counts.add(values[i]!, weights[i]!);
+      counts.drain((v, n) => bump(f, f === 'status' ? v : f === 'function_id' ? fnText(v) : c.dicts[f][v]!, n));
     };
     const columnOf = (f: FilterField): 'status' | 'method' | 'path' | 'level' | 'fn' => (f === 'function_id' ? 'fn' : f);
     const counted = fields.filter((f) => f !== 'path');
@@ -305,7 +296,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
         }
         return true;
       };
-      await eachPartition(store, q, { deadline, signal }, ['path'], (c, pass, from, to) => pathCounts.addRows(c.path, from, to, pass, 1), wholeFrom);
+      await eachPartition(store, q, { deadline, signal }, ['path'], (c, pass, from, to) => pathCounts.addRows(c.path, from, to, pass === EVERY_ROW ? null : pass, 1, NONE), wholeFrom);
     }
     if (recordFields.length) {
       // Fields inside the records, from the field indexes: the partitions the window covers
@@ -354,36 +345,6 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   return { result: ordered, others: orderedOthers, ...(scanned ? { scanned } : {}) };
 }
 
-/** Counts per path id, growing with the ids met. */
-class IdCounts {
-  counts = new Float64Array(1024);
-
-  private grow(id: number): void {
-    const a = new Float64Array(Math.max(id + 1, this.counts.length * 2));
-    a.set(this.counts);
-    this.counts = a;
-  }
-
-  add(id: number, n: number): void {
-    if (id >= this.counts.length) this.grow(id);
-    this.counts[id]! += n;
-  }
-
-  /** Adds `sign` for each row of [from, to) that passes, by its id (NONE: none). */
-  addRows(ids: Int32Array, from: number, to: number, pass: (i: number) => boolean, sign: number): void {
-    let a = this.counts;
-    const every = pass === EVERY_ROW;
-    for (let i = from; i < to; i++) {
-      const v = ids[i]!;
-      if (v === NONE || (!every && !pass(i))) continue;
-      if (v >= a.length) {
-        this.grow(v);
-        a = this.counts;
-      }
-      a[v]! += sign;
-    }
-  }
-}
 
 /** Tied paths whose texts are read one by one; more are found in one pass over the dictionary. */
 const TIE_READS = 4096;

@@ -14,6 +14,7 @@ import { NONE, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
 import { fieldsOf, functionTexts, scanRows, splitOf, type ExplorerQuery } from './query.ts';
 import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
+import { IdCounts } from './id-counts.ts';
 import { fieldText, valueAt } from '../../contract/fields.ts';
 
 /** How long a request waits for the walk before it answers with the part counted so far (ms). */
@@ -115,6 +116,8 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
   const recordKeys = recordFields.map((f) => [`record:${f}`, f.split('.'), f] as const);
   const fnText = functionTexts(store);
   const stop = new AbortController();
+  // Paths by the store's ids (hundreds of thousands at 10M), counted in an array reused by each partition.
+  const pathCounts = new IdCounts();
   const bin = (key: string) => {
     let a = tallies.fine.byKey.get(key);
     if (!a) tallies.fine.byKey.set(key, (a = new Float64Array(bins)));
@@ -155,7 +158,7 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
       signal: stop.signal,
       tiesInAnyOrder: true,
       // Fields inside the records are read per row; without them a partition the words decide is counted from its columns.
-      columns: recordFields.length ? undefined : (c, pass, from, to) => tallyColumns(tallies, c, pass, from, to, { split, fields, bin, fnText }),
+      columns: recordFields.length ? undefined : (c, pass, from, to) => tallyColumns(tallies, c, pass, from, to, { split, fields, bin, fnText, pathCounts }),
       onProgress: (last) => {
         tallies.through = Math.max(q.start, last.ts);
         if (performance.now() - walk.lastAsked > ABANDON_MS) stop.abort();
@@ -179,17 +182,18 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
 let columnTallies = 0;
 export const partitionsTalliedFromColumns = (): number => columnTallies;
 
-/** How tallyColumns counts: the histogram's split, the facet fields, a fine histogram's bins per key, function ids as text. */
+/** How tallyColumns counts: the histogram's split, the facet fields, a fine histogram's bins per key, function ids as text, paths. */
 interface TallyShape {
   split: 'status' | 'level';
   fields: readonly string[];
   bin: (key: string) => Float64Array;
   fnText: (id: number | null) => string | null;
+  pathCounts: IdCounts;
 }
 
 /**
  * Adds the rows [from, to) of a partition's columns that pass to the tallies, as the walk's visit
- * adds a row: counted per dictionary id in typed arrays, then once per value.
+ * adds a row: counted per id in typed arrays (IdCounts), then once per value.
  */
 function tallyColumns(t: SearchTallies, c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, shape: TallyShape): void {
   columnTallies++;
@@ -199,30 +203,33 @@ function tallyColumns(t: SearchTallies, c: ScanColumns, pass: (i: number) => boo
   const keys = shape.split === 'status' ? CLASS_KEYS : [...c.dicts.level, 'none'];
   const bins: Array<Float64Array | undefined> = [];
   const binOf = (k: number) => (bins[k] ??= shape.bin(keys[k]!));
-  const ids = new Map<string, Map<number, number>>(shape.fields.map((f) => [f, new Map()]));
   const columnOf: Record<string, Int32Array> = { status, method: c.method, level, function_id: c.fn };
-  const counted = shape.fields.map((f) => [columnOf[f]!, ids.get(f)!, f === 'function_id' ? 0 : NONE] as const);
-  const paths = t.paths;
+  // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
+  const counted = shape.fields.map((f) => [f, columnOf[f]!, new IdCounts(f === 'status' || f === 'function_id' ? 1024 : c.dicts[f as 'method' | 'level'].length), f === 'function_id' ? 0 : NONE] as const);
+  const pathCounts = shape.pathCounts;
+  const byStatus = shape.split === 'status';
   for (let i = from; i < to; i++) {
     if (!pass(i)) continue;
     t.count++;
     t.bytes += len[i]!;
     const b = Math.floor((ts[i]! - first) / width);
-    binOf(shape.split === 'status' ? statusClassIndex(status[i]!) : level[i] === NONE ? keys.length - 1 : level[i]!)[b]! += 1;
-    for (const [col, m, none] of counted) {
-      const v = col[i]!;
-      if (v !== none) m.set(v, (m.get(v) ?? 0) + 1);
+    binOf(byStatus ? statusClassIndex(status[i]!) : level[i] === NONE ? keys.length - 1 : level[i]!)[b]! += 1;
+    for (let f = 0; f < counted.length; f++) {
+      const v = counted[f]![1][i]!;
+      if (v !== counted[f]![3]) counted[f]![2].add(v);
     }
     const pid = path[i]!;
-    if (pid !== NONE) paths.set(pid, (paths.get(pid) ?? 0) + 1);
+    if (pid !== NONE) pathCounts.add(pid);
   }
-  for (const f of shape.fields) {
+  for (const [f, , ids] of counted) {
     const into = t.values.get(f)!;
-    for (const [v, n] of ids.get(f)!) {
+    ids.drain((v, n) => {
       const value = f === 'status' ? v : f === 'function_id' ? shape.fnText(v) : c.dicts[f as 'method' | 'level'][v]!;
       if (value !== null) into.set(value, (into.get(value) ?? 0) + n);
-    }
+    });
   }
+  const paths = t.paths;
+  pathCounts.drain((pid, n) => paths.set(pid, (paths.get(pid) ?? 0) + n));
 }
 
 /** Drops walks of data that changed, finished ones past KEEP_MS, abandoned ones, and the least recently asked past MAX_SEARCHES. */
@@ -280,8 +287,12 @@ export async function searchTallies(store: LogStore, q: ExplorerQuery, waitMs = 
   return snapshot(walk.tallies);
 }
 
-/** A copy of the tallies as they are now (the walk goes on changing its own). */
+/**
+ * A copy of the tallies as they are now (the walk goes on changing its own); a finished walk's
+ * own, which nothing changes any more (copying a week's paths took 150 ms of each warm answer).
+ */
 function snapshot(t: SearchTallies): SearchTallies {
+  if (t.complete) return t;
   return {
     ...t,
     fine: { ...t.fine, byKey: new Map([...t.fine.byKey].map(([k, a]) => [k, a.slice()])) },
