@@ -25,7 +25,7 @@ import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
 import { textHits, type TextHitTest } from './text-hits.ts';
-import { MATCH, NO_MATCH, wordHits, wordPlan, type WordHits } from './token-hits.ts';
+import { MATCH, NO_MATCH, UNKNOWN, wordHits, wordPlan, type WordHits } from './token-hits.ts';
 import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
@@ -278,9 +278,9 @@ export interface ScanLimits {
   tiesInAnyOrder?: boolean;
   /**
    * For a walk that only counts (tiesInAnyOrder): a partition whose rows the record words decide
-   * alone (a search of word characters, no condition read from the records) is handed over
-   * whole, its rows [from, to) with `pass` (every filter and the search), to be counted from its
-   * columns instead of visited row by row.
+   * (a search of word characters), or the words and then the record texts, with no condition
+   * read from the records, is handed over whole, its rows [from, to) with `pass` (every filter
+   * and the search), to be counted from its columns instead of visited row by row.
    */
   columns?: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void;
   /** Called as the walk moves on (at each partition and every few thousand rows) with where it got to. */
@@ -349,12 +349,19 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     const matcher = matcherOf(rest);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
     const wordHit = pass && to > from ? (matcher?.words?.(p) ?? null) : null;
-    if (pass && wordHit?.exact && wordHit.whole && limits.columns && limits.tiesInAnyOrder && !rest.length && c.n <= wordHit.records) {
-      // Every row of the partition is decided by the words: counted from the columns (see ScanLimits.columns).
-      const { of } = wordHit;
-      const { rid } = c;
-      const filter = pass;
-      limits.columns(c, (i) => filter(i) && of[rid[i]! - 1] === MATCH, from, to);
+    // A walk that counts, of a text search alone: the words, or the words and texts, may decide every row of the partition.
+    const countable = pass && matcher && limits.columns && limits.tiesInAnyOrder && !rest.length;
+    const exactWords = countable && wordHit?.exact && wordHit.whole && c.n <= wordHit.records;
+    const textHit = pass && to > from && !exactWords ? (matcher?.texts?.(p, wordHit) ?? null) : null;
+    const decided = exactWords
+      ? (i: number) => wordHit.of[c!.rid[i]! - 1] === MATCH
+      : countable && textHit && pass
+        ? rowsDecided(c, pass, from, to, wordHit, textHit)
+        : null;
+    if (decided) {
+      // Every row is decided by the words and texts: counted from the columns (see ScanLimits.columns).
+      const filter = pass!;
+      limits.columns!(c, (i) => filter(i) && decided(i), from, to);
       last = { ts: Math.min(p.start, q.end), rid: 0 };
       limits.onProgress?.(last);
       if (overBudget(performance.now())) return { last, complete: false };
@@ -364,7 +371,6 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
     c = wholeColumns(store, p, c);
     if (!c) continue;
-    const textHit = matcher?.texts?.(p, wordHit) ?? null;
     // The block index, read when a block without record texts is first met (most have them).
     let grams: BlockGrams | null | undefined = matcher?.grams.length ? undefined : null;
     const blockHas = matcher?.block || grams === undefined ? new Map<number, boolean>() : null;
@@ -450,6 +456,27 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
   }
   return { last, complete: true };
+}
+
+/**
+ * Whether each row of [from, to) that passes the row filter matches the text search, as told by
+ * the record words (a word rules a record out, or in when the words are exact) and then the
+ * record texts; null when the texts leave a row to its record (no usable group holds it). The
+ * groups read stay with `texts` for the walk that then reads those records.
+ */
+function rowsDecided(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, texts: TextHitTest): ((i: number) => boolean) | null {
+  const matched = new Uint8Array(to - from);
+  const { rid } = c;
+  for (let i = from; i < to; i++) {
+    if (!pass(i)) continue;
+    const r = rid[i]! - 1;
+    const v = words && r < words.records ? words.of[r] : UNKNOWN;
+    if (v === NO_MATCH) continue;
+    const hit = v === MATCH && words!.exact ? true : texts.test(r);
+    if (hit === undefined) return null;
+    if (hit) matched[i - from] = 1;
+  }
+  return (i) => matched[i - from] === 1;
 }
 
 /** The arrays a count of a partition from its columns reads (ScanLimits.columns): not the record places. */

@@ -67,19 +67,22 @@ describe('the shared walk of a text search', () => {
     expect(facets.result.path!.reduce((a, b) => a + b.count, 0)).toBe(matching.length);
   });
 
-  it('a word search on a settled store is counted from the columns: count, histogram and facets, with filters, as the records say', async () => {
+  it('a search on a settled store is counted from the columns (decided by the words, or the words and texts): count, histogram and facets, with filters, as the records say', async () => {
     const store = await keeper.open(keeper.newDir());
     const recs = records();
     await importRecords(store, 'edge_logs', recs);
     await store.columnsSettled();
     const t = appOver(store);
-    const before = partitionsTalliedFromColumns();
+    // Each finds the messages holding `timeout`: a word (the words decide), a phrase of words and
+    // separators and a pattern (the words narrow, the texts decide), a phrase not ASCII (the texts alone).
+    for (const search of ['q=TimeOut', `q=${encodeURIComponent('h timeout |')}`, `q=${encodeURIComponent('time(out|x)')}&regex=1`, `q=${encodeURIComponent('ZÜRICH timeout')}`])
     for (const [filter, keep] of [
       ['', () => true],
       ['&status=5xx', (r: (typeof recs)[number]) => r.metadata.response.status_code >= 500],
       ['&method=!GET', (r: (typeof recs)[number]) => r.metadata.request.method !== 'GET'],
     ] as const) {
-      const q = `source=edge_logs&q=TimeOut${filter}&${window}`;
+      const before = partitionsTalliedFromColumns();
+      const q = `source=edge_logs&${search}${filter}&${window}`;
       const [count, hist, facets] = await Promise.all([
         json<{ result: { count: number } }>(t, `/api/logs/count?${q}`),
         json<{ result: Array<{ timestamp: number; count: number; by: Record<string, number> }>; width: number }>(t, `/api/logs/histogram?${q}&buckets=100`),
@@ -87,7 +90,7 @@ describe('the shared walk of a text search', () => {
       ]);
       const matching = recs.filter((r) => r.event_message.toLowerCase().includes('timeout') && keep(r));
       expect(matching.length, filter).toBeGreaterThan(10);
-      expect(count.result.count, filter).toBe(matching.length);
+      expect(count.result.count, `${search}${filter}`).toBe(matching.length);
       const cls = (s: number) => `${Math.floor(s / 100)}xx`;
       for (const b of hist.result) {
         const inside = matching.filter((r) => r.timestamp >= b.timestamp && r.timestamp < b.timestamp + hist.width);
@@ -103,7 +106,13 @@ describe('the shared walk of a text search', () => {
       expect(asMap(facets.result.status!), filter).toEqual(tally((r) => r.metadata.response.status_code));
       expect(asMap(facets.result.method!), filter).toEqual(tally((r) => r.metadata.request.method));
       expect(asMap(facets.result.path!), filter).toEqual(tally((r) => r.metadata.request.path));
+      expect(partitionsTalliedFromColumns() - before, `${search}${filter}`).toBeGreaterThan(0);
     }
+    // Words every GET record holds, but never in this order: the texts rule each candidate out.
+    const before = partitionsTalliedFromColumns();
+    const none = await json<{ result: { count: number } }>(t, `/api/logs/count?source=edge_logs&q=${encodeURIComponent('GET | fine')}&${window}`);
+    expect(recs.filter((r) => r.event_message.toLowerCase().includes('get | fine')).length).toBe(0);
+    expect(none.result.count).toBe(0);
     expect(partitionsTalliedFromColumns() - before).toBeGreaterThan(0);
   });
 
