@@ -15,7 +15,7 @@ import { MICROS } from '../time.ts';
 import { isFieldPath, MAX_FIELD_FACETS } from '../../contract/fields.ts';
 import { FILTER_FIELDS, type FilterField } from '../../contract/filters.ts';
 import { checkStop, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerQuery, type ScanRow } from './query.ts';
-import { countFieldRows, countFieldWhole, fieldRowTest, isIndexedPath } from './field-index.ts';
+import { countFieldRows, countFieldWhole, fieldRowTest } from './field-index.ts';
 import type { Partition } from '../store/partition.ts';
 import type { TextDictionary } from '../store/text-dictionary.ts';
 import { pathFilterTable } from './path-filter.ts';
@@ -117,7 +117,6 @@ async function walksRecords(store: LogStore, q: ExplorerQuery, facetPaths: reado
   if (q.q !== null) return true;
   const paths = [...new Set([...q.fields.map((f) => f.path), ...facetPaths])];
   if (!paths.length) return false;
-  if (!paths.every((path) => isIndexedPath(q.source, path))) return true;
   const turn = { at: performance.now() };
   const stillThere = sourceWatch(store, q);
   let unindexed = 0;

@@ -7,7 +7,7 @@
  * partition's records, so an answer never depends on what is indexed, only its speed does.
  */
 import { metadataOfRecord } from '../store/record.ts';
-import { ABSENT, FIRST_TEXT, INDEXED_FIELDS, UNREADABLE } from '../store/field-columns.ts';
+import { ABSENT, FIRST_TEXT, UNREADABLE } from '../store/field-columns.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
 import type { ScanColumns } from '../store/scan-columns.ts';
@@ -18,11 +18,17 @@ import { EVERY_ROW } from './row-filter.ts';
 
 type Test = (i: number) => boolean;
 
-/** The paths a source indexes, in order. */
-export const indexedPaths = (source: SourceInfo): readonly string[] => INDEXED_FIELDS[source.name];
-
-/** Whether the source indexes the path. */
-export const isIndexedPath = (source: SourceInfo, path: string): boolean => INDEXED_FIELDS[source.name].includes(path);
+/**
+ * The paths the field index holds for the first of `partitions` (newest first) that has one
+ * (every path its records carry with few enough values), in path order; none before one is built.
+ */
+export function indexedPathsOf(store: LogStore, partitions: readonly Partition[]): string[] {
+  for (const p of partitions) {
+    const fx = store.committedColumns(p)?.fieldIndex();
+    if (fx) return fx.kept;
+  }
+  return [];
+}
 
 /** Both tests (EVERY_ROW stays out of the way). */
 export function bothTests(a: Test, b: Test): Test {

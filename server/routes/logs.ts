@@ -8,10 +8,11 @@ import { Hono, type Context } from 'hono';
 import { countMatches, DEFAULT_BUCKETS, facets, histogram } from '../explorer/aggregate.ts';
 import type { SearchProgress } from '../explorer/search-summary.ts';
 import { discoverFields } from '../explorer/record-fields.ts';
-import { indexedPaths } from '../explorer/field-index.ts';
+import { indexedPathsOf } from '../explorer/field-index.ts';
 import {
   fieldsOf,
   functionTexts,
+  partitionsOf,
   projectRefs,
   QUERY_PARAMS,
   readExplorerQuery,
@@ -135,7 +136,7 @@ export function logRoutes(deps: AppDeps): Hono {
       },
       { matches: FIELD_SAMPLE, budgetMs: SEARCH_BUDGET_MS * 4, deadline: performance.now() + timeoutMs, signal: c.req.raw.signal },
     );
-    const indexed = [...indexedPaths(q.source)];
+    const indexed = indexedPathsOf(deps.store, partitionsOf(deps.store, q));
     return json(c, { result: discoverFields(sample, undefined, indexed), sampled: sample.length, indexed } satisfies FieldPathsAnswer);
   });
 

@@ -246,11 +246,10 @@ export class ColumnsCache {
 
   /**
    * Builds a partition version's field index (field-columns.ts) from its records, in steps, and
-   * attaches it to `cols`; false when the source indexes no path or the partition changed.
+   * attaches it to `cols`; false when the partition changed.
    */
   private async buildFields(p: Partition, cols: ScanColumns, pause: () => Promise<void>, unchanged: () => boolean): Promise<boolean> {
-    if (!cols.fieldPaths.length) return false;
-    const fx = await buildFieldIndexInSteps(cols.load(['blk', 'boff', 'len', 'project']), cols.fieldPaths, (blk) => p.blocks.rawBlock(blk), async () => {
+    const fx = await buildFieldIndexInSteps(cols.load(['blk', 'boff', 'len', 'project']), (blk) => p.blocks.rawBlock(blk), async () => {
       await pause();
       return unchanged();
     });

@@ -61,7 +61,7 @@ describe('the field index', () => {
 
   it('gives each row the value the record walk reads, as text, in a dictionary of distinct texts, and counts them per project', () => {
     const { rows, block } = pack(lines, projects);
-    const fx = buildFieldIndex(rows, paths, block);
+    const fx = buildFieldIndex(rows, block);
     expect(valuesOf(fx, paths[0]!)).toEqual(want);
     expect(valuesOf(fx, paths[1]!)).toEqual(users);
     expect(new Set(fx.texts(paths[0]!)).size).toBe(fx.texts(paths[0]!)!.length);
@@ -88,40 +88,73 @@ describe('the field index', () => {
   it('is the same built in steps, and after a round trip through its bytes; a part that fails its check is not used', async () => {
     const { rows, block } = pack(lines, projects, 1);
     let turns = 0;
-    const stepped = await buildFieldIndexInSteps(rows, paths, block, async () => (++turns, true));
+    const stepped = await buildFieldIndexInSteps(rows, block, async () => (++turns, true));
     expect(stepped).not.toBeNull();
     const bytes = stepped!.encode();
     const file = Buffer.concat([Buffer.from('prefix--'), bytes]);
     const read = (at: number, n: number) => file.subarray(at, at + n);
-    const back = FieldIndex.open(read, 8, bytes.length, rows.n, paths)!;
+    const back = FieldIndex.open(read, 8, bytes.length, rows.n)!;
     for (const p of paths) expect(valuesOf(back, p)).toEqual(valuesOf(stepped!, p));
     expect(back.counts(paths[0]!)!.count).toEqual(stepped!.counts(paths[0]!)!.count);
-    // Another list of paths, another row count, a section of another length: not this file's.
-    expect(FieldIndex.open(read, 8, bytes.length, rows.n, [...paths].reverse())).toBeNull();
-    expect(FieldIndex.open(read, 8, bytes.length, rows.n + 1, paths)).toBeNull();
-    expect(FieldIndex.open(read, 8, bytes.length - 1, rows.n, paths)).toBeNull();
-    // A flipped byte in the last part (the second path's counts): that path is not used, once, and says so.
+    expect(back.paths).toEqual(stepped!.paths);
+    // Another row count, a section of another length: not this file's.
+    expect(FieldIndex.open(read, 8, bytes.length, rows.n + 1)).toBeNull();
+    expect(FieldIndex.open(read, 8, bytes.length - 1, rows.n)).toBeNull();
+    // A flipped byte in the last part (the last kept path's counts, in path order): that path is not used, once, and says so.
+    const last = back.kept.at(-1)!;
+    expect(last).toBe('request.headers.cf_ipcountry.a');
     const flipped = Buffer.from(file);
     flipped[flipped.length - 1]! ^= 0xff;
-    const damaged = FieldIndex.open((at, n) => flipped.subarray(at, at + n), 8, bytes.length, rows.n, paths)!;
+    const damaged = FieldIndex.open((at, n) => flipped.subarray(at, at + n), 8, bytes.length, rows.n)!;
     let told = 0;
     damaged.damaged = () => told++;
-    expect(damaged.has(paths[1]!)).toBe(true);
-    expect(damaged.counts(paths[1]!)).toBeNull();
-    expect(damaged.has(paths[1]!)).toBe(false);
-    expect(damaged.ids(paths[1]!)).toBeNull();
+    expect(damaged.has(last)).toBe(true);
+    expect(damaged.counts(last)).toBeNull();
+    expect(damaged.has(last)).toBe(false);
+    expect(damaged.ids(last)).toBeNull();
     expect(told).toBe(1);
     expect(valuesOf(damaged, paths[0]!)).toEqual(want);
     // A flipped byte in the descriptor: the section is not used at all.
     const head = Buffer.from(file);
     head[8 + 12]! ^= 0x01;
-    expect(FieldIndex.open((at, n) => head.subarray(at, at + n), 8, bytes.length, rows.n, paths)).toBeNull();
+    expect(FieldIndex.open((at, n) => head.subarray(at, at + n), 8, bytes.length, rows.n)).toBeNull();
+  });
+
+  it('discovers every path: the paths of the records in path order, a path first met as an object left out, and one no record holds known absent', () => {
+    const objectFirst = [rec({ a: { b: 1 }, k: [1, 2] }), rec({ a: 'x', n: null, 'd.ot': 5 }), rec({ a: { b: 2, c: [{ d: true }] } })];
+    const { rows, block } = pack(objectFirst, [1, 1, 1]);
+    const fx = buildFieldIndex(rows, block);
+    // By hand: a.b and a.c.d are values, k is an array of two (a value, as JSON); a is an object before it is a value; n is null; d.ot cannot be named.
+    expect(fx.paths).toEqual(['a', 'a.b', 'a.c.d', 'k']);
+    expect(fx.kept).toEqual(['a.b', 'a.c.d', 'k']);
+    expect(fx.capped('a')).toBe(true);
+    expect(valuesOf(fx, 'a.b')).toEqual(['1', null, '2']);
+    expect(valuesOf(fx, 'a.c.d')).toEqual([null, null, 'true']);
+    expect(valuesOf(fx, 'k')).toEqual(['[1,2]', null, null]);
+    // Held by no record: absent from every row, without a read; an object path is not that.
+    for (const p of ['n', 'nope', 'a.b.deeper', 'd.ot']) {
+      expect(fx.has(p), p).toBe(true);
+      expect(valuesOf(fx, p), p).toEqual([null, null, null]);
+      expect(fx.counts(p)!.k, p).toBe(0);
+    }
+    expect(fx.has('a.c')).toBe(false);
+    // Kept through the bytes.
+    const bytes = fx.encode();
+    const back = FieldIndex.open((at, n) => bytes.subarray(at, at + n), 0, bytes.length, rows.n)!;
+    expect(back.has('nope')).toBe(true);
+    expect(back.has('a.c')).toBe(false);
+    expect(valuesOf(back, 'a.c.d')).toEqual([null, null, 'true']);
+    // A record that is not JSON: a path the index lacks is no longer known absent (that record passes no condition).
+    const broken = pack([...objectFirst, '{"metadata": '], [1, 1, 1, 1]);
+    const withBroken = buildFieldIndex(broken.rows, broken.block);
+    expect(withBroken.has('nope')).toBe(false);
+    expect(valuesOf(withBroken, 'a.b')).toEqual(['1', null, '2', 'unreadable']);
   });
 
   it('widens ids past 254 texts, and leaves out a path with more than MAX_FIELD_TEXTS distinct values in the partition', () => {
     const many = Array.from({ length: MAX_FIELD_TEXTS + 1 }, (_, i) => rec({ a: `v${i % 300}`, b: `u${i}` }));
     const { rows, block } = pack(many, many.map(() => 1), 500);
-    const fx = buildFieldIndex(rows, ['a', 'b'], block);
+    const fx = buildFieldIndex(rows, block);
     expect(fx.ids('a')).toBeInstanceOf(Uint16Array);
     expect(fx.texts('a')).toHaveLength(300);
     expect(fx.ids('a')![299]).toBe(FIRST_TEXT + 299);
@@ -129,7 +162,7 @@ describe('the field index', () => {
     expect(fx.capped('b')).toBe(true);
     expect(fx.ids('b')).toBeNull();
     const bytes = fx.encode();
-    const back = FieldIndex.open((at, n) => bytes.subarray(at, at + n), 0, bytes.length, rows.n, ['a', 'b'])!;
+    const back = FieldIndex.open((at, n) => bytes.subarray(at, at + n), 0, bytes.length, rows.n)!;
     expect(back.capped('b')).toBe(true);
     expect(back.ids('a')).toEqual(fx.ids('a'));
   });

@@ -1,10 +1,11 @@
 /**
- * The field index: for the fields inside records that the explorer's users reach most
- * (INDEXED_FIELDS, per source), each row's value as an id into a small per-partition dictionary,
- * and the rows of each value counted per project. It is a section of the partition version's
- * columns file (scan-columns.ts), built from the records after the columns (docs/ARCHITECTURE.md,
- * "Explorer"), so a field condition or facet on an indexed path reads ids instead of parsing
- * every record of the window.
+ * The field index: for every path the records of a partition carry (discovered from them: each
+ * scalar, and each array that is not of one element, at a dotted path of objects), each row's
+ * value as an id into a small per-partition dictionary, and the rows of each value counted per
+ * project. It is a section of the partition version's columns file (scan-columns.ts), built from
+ * the records after the columns (docs/ARCHITECTURE.md, "Explorer"), so a field condition or facet
+ * reads ids instead of parsing every record of the window. A path no record of the partition
+ * holds is known absent without a read, when the index saw every path (FieldIndex `all`).
  *
  * A value is what the record walk compares and counts (explorer/record-fields.ts): the metadata
  * of the record as stored, JSON-parsed, read at the path with one-element arrays looked through
@@ -17,55 +18,27 @@
  * explorer reads that partition's records for it instead.
  *
  * Section (appended to the columns file, its length in the file's header): u32 bytes of the
- * descriptor, u32 CRC-32 of the descriptor, the descriptor (JSON: rows, and per path in
- * INDEXED_FIELDS order its state, text count, id width, count entries and the CRC of each
- * part), then per kept path its dictionary (a JSON array of texts), its ids (n of 1, 2 or 4 bytes,
+ * descriptor, u32 CRC-32 of the descriptor, the descriptor (JSON: rows, whether every path was
+ * discovered, the paths holding objects, and per path in path order its state, text count, id
+ * width, count entries and the CRC of each part), then per kept path its dictionary (a JSON array of texts), its ids (n of 1, 2 or 4 bytes,
  * little-endian) and its counts (k projects, k ids, k counts, Int32, by project then id). A part
  * is read when first asked for and checked against its CRC then.
  */
 import zlib from 'node:zlib';
 import { metadataOfRecord } from './record.ts';
-import { fieldText, valueAt } from '../../contract/fields.ts';
-import { SOURCES, type SourceName } from '../sources.ts';
+import { fieldText } from '../../contract/fields.ts';
 
 /**
- * The indexed paths of each source: fields that hold a few values (a country, a client
- * library, a severity), that Supabase's log explorer and its docs filter or group by, and that
- * the platform's records carry (`shared/reference/ingest-samples`, the demo generator). The
- * source's own filter fields (status, method, path, level) are hot columns already; `level` is
- * indexed where it is also a field users pick by its path. Paths that change with every request
- * (ids, IPs, rays, timestamps, URLs) are left to the record walk: their dictionary would be as
- * large as the records' text.
+ * Names how a columns file's field index was built (in the file's header): a section built
+ * another way (the fixed list of paths per source before discovery) is built again.
  */
-export const INDEXED_FIELDS: Readonly<Record<SourceName, readonly string[]>> = {
-  'cloudflare.logs.prod': [
-    'request.headers.cf_ipcountry',
-    'request.cf.country',
-    'request.headers.x_client_info',
-    'request.headers.user_agent',
-    'response.headers.cf_cache_status',
-    'response.headers.content_type',
-  ],
-  'postgres.logs': ['parsed.error_severity', 'parsed.sql_state_code', 'parsed.user_name', 'parsed.database_name', 'parsed.backend_type', 'parsed.command_tag'],
-  'deno-relay-logs': ['version', 'deployment_id', 'request.headers.x_client_info', 'request.headers.user_agent'],
-  'deno-subhosting-events': ['level', 'event_type', 'version', 'deployment_id'],
-  'gotrue.logs.prod': ['level', 'msg', 'error_code', 'auth_event.action', 'provider'],
-  'realtime.logs.prod': ['level'],
-  'storage.logs.prod.2': ['level'],
-  'postgREST.logs.prod': [],
-  'pgbouncer.logs.prod': [],
-};
+export const FIELD_SCHEME = zlib.crc32('every path of the records, discovered per partition: 1');
 
-/** The indexed paths of a source by its code (as a columns file names it). */
-export function indexedFieldsOf(sourceCode: number): readonly string[] {
-  const s = SOURCES.find((x) => x.code === sourceCode);
-  return s ? INDEXED_FIELDS[s.name] : [];
-}
-
-/** Names a list of paths in a columns file's header: a section built for another list is built again. */
-export function fieldListCrc(paths: readonly string[]): number {
-  return zlib.crc32(JSON.stringify(paths));
-}
+/**
+ * Paths (leaves and objects) a partition's index discovers at most; past them, new paths are not
+ * indexed (records with keys of their own, say) and a path it lacks is read from the records.
+ */
+export const MAX_FIELD_PATHS = 256;
 
 /** A row without the field (missing, or JSON null). */
 export const ABSENT = 0;
@@ -113,22 +86,39 @@ export type SectionReader = (at: number, bytes: number) => Buffer;
 export class FieldIndex {
   /** Called once when a part fails its check. */
   damaged: (() => void) | null = null;
+  private absentIds: Uint8Array | null = null;
 
   constructor(
     readonly n: number,
     private readonly entries: ReadonlyMap<string, PathEntry>,
     private readonly read: SectionReader | null,
+    /**
+     * Every path of every record was discovered (none past MAX_FIELD_PATHS, every record JSON):
+     * a path neither listed nor an object anywhere (`objects`) is absent from every row.
+     */
+    private readonly all = false,
+    private readonly objects: ReadonlySet<string> = new Set(),
   ) {}
 
-  /** The paths it was built for, in order. */
+  /** The paths it lists (kept or capped), in order. */
   get paths(): string[] {
     return [...this.entries.keys()];
   }
 
-  /** Whether the path's values are here for every row (kept, and not found damaged). */
+  /** The paths whose values it holds (listed, kept, and not found damaged). */
+  get kept(): string[] {
+    return this.paths.filter((p) => this.has(p));
+  }
+
+  /** Whether the path's values are here for every row (kept, and not found damaged; or absent from every record). */
   has(path: string): boolean {
     const e = this.entries.get(path);
-    return e !== undefined && !e.capped && !e.broken;
+    return e !== undefined ? !e.capped && !e.broken : this.absent(path);
+  }
+
+  /** Whether no record of the partition has a value at the path (not listed, not an object in any record). */
+  private absent(path: string): boolean {
+    return this.all && !this.entries.has(path) && !this.objects.has(path);
   }
 
   /** Whether the path was left out of this partition for its many values. */
@@ -161,6 +151,7 @@ export class FieldIndex {
 
   /** The path's dictionary (id FIRST_TEXT + k is texts[k]); null when the path is not here. */
   texts(path: string): readonly string[] | null {
+    if (this.absent(path)) return [];
     return this.part(
       path,
       (e) => e.texts,
@@ -174,6 +165,7 @@ export class FieldIndex {
 
   /** The path's id of every row (ABSENT, UNREADABLE or FIRST_TEXT + k); null when the path is not here. */
   ids(path: string): FieldIds | null {
+    if (this.absent(path)) return (this.absentIds ??= new Uint8Array(this.n));
     return this.part(
       path,
       (e) => e.ids,
@@ -190,6 +182,7 @@ export class FieldIndex {
 
   /** The path's rows per (project, id) over the whole partition; null when the path is not here. */
   counts(path: string): FieldCounts | null {
+    if (this.absent(path)) return { k: 0, project: new Int32Array(0), id: new Int32Array(0), count: new Int32Array(0) };
     return this.part(
       path,
       (e) => e.counts,
@@ -231,7 +224,7 @@ export class FieldIndex {
       parts.push(t, i, c);
       described.push({ path, capped: false, texts: t.length, textsCrc: zlib.crc32(t), count: texts.length, width: ids.BYTES_PER_ELEMENT, idsCrc: zlib.crc32(i), k: counts.k, countsCrc: zlib.crc32(c) });
     }
-    const descriptor = Buffer.from(JSON.stringify({ n: this.n, paths: described }), 'utf8');
+    const descriptor = Buffer.from(JSON.stringify({ n: this.n, all: this.all, objects: [...this.objects], paths: described }), 'utf8');
     const head = Buffer.alloc(8);
     head.writeUInt32LE(descriptor.length, 0);
     head.writeUInt32LE(zlib.crc32(descriptor), 4);
@@ -239,11 +232,11 @@ export class FieldIndex {
   }
 
   /**
-   * Reads a section's descriptor (`sectionAt`, `bytes` long, in a file of `n` rows built for
-   * `paths`): null when it fails its CRC, is not of these rows and paths, or its parts do not
-   * fill the section exactly. The parts themselves are read when asked for.
+   * Reads a section's descriptor (`sectionAt`, `bytes` long, in a file of `n` rows): null when it
+   * fails its CRC, is not of these rows, or its parts do not fill the section exactly. The parts
+   * themselves are read when asked for.
    */
-  static open(read: SectionReader, sectionAt: number, bytes: number, n: number, paths: readonly string[]): FieldIndex | null {
+  static open(read: SectionReader, sectionAt: number, bytes: number, n: number): FieldIndex | null {
     try {
       if (bytes < 8) return null;
       const head = read(sectionAt, 8);
@@ -251,8 +244,10 @@ export class FieldIndex {
       if (8 + d > bytes) return null;
       const json = read(sectionAt + 8, d);
       if (zlib.crc32(json) !== head.readUInt32LE(4)) return null;
-      const desc = JSON.parse(json.toString('utf8')) as { n?: unknown; paths?: unknown };
-      if (desc.n !== n || !Array.isArray(desc.paths) || desc.paths.length !== paths.length) return null;
+      const desc = JSON.parse(json.toString('utf8')) as { n?: unknown; all?: unknown; objects?: unknown; paths?: unknown };
+      if (desc.n !== n || !Array.isArray(desc.paths) || typeof desc.all !== 'boolean' || !Array.isArray(desc.objects) || !desc.objects.every((o) => typeof o === 'string')) return null;
+      const paths = (desc.paths as Array<{ path?: unknown } | null>).map((p) => p?.path);
+      if (!paths.every((p): p is string => typeof p === 'string') || new Set(paths).size !== paths.length) return null;
       const entries = new Map<string, PathEntry>();
       let at = sectionAt + 8 + d;
       const u32 = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff;
@@ -270,7 +265,7 @@ export class FieldIndex {
         entries.set(paths[j]!, { path: paths[j]!, capped: false, file });
       }
       if (at !== sectionAt + bytes) return null;
-      return new FieldIndex(n, entries, read);
+      return new FieldIndex(n, entries, read, desc.all, new Set(desc.objects as string[]));
     } catch {
       return null;
     }
@@ -291,28 +286,29 @@ const STEP_RECORDS = 2_000;
 
 /**
  * Builds a field index from the records: each block decompressed once (rows grouped by block),
- * each record parsed once for every path. `block` gives a whole block's raw bytes.
+ * each record parsed once and walked once, its paths discovered as it goes. A path first met as
+ * a value after being met as an object (whose JSON is its value in the records before) is listed
+ * capped; a path first met later than the first row is absent from the rows before it.
  */
 class FieldIndexBuilder {
-  private readonly keys: string[][];
-  private readonly maps: Array<Map<string, number> | null>;
-  private readonly texts: string[][];
-  private readonly chars: number[];
-  private readonly ids: Uint32Array[];
+  private readonly index = new Map<string, number>();
+  private readonly paths: string[] = [];
+  private readonly maps: Array<Map<string, number> | null> = [];
+  private readonly texts: string[][] = [];
+  private readonly chars: number[] = [];
+  private readonly ids: Uint32Array[] = [];
+  private readonly objects = new Set<string>();
+  /** Rows whose record is not JSON (UNREADABLE in every path, those discovered later too). */
+  private readonly unreadable: number[] = [];
+  private all = true;
   private readonly blocks: number[];
   private readonly rowsOf = new Map<number, number[]>();
   private next = 0;
 
   constructor(
     private readonly rows: FieldRows,
-    private readonly paths: readonly string[],
     private readonly block: (blk: number) => Buffer | null,
   ) {
-    this.keys = paths.map((p) => p.split('.'));
-    this.maps = paths.map(() => new Map());
-    this.texts = paths.map(() => []);
-    this.chars = paths.map(() => 0);
-    this.ids = paths.map(() => new Uint32Array(rows.n));
     for (let i = 0; i < rows.n; i++) {
       const b = rows.blk[i]!;
       let list = this.rowsOf.get(b);
@@ -332,11 +328,60 @@ class FieldIndexBuilder {
       for (const i of this.rowsOf.get(blk)!) {
         const at = this.rows.boff[i]!;
         const { readable, metadata } = metadataOfRecord(raw.toString('utf8', at, at + this.rows.len[i]!));
-        for (let j = 0; j < this.paths.length; j++) this.ids[j]![i] = readable ? this.idOf(j, fieldText(valueAt(metadata, this.keys[j]!))) : UNREADABLE;
+        if (readable) this.visit(metadata, '', i);
+        else {
+          this.unreadable.push(i);
+          // A path absent from the index would be said absent from this record, which no condition may pass.
+          this.all = false;
+          for (const ids of this.ids) ids[i] = UNREADABLE;
+        }
       }
       done += this.rowsOf.get(blk)!.length;
     }
     return this.next >= this.blocks.length;
+  }
+
+  /** Gives row i its value at `path` (the record's `v` there) and at every path below it, as valueAt reads them. */
+  private visit(v: unknown, path: string, i: number): void {
+    while (Array.isArray(v) && v.length === 1) v = v[0];
+    if (v === null || v === undefined) return;
+    const isObject = typeof v === 'object' && !Array.isArray(v);
+    if (path) {
+      const j = this.index.get(path) ?? (isObject ? undefined : this.discover(path));
+      if (j !== undefined && this.maps[j]) this.ids[j]![i] = this.idOf(j, fieldText(v));
+      if (isObject && !this.objects.has(path)) {
+        if (this.objects.size >= MAX_FIELD_PATHS) this.all = false;
+        else this.objects.add(path);
+      }
+    }
+    if (!isObject) return;
+    const o = v as Record<string, unknown>;
+    // A key holding a dot cannot be named by a dotted path (valueAt splits it).
+    for (const k in o) if (Object.hasOwn(o, k) && !k.includes('.')) this.visit(o[k], path ? `${path}.${k}` : k, i);
+  }
+
+  /** Lists a path met as a value for the first time: its index, or undefined past MAX_FIELD_PATHS. */
+  private discover(path: string): number | undefined {
+    if (this.paths.length >= MAX_FIELD_PATHS) {
+      this.all = false;
+      return undefined;
+    }
+    const j = this.paths.length;
+    this.index.set(path, j);
+    this.paths.push(path);
+    this.texts.push([]);
+    this.chars.push(0);
+    if (this.objects.has(path)) {
+      // An object in an earlier record: its value there was not kept.
+      this.maps.push(null);
+      this.ids.push(new Uint32Array(0));
+    } else {
+      this.maps.push(new Map());
+      const ids = new Uint32Array(this.rows.n);
+      for (const r of this.unreadable) ids[r] = UNREADABLE;
+      this.ids.push(ids);
+    }
+    return j;
   }
 
   private idOf(j: number, text: string | null): number {
@@ -353,6 +398,7 @@ class FieldIndexBuilder {
       if (this.texts[j]!.length > MAX_FIELD_TEXTS || this.chars[j]! > MAX_FIELD_TEXT_CHARS) {
         this.maps[j] = null;
         this.texts[j] = [];
+        this.ids[j] = new Uint32Array(0);
         return ABSENT;
       }
     }
@@ -361,10 +407,12 @@ class FieldIndexBuilder {
 
   finish(): FieldIndex {
     const entries = new Map<string, PathEntry>();
-    this.paths.forEach((path, j) => {
+    // Listed in path order: the same records give the same section whatever order their keys came in.
+    const order = this.paths.map((path, j) => [path, j] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const [path, j] of order) {
       if (!this.maps[j]) {
         entries.set(path, { path, capped: true, file: null });
-        return;
+        continue;
       }
       const wide = this.ids[j]!;
       const top = FIRST_TEXT + this.texts[j]!.length;
@@ -386,14 +434,14 @@ class FieldIndexBuilder {
         counts.count[x] = perKey.get(key)!;
       });
       entries.set(path, { path, capped: false, texts: this.texts[j]!, ids, counts, file: null });
-    });
-    return new FieldIndex(this.rows.n, entries, null);
+    }
+    return new FieldIndex(this.rows.n, entries, null, this.all, new Set([...this.objects].sort()));
   }
 }
 
-/** Builds a partition's field index for `paths` from its records at once. */
-export function buildFieldIndex(rows: FieldRows, paths: readonly string[], block: (blk: number) => Buffer | null): FieldIndex {
-  const b = new FieldIndexBuilder(rows, paths, block);
+/** Builds a partition's field index from its records at once. */
+export function buildFieldIndex(rows: FieldRows, block: (blk: number) => Buffer | null): FieldIndex {
+  const b = new FieldIndexBuilder(rows, block);
   while (!b.step()) {
     // Every step in one go.
   }
@@ -404,8 +452,8 @@ export function buildFieldIndex(rows: FieldRows, paths: readonly string[], block
  * buildFieldIndex in steps of STEP_RECORDS records, calling `between` after each (a turn for
  * other work); null when `between` says to give up (the partition changed meanwhile).
  */
-export async function buildFieldIndexInSteps(rows: FieldRows, paths: readonly string[], block: (blk: number) => Buffer | null, between: () => Promise<boolean>): Promise<FieldIndex | null> {
-  const b = new FieldIndexBuilder(rows, paths, block);
+export async function buildFieldIndexInSteps(rows: FieldRows, block: (blk: number) => Buffer | null, between: () => Promise<boolean>): Promise<FieldIndex | null> {
+  const b = new FieldIndexBuilder(rows, block);
   while (!b.step()) if (!(await between())) return null;
   return b.finish();
 }

@@ -40,7 +40,7 @@ import zlib from 'node:zlib';
 import type { SourceInfo } from '../sources.ts';
 import { MICROS } from '../time.ts';
 import type { Db, SqlValue } from './db.ts';
-import { FieldIndex, fieldListCrc, indexedFieldsOf, type SectionReader } from './field-columns.ts';
+import { FIELD_SCHEME, FieldIndex, type SectionReader } from './field-columns.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
 // 8: the field index reads metadata given as JSON text (7 saw no fields in it: rebuilt).
@@ -132,8 +132,6 @@ export class ScanColumns {
   private pathCountsRead: PathCounts | null;
   /** The field index: undefined until first asked for (read from the file), null when there is none. */
   private fieldIndexRead: FieldIndex | null | undefined;
-  /** The paths its source indexes (field-columns.ts): a field index of another list is not used. */
-  readonly fieldPaths: readonly string[];
   /** Called when the field index in its file fails a check (the columns cache has it built again). */
   onFieldsDamaged: (() => void) | null = null;
 
@@ -150,14 +148,11 @@ export class ScanColumns {
     /** Where the arrays not loaded yet are: the file, each one's offset and CRC, and the field index section. */
     private readonly file: { path: string; offsets: Record<ColumnName, number>; pathCounts: { at: number; k: number }; crcs: Record<SectionName, number>; fields: { at: number; bytes: number; listCrc: number } } | null,
     pathCounts: PathCounts | null = null,
-    /** The source's code (its indexed paths). */
-    sourceCode = 0,
   ) {
     this.pathCountsRead = pathCounts;
     this.arrays = arrays;
-    this.fieldPaths = indexedFieldsOf(sourceCode);
-    // Built from the database: no field index until one is attached (an empty one when there are no paths).
-    this.fieldIndexRead = file ? undefined : this.fieldPaths.length ? null : new FieldIndex(n, new Map(), null);
+    // Built from the database: no field index until one is attached.
+    this.fieldIndexRead = file ? undefined : null;
   }
 
   /**
@@ -170,9 +165,8 @@ export class ScanColumns {
     if (this.fieldIndexRead !== undefined) return this.fieldIndexRead;
     let fx: FieldIndex | null = null;
     const f = this.file!;
-    if (!this.fieldPaths.length) fx = new FieldIndex(this.n, new Map(), null);
-    else if (f.fields.bytes > 0 && f.fields.listCrc === fieldListCrc(this.fieldPaths)) {
-      fx = FieldIndex.open(sectionReader(f.path), f.fields.at, f.fields.bytes, this.n, this.fieldPaths);
+    if (f.fields.bytes > 0 && f.fields.listCrc === FIELD_SCHEME) {
+      fx = FieldIndex.open(sectionReader(f.path), f.fields.at, f.fields.bytes, this.n);
       if (!fx) this.onFieldsDamaged?.();
     }
     if (fx) fx.damaged = () => this.onFieldsDamaged?.();
@@ -186,7 +180,7 @@ export class ScanColumns {
 
   /** Attaches a field index built for these rows (written with them by encodeScanColumns). */
   attachFields(fx: FieldIndex): this {
-    if (fx.n !== this.n || fx.paths.join('\n') !== this.fieldPaths.join('\n')) throw new Error('a field index of other rows or paths');
+    if (fx.n !== this.n) throw new Error('a field index of other rows');
     this.fieldIndexRead = fx;
     return this;
   }
@@ -428,7 +422,7 @@ class ColumnsBuilder {
       byPath.path[j] = key % PROJECT_STRIDE;
       byPath.count[j] = this.perPath.get(key)!;
     });
-    return new ScanColumns(n, this.dicts, hours, sorted, this.select.complete, this.paths.epoch, null, byPath, this.source.code);
+    return new ScanColumns(n, this.dicts, hours, sorted, this.select.complete, this.paths.epoch, null, byPath);
   }
 }
 
@@ -463,8 +457,8 @@ export function encodeScanColumns(c: ScanColumns, id: { source: number; start: n
   const jsonBytes = jsons.reduce((a, b) => a + b.length, 0);
   const start = pad8(HEAD + jsonBytes);
   const pc = c.pathCounts;
-  // The field index when built (none for a source that indexes no path).
-  const fx = c.fieldPaths.length ? c.fieldIndex() : null;
+  // The field index when built.
+  const fx = c.fieldIndex();
   const fields = fx ? fx.encode() : Buffer.alloc(0);
   const out = Buffer.alloc(start + c.n * BYTES_PER_ROW + c.hours.m * HOUR_COLUMNS.length * 4 + pc.k * PATH_COLUMNS.length * 4 + fields.length);
   out.writeUInt32LE(MAGIC, 0);
@@ -479,7 +473,7 @@ export function encodeScanColumns(c: ScanColumns, id: { source: number; start: n
   out.writeDoubleLE(id.pathBytes, PATH_BYTES_AT);
   out.writeUInt32LE(id.pathCount, PATH_COUNT_AT);
   out.writeUInt32LE(fields.length, FIELDS_AT);
-  out.writeUInt32LE(fieldListCrc(c.fieldPaths), FIELD_LIST_AT);
+  out.writeUInt32LE(FIELD_SCHEME, FIELD_LIST_AT);
   let at = HEAD;
   jsons.forEach((j, i) => {
     out.writeUInt32LE(j.length, DICTS_AT + 4 * i);
@@ -545,7 +539,7 @@ export function readScanColumns(file: string, id: ColumnsIdentity): ScanColumns 
       at += n * BYTES[c];
     }
     const pathCounts = { at: hoursAt + m * HOUR_COLUMNS.length * 4, k };
-    return new ScanColumns(n, dicts, allocateCounts(HOUR_COLUMNS, 'm', m, { buf: hourBuf, at: 0 }), {}, true, id.epoch, { path: file, offsets, pathCounts, crcs, fields }, null, id.source);
+    return new ScanColumns(n, dicts, allocateCounts(HOUR_COLUMNS, 'm', m, { buf: hourBuf, at: 0 }), {}, true, id.epoch, { path: file, offsets, pathCounts, crcs, fields }, null);
   });
 }
 

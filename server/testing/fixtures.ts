@@ -165,12 +165,19 @@ export async function rows<T = Record<string, unknown>>(t: TestApp, name: string
   return body.result ?? [];
 }
 
-/** The field index section of a columns file: where it starts, and where its first path's ids are. */
-export function fieldSectionOf(file: string): { at: number; bytes: number; firstIds: number } {
+/** The field index section of a columns file: where it starts, and where the ids of `idsOf` (else of its first kept path) are. */
+export function fieldSectionOf(file: string, idsOf?: string): { at: number; bytes: number; firstIds: number } {
   const buf = fs.readFileSync(file);
   const bytes = buf.readUInt32LE(124);
   const at = buf.length - bytes;
   const d = buf.readUInt32LE(at);
-  const desc = JSON.parse(buf.toString('utf8', at + 8, at + 8 + d)) as { paths: Array<{ texts: number }> };
-  return { at, bytes, firstIds: at + 8 + d + desc.paths[0]!.texts };
+  const desc = JSON.parse(buf.toString('utf8', at + 8, at + 8 + d)) as { n: number; paths: Array<{ path: string; capped: boolean; texts?: number; width?: number; k?: number }> };
+  // Each kept path's parts in turn (a capped path has none): its texts, its ids, its counts.
+  let part = at + 8 + d;
+  for (const p of desc.paths) {
+    if (p.capped) continue;
+    if (idsOf === undefined || p.path === idsOf) return { at, bytes, firstIds: part + p.texts! };
+    part += p.texts! + desc.n * p.width! + p.k! * 12;
+  }
+  throw new Error(`no ids of ${idsOf} in ${file}`);
 }
