@@ -151,6 +151,18 @@ describe('the field index', () => {
     expect(valuesOf(withBroken, 'a.b')).toEqual(['1', null, '2', 'unreadable']);
   });
 
+  it('leaves out a path whose values change with most records: more than an eighth of the rows (and 256)', () => {
+    // 3,000 rows: an eighth is 375.
+    const lines = Array.from({ length: 3000 }, (_, i) => rec({ few: `f${i % 370}`, many: `m${i % 376}`, small: `s${i % 3}` }));
+    const { rows, block } = pack(lines, lines.map(() => 1), 500);
+    const fx = buildFieldIndex(rows, block);
+    expect(fx.kept).toEqual(['few', 'small']);
+    expect(fx.capped('many')).toBe(true);
+    // Below 256 values a path is kept whatever the rows.
+    const quiet = pack(lines.slice(0, 250), lines.slice(0, 250).map(() => 1), 100);
+    expect(buildFieldIndex(quiet.rows, quiet.block).kept).toEqual(['few', 'many', 'small']);
+  });
+
   it('widens ids past 254 texts, and leaves out a path with more than MAX_FIELD_TEXTS distinct values in the partition', () => {
     const many = Array.from({ length: MAX_FIELD_TEXTS + 1 }, (_, i) => rec({ a: `v${i % 300}`, b: `u${i}` }));
     const { rows, block } = pack(many, many.map(() => 1), 500);

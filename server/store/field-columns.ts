@@ -14,8 +14,9 @@
  * UNREADABLE, which no condition passes (the walk drops such a record whenever a field is tested).
  *
  * A path whose values in one partition pass MAX_FIELD_TEXTS distinct texts or MAX_FIELD_TEXT_CHARS
- * characters is not kept for that partition (`capped`): a user agent of every request, say. The
- * explorer reads that partition's records for it instead.
+ * characters, or an eighth of its rows (FEW_TEXTS_SHARE), is not kept for that partition
+ * (`capped`): a request id or a timestamp, say. The explorer reads that partition's records for
+ * it instead.
  *
  * Section (appended to the columns file, its length in the file's header): u32 bytes of the
  * descriptor, u32 CRC-32 of the descriptor, the descriptor (JSON: rows, whether every path was
@@ -32,7 +33,7 @@ import { fieldText } from '../../contract/fields.ts';
  * Names how a columns file's field index was built (in the file's header): a section built
  * another way (the fixed list of paths per source before discovery) is built again.
  */
-export const FIELD_SCHEME = zlib.crc32('every path of the records, discovered per partition: 1');
+export const FIELD_SCHEME = zlib.crc32('every path of the records, discovered per partition, parts deflated: 2');
 
 /**
  * Paths (leaves and objects) a partition's index discovers at most; past them, new paths are not
@@ -50,6 +51,14 @@ export const FIRST_TEXT = 2;
 /** Past these, a path is not kept for the partition (capped): its records are read instead. */
 export const MAX_FIELD_TEXTS = 16_384;
 export const MAX_FIELD_TEXT_CHARS = 512 * 1024;
+/**
+ * A path with more distinct values than a FEW_TEXTS_SHARE of the partition's rows (and more than
+ * MIN_FEW_TEXTS) is not kept either: values that change with almost every record (ids, rays,
+ * timestamps, URLs) made the index as large as the records' text (at 1M edge records, 160 MB of
+ * the 224 MB of columns files), and nobody facets them.
+ */
+export const FEW_TEXTS_SHARE = 1 / 8;
+export const MIN_FEW_TEXTS = 256;
 
 export type FieldIds = Uint8Array | Uint16Array | Uint32Array;
 
@@ -70,7 +79,7 @@ interface PathEntry {
   ids?: FieldIds;
   counts?: FieldCounts;
   /** Where its parts are in the file (null: built in memory). */
-  file: { textsAt: number; textsBytes: number; textsCrc: number; textCount: number; idsAt: number; width: 1 | 2 | 4; idsCrc: number; countsAt: number; k: number; countsCrc: number } | null;
+  file: { textsAt: number; textsBytes: number; textsCrc: number; textCount: number; idsAt: number; idsBytes: number; width: 1 | 2 | 4; idsCrc: number; countsAt: number; k: number; countsCrc: number } | null;
   /** A part failed its check: the path is treated as not indexed here. */
   broken?: boolean;
 }
@@ -156,7 +165,7 @@ export class FieldIndex {
       path,
       (e) => e.texts,
       (e, f) => {
-        const list = JSON.parse(this.checked(f.textsAt, f.textsBytes, f.textsCrc).toString('utf8')) as unknown;
+        const list = JSON.parse(zlib.inflateRawSync(this.checked(f.textsAt, f.textsBytes, f.textsCrc)).toString('utf8')) as unknown;
         if (!Array.isArray(list) || list.length !== f.textCount || !list.every((t) => typeof t === 'string')) throw new Error('not a dictionary');
         return (e.texts = list as string[]);
       },
@@ -170,7 +179,8 @@ export class FieldIndex {
       path,
       (e) => e.ids,
       (e, f) => {
-        const buf = this.checked(f.idsAt, this.n * f.width, f.idsCrc);
+        const buf = zlib.inflateRawSync(this.checked(f.idsAt, f.idsBytes, f.idsCrc));
+        if (buf.length !== this.n * f.width) throw new Error('ids of another count');
         // A copy on its own buffer: typed arrays wider than a byte need an aligned start.
         const own = new Uint8Array(buf).buffer;
         const ids = f.width === 1 ? new Uint8Array(own) : f.width === 2 ? new Uint16Array(own) : new Uint32Array(own);
@@ -218,11 +228,12 @@ export class FieldIndex {
         described.push({ path, capped: true });
         continue;
       }
-      const t = Buffer.from(JSON.stringify(texts), 'utf8');
-      const i = Buffer.from(ids.buffer, ids.byteOffset, ids.byteLength);
+      // Deflated (level 1): most paths hold a few values, whose ids pack to almost nothing.
+      const t = zlib.deflateRawSync(Buffer.from(JSON.stringify(texts), 'utf8'), { level: 1 });
+      const i = zlib.deflateRawSync(Buffer.from(ids.buffer, ids.byteOffset, ids.byteLength), { level: 1 });
       const c = Buffer.concat([counts.project, counts.id, counts.count].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)));
       parts.push(t, i, c);
-      described.push({ path, capped: false, texts: t.length, textsCrc: zlib.crc32(t), count: texts.length, width: ids.BYTES_PER_ELEMENT, idsCrc: zlib.crc32(i), k: counts.k, countsCrc: zlib.crc32(c) });
+      described.push({ path, capped: false, texts: t.length, textsCrc: zlib.crc32(t), count: texts.length, width: ids.BYTES_PER_ELEMENT, ids: i.length, idsCrc: zlib.crc32(i), k: counts.k, countsCrc: zlib.crc32(c) });
     }
     const descriptor = Buffer.from(JSON.stringify({ n: this.n, all: this.all, objects: [...this.objects], paths: described }), 'utf8');
     const head = Buffer.alloc(8);
@@ -258,9 +269,9 @@ export class FieldIndex {
           entries.set(paths[j]!, { path: paths[j]!, capped: true, file: null });
           continue;
         }
-        const { texts, textsCrc, count, width, idsCrc, k, countsCrc } = p;
-        if (!u32(texts) || !u32(textsCrc) || !u32(count) || (width !== 1 && width !== 2 && width !== 4) || !u32(idsCrc) || !u32(k) || !u32(countsCrc)) return null;
-        const file = { textsAt: at, textsBytes: texts, textsCrc, textCount: count, idsAt: at + texts, width: width as 1 | 2 | 4, idsCrc, countsAt: at + texts + n * (width as number), k, countsCrc };
+        const { texts, textsCrc, count, width, ids, idsCrc, k, countsCrc } = p;
+        if (!u32(texts) || !u32(textsCrc) || !u32(count) || (width !== 1 && width !== 2 && width !== 4) || !u32(ids) || !u32(idsCrc) || !u32(k) || !u32(countsCrc)) return null;
+        const file = { textsAt: at, textsBytes: texts, textsCrc, textCount: count, idsAt: at + texts, idsBytes: ids, width: width as 1 | 2 | 4, idsCrc, countsAt: at + texts + ids, k, countsCrc };
         at = file.countsAt + k * 12;
         entries.set(paths[j]!, { path: paths[j]!, capped: false, file });
       }
@@ -409,8 +420,9 @@ class FieldIndexBuilder {
     const entries = new Map<string, PathEntry>();
     // Listed in path order: the same records give the same section whatever order their keys came in.
     const order = this.paths.map((path, j) => [path, j] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const most = Math.max(MIN_FEW_TEXTS, this.rows.n * FEW_TEXTS_SHARE);
     for (const [path, j] of order) {
-      if (!this.maps[j]) {
+      if (!this.maps[j] || this.texts[j]!.length > most) {
         entries.set(path, { path, capped: true, file: null });
         continue;
       }

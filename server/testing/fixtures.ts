@@ -171,13 +171,13 @@ export function fieldSectionOf(file: string, idsOf?: string): { at: number; byte
   const bytes = buf.readUInt32LE(124);
   const at = buf.length - bytes;
   const d = buf.readUInt32LE(at);
-  const desc = JSON.parse(buf.toString('utf8', at + 8, at + 8 + d)) as { n: number; paths: Array<{ path: string; capped: boolean; texts?: number; width?: number; k?: number }> };
+  const desc = JSON.parse(buf.toString('utf8', at + 8, at + 8 + d)) as { n: number; paths: Array<{ path: string; capped: boolean; texts?: number; ids?: number; k?: number }> };
   // Each kept path's parts in turn (a capped path has none): its texts, its ids, its counts.
   let part = at + 8 + d;
   for (const p of desc.paths) {
     if (p.capped) continue;
     if (idsOf === undefined || p.path === idsOf) return { at, bytes, firstIds: part + p.texts! };
-    part += p.texts! + desc.n * p.width! + p.k! * 12;
+    part += p.texts! + p.ids! + p.k! * 12;
   }
   throw new Error(`no ids of ${idsOf} in ${file}`);
 }
