@@ -21,9 +21,10 @@
  * Section (appended to the columns file, its length in the file's header): u32 bytes of the
  * descriptor, u32 CRC-32 of the descriptor, the descriptor (JSON: rows, whether every path was
  * discovered, the paths holding objects, and per path in path order its state, text count, id
- * width, count entries and the CRC of each part), then per kept path its dictionary (a JSON array of texts), its ids (n of 1, 2 or 4 bytes,
- * little-endian) and its counts (k projects, k ids, k counts, Int32, by project then id). A part
- * is read when first asked for and checked against its CRC then.
+ * width, packed bytes and CRC of each part, count entries), then per kept path its dictionary (a
+ * JSON array of texts, deflated), its ids (n of 1, 2 or 4 bytes, little-endian, deflated) and its
+ * counts (k projects, k ids, k counts, Int32, by project then id). A part is read when first
+ * asked for and checked against its CRC then.
  */
 import zlib from 'node:zlib';
 import { metadataOfRecord } from './record.ts';
@@ -76,6 +77,8 @@ interface PathEntry {
   capped: boolean;
   /** Dictionary texts, ids and counts; set when built or read. */
   texts?: string[];
+  /** The texts' bytes in memory, once counted (the cache asks at every read: a pass over every text each time was most of a warm answer). */
+  textBytes?: number;
   ids?: FieldIds;
   counts?: FieldCounts;
   /** Where its parts are in the file (null: built in memory). */
@@ -210,7 +213,8 @@ export class FieldIndex {
     let total = 0;
     for (const e of this.entries.values()) {
       total += (e.ids?.byteLength ?? 0) + (e.counts ? e.counts.k * 12 : 0);
-      for (const t of e.texts ?? []) total += 2 * t.length + 16;
+      if (e.texts && e.textBytes === undefined) e.textBytes = e.texts.reduce((n, t) => n + 2 * t.length + 16, 0);
+      total += e.textBytes ?? 0;
     }
     return total;
   }
