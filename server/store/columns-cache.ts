@@ -41,7 +41,8 @@ export interface ColumnsHooks {
 
 export class ColumnsCache {
   /** Columns of clean partitions by the version they were read from, least recently used first. */
-  private readonly columnCache = new Map<Partition, { version: number; cols: ScanColumns }>();
+  /** Columns by partition, least recently used first, each with its bytes when last used (what trimColumnCache sums). */
+  private readonly columnCache = new Map<Partition, { version: number; cols: ScanColumns; bytes: number }>();
   /** Committed versions whose columns file is to be built, and the task building them. */
   private readonly columnQueue = new Map<Partition, number>();
   /** Block indexes read (null: none usable), least recently used first. */
@@ -88,7 +89,7 @@ export class ColumnsCache {
       this.forget(p);
       cols = version > 0 ? readScanColumns(columnsFileOf(p.dbFile(version)), this.columnsIdentity(p, version)) : null;
       if (cols) {
-        this.columnCache.set(p, { version, cols });
+        this.columnCache.set(p, { version, cols, bytes: 0 });
         // Its field index failing a check: answered from the records meanwhile, built again in the background.
         cols.onFieldsDamaged = () => {
           this.damagedFields.add(columnsFileOf(p.dbFile(version)));
@@ -111,7 +112,7 @@ export class ColumnsCache {
         // Written without its field index: the background builder adds it.
         this.queue(p);
       }
-      this.columnCache.set(p, { version, cols });
+      this.columnCache.set(p, { version, cols, bytes: 0 });
     }
     this.trimColumnCache(p);
     return cols;
@@ -540,12 +541,16 @@ export class ColumnsCache {
 
   /** Drops the least recently used columns past COLUMN_CACHE_BYTES (never `keep`'s). */
   private trimColumnCache(keep: Partition): void {
+    // Only the partition just used is measured again (what a request loads after this is counted
+    // at its next use): measuring every cached partition at every use was most of a warm answer.
+    const kept = this.columnCache.get(keep);
+    if (kept) kept.bytes = kept.cols.bytes;
     let total = 0;
-    for (const { cols } of this.columnCache.values()) total += cols.bytes;
-    for (const [q, { cols }] of this.columnCache) {
+    for (const { bytes } of this.columnCache.values()) total += bytes;
+    for (const [q, { bytes }] of this.columnCache) {
       if (total <= COLUMN_CACHE_BYTES) break;
       if (q === keep) continue;
-      total -= cols.bytes;
+      total -= bytes;
       this.columnCache.delete(q);
     }
   }
