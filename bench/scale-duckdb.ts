@@ -199,8 +199,10 @@ function explorerWhere(c: ExplorerCase, args: Pick<DuckArgs, 'explorer'>): { sql
     values.pattern = `%${c.q.replace(/[\\%_]/g, '\\$&')}%`;
   }
   if (c.field) {
-    parts.push(`${fieldExpr(c.field.path)} = $fieldValue`);
-    values.fieldValue = c.field.value;
+    // `x*` is a prefix, as the API reads it.
+    const prefix = c.field.value.length > 1 && c.field.value.endsWith('*');
+    parts.push(prefix ? `starts_with(${fieldExpr(c.field.path)}, $fieldValue)` : `${fieldExpr(c.field.path)} = $fieldValue`);
+    values.fieldValue = prefix ? c.field.value.slice(0, -1) : c.field.value;
   }
   if (c.deep) {
     const k = args.explorer.deep[c.label]!;
