@@ -10,7 +10,7 @@
  */
 import type { LogStore } from '../store/log-store.ts';
 import { metadataOfRecord } from '../store/record.ts';
-import { NONE, type ScanColumns } from '../store/scan-columns.ts';
+import { NONE, type ColumnName, type ScanColumns } from '../store/scan-columns.ts';
 import { MICROS } from '../time.ts';
 import { fieldsOf, functionTexts, scanRows, splitOf, type ExplorerQuery } from './query.ts';
 import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
@@ -159,6 +159,7 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
       tiesInAnyOrder: true,
       // Fields inside the records are read per row; without them a partition the words decide is counted from its columns.
       columns: recordFields.length ? undefined : (c, pass, from, to) => tallyColumns(tallies, c, pass, from, to, { split, fields, bin, fnText, pathCounts }),
+      columnsRead: tallyColumnsRead(split, fields),
       onProgress: (last) => {
         tallies.through = Math.max(q.start, last.ts);
         if (performance.now() - walk.lastAsked > ABANDON_MS) stop.abort();
@@ -191,29 +192,38 @@ interface TallyShape {
   pathCounts: IdCounts;
 }
 
+/** The row arrays tallyColumns reads for a split and facet fields. */
+function tallyColumnsRead(split: 'status' | 'level', fields: readonly string[]): ColumnName[] {
+  const of: Record<string, ColumnName> = { status: 'status', method: 'method', level: 'level', function_id: 'fn' };
+  return ['ts', 'len', 'path', split, ...fields.map((f) => of[f]!)];
+}
+
 /**
  * Adds the rows [from, to) of a partition's columns that pass to the tallies, as the walk's visit
  * adds a row: counted per id in typed arrays (IdCounts), then once per value.
  */
 function tallyColumns(t: SearchTallies, c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, shape: TallyShape): void {
   columnTallies++;
-  const { ts, len, status, level, path } = c;
+  // Only the arrays tallyColumnsRead names are loaded: the split's, not the other one.
+  const { ts, len, path } = c;
+  const byStatus = shape.split === 'status';
+  const splitColumn = byStatus ? c.status : c.level;
   const { first, width } = t.fine;
   // Per key of the split (status classes by index, levels by dictionary id and NONE last), made when first counted as the walk makes them.
-  const keys = shape.split === 'status' ? CLASS_KEYS : [...c.dicts.level, 'none'];
+  const keys = byStatus ? CLASS_KEYS : [...c.dicts.level, 'none'];
   const bins: Array<Float64Array | undefined> = [];
   const binOf = (k: number) => (bins[k] ??= shape.bin(keys[k]!));
-  const columnOf: Record<string, Int32Array> = { status, method: c.method, level, function_id: c.fn };
+  const columnOf = (f: string): Int32Array => (f === 'status' ? c.status : f === 'method' ? c.method : f === 'level' ? c.level : c.fn);
   // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
-  const counted = shape.fields.map((f) => [f, columnOf[f]!, new IdCounts(f === 'status' || f === 'function_id' ? 1024 : c.dicts[f as 'method' | 'level'].length), f === 'function_id' ? 0 : NONE] as const);
+  const counted = shape.fields.map((f) => [f, columnOf(f), new IdCounts(f === 'status' || f === 'function_id' ? 1024 : c.dicts[f as 'method' | 'level'].length), f === 'function_id' ? 0 : NONE] as const);
   const pathCounts = shape.pathCounts;
-  const byStatus = shape.split === 'status';
   for (let i = from; i < to; i++) {
     if (!pass(i)) continue;
     t.count++;
     t.bytes += len[i]!;
     const b = Math.floor((ts[i]! - first) / width);
-    binOf(byStatus ? statusClassIndex(status[i]!) : level[i] === NONE ? keys.length - 1 : level[i]!)[b]! += 1;
+    const s = splitColumn[i]!;
+    binOf(byStatus ? statusClassIndex(s) : s === NONE ? keys.length - 1 : s)[b]! += 1;
     for (let f = 0; f < counted.length; f++) {
       const v = counted[f]![1][i]!;
       if (v !== counted[f]![3]) counted[f]![2].add(v);
