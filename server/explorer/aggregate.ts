@@ -14,7 +14,7 @@ import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns }
 import { MICROS } from '../time.ts';
 import { isFieldPath, MAX_FIELD_FACETS } from '../../contract/fields.ts';
 import { FILTER_FIELDS, type FilterField } from '../../contract/filters.ts';
-import { checkStop, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerQuery, type ScanRow } from './query.ts';
+import { checkStop, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerQuery } from './query.ts';
 import { countFieldRows, countFieldWhole, fieldRowTest } from './field-index.ts';
 import type { Partition } from '../store/partition.ts';
 import type { TextDictionary } from '../store/text-dictionary.ts';
@@ -233,7 +233,6 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     const m = counts.get(f)!;
     m.set(v, (m.get(v) ?? 0) + n);
   };
-  const valueOf = (f: Exclude<FilterField, 'path'>, row: ScanRow): string | number | null => (f === 'function_id' ? fnText(row.function) : row[f]);
   let scanned: SearchProgress | undefined;
   let recordCounts: Map<string, Map<string | number, number>> | null = null;
   if (await walksRecords(store, q, recordFields, { deadline, signal })) {

@@ -11,7 +11,6 @@ import { ABSENT, FIRST_TEXT, UNREADABLE } from '../store/field-columns.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
 import type { ScanColumns } from '../store/scan-columns.ts';
-import type { SourceInfo } from '../sources.ts';
 import { fieldText, valueAt } from '../../contract/fields.ts';
 import { conditionsByPath, fieldMatcher, type FieldCondition } from './record-fields.ts';
 import { EVERY_ROW } from './row-filter.ts';

@@ -30,7 +30,7 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
+import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, readDerived } from './derived-header.ts';
 import { parsedRecord, requestUrlOf, searchedMessageOf } from './record.ts';
 
 const MAGIC = 0x5854584c; // 'LXTX' little-endian
@@ -453,16 +453,7 @@ export class BlockTexts {
  * dictionary fails its check.
  */
 export function readBlockTexts(file: string, seed: number, recordBytes: number): BlockTexts | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
-    const head = Buffer.alloc(HEAD);
-    if (fs.readSync(fd, head, 0, HEAD, 0) !== HEAD || !headerOk(head, seed)) return null;
+  return readDerived(file, MAGIC, FORMAT, seed, null, (fd, size) => {
     const dictionary = readDictionary(fd, size, seed);
     if (!dictionary) return null;
     const groupsAt = HEAD + DICTIONARY_HEAD + dictionary.packed;
@@ -485,25 +476,12 @@ export function readBlockTexts(file: string, seed: number, recordBytes: number):
       at += ENTRY_HEAD + packed;
     }
     return new BlockTexts(file, seed, dictionary.raw, groupsAt, groups);
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 /** Whether a texts file of this format and record file has a dictionary that fails its check (readBlockTexts: null). */
 export function textsDictionaryFails(file: string, seed: number): boolean {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    const head = Buffer.alloc(HEAD);
-    return fs.readSync(fd, head, 0, HEAD, 0) === HEAD && headerOk(head, seed) && !readDictionary(fd, fs.fstatSync(fd).size, seed);
-  } finally {
-    fs.closeSync(fd);
-  }
+  return readDerived(file, MAGIC, FORMAT, seed, false, (fd, size) => !readDictionary(fd, size, seed));
 }
 
 /** The dictionary after a texts file's header, checked and inflated, and its packed bytes; null when it is short or fails. */
@@ -533,8 +511,6 @@ function dictionaryEntry(seed: number, dictionary: Buffer): Buffer {
   head.writeUInt32LE(zlib.crc32(packed, zlib.crc32(head.subarray(0, 8), seed)), 8);
   return Buffer.concat([head, packed]);
 }
-
-const headerOk = (head: Buffer, seed: number): boolean => derivedHeaderOk(head, MAGIC, FORMAT, seed);
 
 /** The first bytes of the texts file of the record file whose seed is `seed`: its header and dictionary. */
 function textsHeader(seed: number, dictionary: Buffer): Buffer {

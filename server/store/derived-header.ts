@@ -20,6 +20,26 @@ export function derivedHeaderOk(head: Buffer, magic: number, format: number, see
   return head.length >= DERIVED_HEAD && head.readUInt32LE(0) === magic && head.readUInt32LE(4) === format && head.readUInt32LE(8) === seed;
 }
 
+/**
+ * Opens a derived file, checks its header (kind, format, record file) and gives `read` the open
+ * file and its size; `otherwise` when the file cannot be opened or its header is another's.
+ */
+export function readDerived<T>(file: string, magic: number, format: number, seed: number, otherwise: T, read: (fd: number, size: number) => T): T {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return otherwise;
+  }
+  try {
+    const head = Buffer.alloc(DERIVED_HEAD);
+    if (fs.readSync(fd, head, 0, DERIVED_HEAD, 0) !== DERIVED_HEAD || !derivedHeaderOk(head, magic, format, seed)) return otherwise;
+    return read(fd, fs.fstatSync(fd).size);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** A derived file's entries as listed from it: how many, where each one's blocks end, and where in the file each one ends. */
 export interface DerivedListing {
   readonly size: number;

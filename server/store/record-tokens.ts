@@ -29,7 +29,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { TextGroup } from './block-texts.ts';
-import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
+import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, readDerived } from './derived-header.ts';
 
 const MAGIC = 0x4b54584c; // 'LXTK' little-endian
 // 2: a packed word list per class (1 packed the three together).
@@ -468,16 +468,7 @@ export class RecordTokens {
  * length): null when the file is missing or of another record file (seed) or format.
  */
 export function readRecordTokens(file: string, seed: number, recordBytes: number): RecordTokens | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
-    const head = Buffer.alloc(HEAD);
-    if (fs.readSync(fd, head, 0, HEAD, 0) !== HEAD || !derivedHeaderOk(head, MAGIC, FORMAT, seed)) return null;
+  return readDerived(file, MAGIC, FORMAT, seed, null, (fd, size) => {
     const segments: SegmentEntry[] = [];
     const e = Buffer.alloc(ENTRY_HEAD);
     let covered = 0;
@@ -497,9 +488,7 @@ export function readRecordTokens(file: string, seed: number, recordBytes: number
       at = postAt + s.post;
     }
     return new RecordTokens(file, seed, segments);
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 /**
