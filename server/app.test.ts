@@ -182,6 +182,13 @@ describe('the renderer', () => {
       const js = await get('/assets/app.js');
       expect(js.status).toBe(200);
       expect(await js.text()).toBe('console.log(1);');
+      // Every page answer, file, shell or error, carries the security headers and the policy.
+      for (const p of ['/assets/app.js', '/logs', '/assets/x.js']) {
+        const res = await get(p);
+        expect(res.headers.get('content-security-policy'), p).toMatch(/^default-src 'self'; /);
+        expect(res.headers.get('x-content-type-options'), p).toBe('nosniff');
+        expect(res.headers.get('referrer-policy'), p).toBe('no-referrer');
+      }
       for (const p of ['/assets/x.js', '/assets/index-0000.css', '/assets/nested/y.js', '/assets/noext', '/favicon.ico', '/logs/app.js.map']) {
         for (const method of ['GET', 'HEAD']) {
           const res = await get(p, method);
@@ -204,6 +211,25 @@ describe('the renderer', () => {
 });
 
 describe('security checks', () => {
+  it('every answer says nosniff and no-referrer: endpoints, explorer, errors of each kind, unknown routes', async () => {
+    t = await makeTestApp({ edge: [edgeRecord(NOW - 1)] });
+    const answers: Array<[string, Promise<Response>, number]> = [
+      ['endpoint', t.request(`/api/endpoints/logs.all?project=${P}&project_tier=FREE`), 200],
+      ['explorer', t.request('/api/logs?source=edge_logs'), 200],
+      ['bad parameter', t.request('/api/endpoints/logs.all?project_tier=FREE'), 400],
+      ['no key', t.request(`/api/endpoints/logs.all?project=${P}&project_tier=FREE`, { headers: { 'x-api-key': 'wrong' } }), 401],
+      ['foreign host', t.request('/api/sources', { headers: { host: 'evil.example:80' } }), 403],
+      ['unknown route', t.request('/api/nothing'), 404],
+      ['wrong method', t.request('/api/sources', { method: 'PATCH' }), 405],
+    ];
+    for (const [what, pending, status] of answers) {
+      const res = await pending;
+      expect(res.status, what).toBe(status);
+      expect(res.headers.get('x-content-type-options'), what).toBe('nosniff');
+      expect(res.headers.get('referrer-policy'), what).toBe('no-referrer');
+    }
+  });
+
   it('a wrong, empty or missing key is a 401 and the query does not run', async () => {
     t = await makeTestApp({ edge: [edgeRecord(NOW - 1)] });
     // '' stands for a missing header too: the test helper only adds the key when none is set.

@@ -28,6 +28,12 @@ import { EngineTrapped } from './store/db.ts';
 import { StoreFileDamaged } from './store/damage.ts';
 import { isDiskFull } from './store/log-store.ts';
 
+/** Sent with every answer. */
+const SECURITY_HEADERS = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Referrer-Policy', 'no-referrer'],
+] as const;
+
 export type { AppDeps };
 
 function sha256(text: string): Buffer {
@@ -78,6 +84,10 @@ export function createApp(deps: AppDeps) {
 
   // DNS rebinding: a page on evil.com resolving to 127.0.0.1 still sends Host: evil.com.
   app.use('*', async (c, next) => {
+    // Set before the answer exists, where every answer made with the context (errors too) takes
+    // them. Set after, Hono copies the answer into a new Response whose body is a stream: 1.5 ms
+    // of a 170 KB logs.all answer. An answer made without the context still gets them below.
+    for (const [name, value] of SECURITY_HEADERS) c.header(name, value);
     const host = (c.req.header('host') ?? '').toLowerCase();
     if (!allowedHosts().includes(host)) throw new AppError('forbidden', `host ${host || '(none)'} is not allowed`);
     const origin = c.req.header('origin');
@@ -86,8 +96,7 @@ export function createApp(deps: AppDeps) {
     }
     if (c.req.method === 'OPTIONS') throw new AppError('forbidden', 'cross-origin requests are not allowed');
     await next();
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
+    for (const [name, value] of SECURITY_HEADERS) if (!c.res.headers.has(name)) c.header(name, value);
   });
 
   app.use('/api/*', async (c, next) => {
@@ -128,8 +137,8 @@ export function createApp(deps: AppDeps) {
     const root = path.relative(process.cwd(), deps.rendererDir) || '.';
     const indexHtml = fs.readFileSync(path.join(deps.rendererDir, 'index.html'), 'utf8');
     app.use('*', async (c, next) => {
-      await next();
       c.header('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'");
+      await next();
     });
     app.get('*', serveStatic({ root }));
     // Client-side routes (/logs, /usage: no extension) fall back to the app shell; a missing

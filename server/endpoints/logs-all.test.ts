@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogRow } from '../../contract/api-types.ts';
+import { formatIsoMicros } from '../../contract/instants.ts';
 import { DAY, NOW, edgeRecord, fnRecord, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 
 const P = 'projaaaaaaaaaaaaaaaa';
@@ -88,6 +89,26 @@ describe('logs.all rows', () => {
     expect(r).toHaveLength(100);
     expect(r.slice(0, 95).map((x) => x.id)).toEqual(Array.from({ length: 95 }, (_, i) => `u-${String(i).padStart(3, '0')}`));
     expect(r.slice(95).map((x) => x.id)).toEqual(['t-a', 't-b', 't-c', 't-d', 't-e']);
+  });
+
+  it("reads as many partitions as the 100 rows take: twelve days of 12 records each, and the other project's between them", async () => {
+    const recs = [];
+    const want: Array<{ id: string; ts: number }> = [];
+    for (let d = 0; d < 12; d++) {
+      for (let i = 0; i < 12; i++) {
+        const ts = NOW - d * DAY - 1000 - i * 1000;
+        const id = `d${String(d).padStart(2, '0')}-${String(i).padStart(2, '0')}`;
+        recs.push(edgeRecord(ts, { id }));
+        want.push({ id, ts });
+        recs.push(edgeRecord(ts - 1, { id: `x-${id}`, project: 'projbbbbbbbbbbbbbbbb' }));
+      }
+    }
+    t = await makeTestApp({ edge: recs });
+    const expected = want.sort((a, b) => b.ts - a.ts).slice(0, 100).map((r) => r.id);
+    expect((await logs({ project_tier: 'PAYG' })).map((r) => r.id)).toEqual(expected);
+    // A window that starts inside the sixth day: what is left of it and the five newer days.
+    const start = formatIsoMicros(NOW - 5 * DAY - 6000);
+    expect((await logs({ project_tier: 'PAYG', iso_timestamp_start: start })).map((r) => r.id)).toEqual(want.filter((r) => r.ts > NOW - 5 * DAY - 6000).map((r) => r.id));
   });
 
   it('returns id, timestamp (µs), event_message and metadata in the query shape', async () => {

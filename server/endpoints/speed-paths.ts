@@ -159,6 +159,8 @@ export function invocationBuckets(store: LogStore, { project: projectRef, functi
 
 /** Canonical records kept for logs.all (about 2 KB each): paging and refreshes ask again. */
 const RECENT_RECORDS = 2000;
+/** Partitions logs.all looks up first (the newest), before the whole window's. */
+const FIRST_PARTITIONS = 4;
 
 function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[] {
   const retention = rule(params, RULE_BINDS.retentionUs);
@@ -174,8 +176,11 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
   const picked: Array<{ ts: number; id: string; row: ResultRow }> = [];
   const cols = 'rid, ts, blk, boff, len';
   // Partitions are disjoint hours, newest first: once `cut` rows are in hand, older ones cannot
-  // displace them (ties at one instant never span two partitions).
-  for (const p of store.partitionsWithProject('cloudflare.logs.prod', project, lower + 1, upper)) {
+  // displace them (ties at one instant never span two partitions). The newest few nearly always
+  // hold them: the whole list (a week of hours) is asked for only when they do not.
+  let parts = store.partitionsWithProject('cloudflare.logs.prod', project, lower + 1, upper, FIRST_PARTITIONS);
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
     const db = store.use(p);
     const need = cut - picked.length;
     let rows = db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts > ? AND ts <= ? ORDER BY ts DESC LIMIT ?`, [project, lower, upper, need]);
@@ -200,6 +205,8 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
       picked.push({ ts: ts as number, ...hit });
     }
     if (picked.length >= cut) break;
+    // The same order, so the newest FIRST_PARTITIONS come first again (no await in between).
+    if (i === FIRST_PARTITIONS - 1) parts = store.partitionsWithProject('cloudflare.logs.prod', project, lower + 1, upper);
   }
   picked.sort((a, b) => b.ts - a.ts || compareRecordIds(a.id, b.id));
   return picked.slice(0, cut).map(({ row }) => row);

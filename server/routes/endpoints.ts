@@ -24,7 +24,7 @@ export function endpointRoutes(deps: AppDeps, shared: AppShared): Hono {
   const app = new Hono();
   const registry = deps.registry ?? ENDPOINTS;
   const { cache } = shared;
-  const serialized = new WeakMap<object, string>();
+  const serialized = new WeakMap<object, Buffer<ArrayBuffer>>();
 
   app.get('/api/endpoints', (c) => {
     const result: EndpointListing[] = registry.map((e) => ({

@@ -216,13 +216,14 @@ export class LogStore {
 
   /**
    * Starts of the partitions of a source that hold records of a project within [lower, upper],
-   * newest first (from the catalog: no partition is loaded to find them).
+   * newest first (from the catalog: no partition is loaded to find them); the newest `limit`
+   * of them, or all (-1).
    */
-  partitionsWithProject(source: SourceName, project: number, lower: number, upper: number): Partition[] {
+  partitionsWithProject(source: SourceName, project: number, lower: number, upper: number, limit = -1): Partition[] {
     const code = sourceInfo(source).code;
     const rows = this.catalog.rows(
-      'SELECT start FROM partition_projects WHERE source = ? AND project = ? AND max_ts >= ? AND min_ts <= ? ORDER BY start DESC',
-      [code, project, lower, upper],
+      'SELECT start FROM partition_projects WHERE source = ? AND project = ? AND max_ts >= ? AND min_ts <= ? ORDER BY start DESC LIMIT ?',
+      [code, project, lower, upper, limit],
     );
     return rows.map(([start]) => this.partitionMap.get(code, start as number)!).filter(Boolean);
   }
