@@ -8,7 +8,7 @@
 import type { RE2JS } from 're2js';
 import { AppError, badParam } from '../errors.ts';
 import { readParams, type ParamValues } from '../request.ts';
-import { canonicalRecord } from '../ingest/normalize.ts';
+import { canonicalRow } from '../ingest/normalize.ts';
 import { findSource, SOURCE_NAMES, type SourceInfo } from '../sources.ts';
 import { NONE, ROW_COLUMNS, type ColumnName, type ScanColumns } from '../store/scan-columns.ts';
 import { compareRecordIds, metadataOfRecord } from '../store/record.ts';
@@ -514,7 +514,7 @@ function instantInIdOrder(store: LogStore, p: Partition, c: ScanColumns, rows: n
     const idOf = new Map<number, string>();
     for (const k of rows) {
       const raw = store.readRecord(p, { blk: c.blk[k]!, boff: c.boff[k]!, len: c.len[k]! });
-      idOf.set(k, String((JSON.parse(canonicalRecord(raw.toString('utf8'), p.source, ref(c.project[k]!), c.ts[k])) as { id: unknown }).id));
+      idOf.set(k, canonicalRow(raw.toString('utf8'), p.source, ref(c.project[k]!), c.ts[k]).id);
     }
     rows.sort((a, b) => compareRecordIds(idOf.get(a)!, idOf.get(b)!) || c.rid[a]! - c.rid[b]!);
   }
@@ -733,6 +733,6 @@ export function rowFields(store: LogStore, q: ExplorerQuery, row: ScanRow, fnTex
 /** The record as logs.all returns it, plus the explorer's fields. */
 export function recordOf(q: ExplorerQuery, row: ScanRow, raw: Buffer, projectRef: string): Omit<ExplorerRow, 'fields'> {
   // The canonical form always has these (an id derived where the record gave none, metadata as a list).
-  const rec = JSON.parse(canonicalRecord(raw.toString('utf8'), q.source, projectRef, row.ts)) as Omit<ExplorerRow, 'fields' | 'timestamp'>;
-  return { id: rec.id, timestamp: row.ts, event_message: rec.event_message, metadata: rec.metadata };
+  const rec = canonicalRow(raw.toString('utf8'), q.source, projectRef, row.ts);
+  return { id: rec.id, timestamp: row.ts, event_message: rec.event_message, metadata: rec.metadata as unknown[] };
 }
