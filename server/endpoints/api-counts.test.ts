@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiCountsRow } from '../../contract/api-types.ts';
-import { DAY, HOUR, NOW, at, edgeRecord, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
+import { DAY, HOUR, NOW, at, edgeRecord, importRecords, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 
 const P = 'projaaaaaaaaaaaaaaaa';
 let t: TestApp | undefined;
@@ -69,6 +69,29 @@ describe('usage.api-counts windows and buckets', () => {
     const body = (await res.json()) as { error: { message: string; errors: Array<{ location: string }> } };
     expect(body.error.message).toBe('interval must be one of hourly, daily, minutely');
     expect(body.error.errors[0]!.location).toBe('interval');
+  });
+});
+
+describe('usage.api-counts over hours that change', () => {
+  it('an hour summed for one pattern is summed again once records join it, and apart for each pattern', async () => {
+    const B = 'projbbbbbbbbbbbbbbbb';
+    const day = at('2026-11-18T12:00:00Z');
+    t = await makeTestApp({
+      edge: [edgeRecord(day, { path: '/rest/v1/a' }), edgeRecord(day + 1, { path: '/auth/v1/user', project: B }), edgeRecord(at('2026-11-20T08:00:00Z'), { path: '/rest/v1/b', project: B })],
+    });
+    expect(await counts({ interval: 'daily' })).toEqual([row('2026-11-18T00:00:00', 1, 0, 0, 0)]);
+    expect(await counts({ interval: 'daily', project: B })).toEqual([row('2026-11-18T00:00:00', 0, 0, 1, 0), row('2026-11-20T00:00:00', 1, 0, 0, 0)]);
+    // The same hours gain records: one more for P and one for B in 12:00, a first for P on the 20th.
+    await importRecords(t.store, 'edge_logs', [
+      edgeRecord(day + 2, { path: '/storage/v1/object/x' }),
+      edgeRecord(day + 3, { path: '/rest/v1/c', project: B }),
+      edgeRecord(at('2026-11-20T08:30:00Z'), { path: '/realtime/v1/websocket' }),
+    ]);
+    t.clock.set('fixed', NOW + 1);
+    expect(await counts({ interval: 'daily' })).toEqual([row('2026-11-18T00:00:00', 1, 1, 0, 0), row('2026-11-20T00:00:00', 0, 0, 0, 1)]);
+    expect(await counts({ interval: 'daily', project: B })).toEqual([row('2026-11-18T00:00:00', 1, 0, 1, 0), row('2026-11-20T00:00:00', 1, 0, 0, 0)]);
+    // A pattern both projects' URLs match.
+    expect(await counts({ interval: 'daily', project: 'supabase' })).toEqual([row('2026-11-18T00:00:00', 2, 1, 1, 0), row('2026-11-20T00:00:00', 1, 0, 0, 1)]);
   });
 });
 

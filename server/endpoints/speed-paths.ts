@@ -37,13 +37,28 @@ export interface StoreHelpers {
   /** Canonical records recently returned by logs.all, by partition and row. */
   recent: Map<string, { id: string; row: ResultRow }>;
   edgeColumns: WeakMap<Partition, EdgeColumns>;
+  /**
+   * An hour rollup's counts per API family for the URLs a pattern matches, by the hour's triples
+   * (a new array whenever the hour changes) and `<url epoch>:<pattern>`: within an epoch a URL id
+   * names one URL, so its match never changes.
+   */
+  hourFamilies: WeakMap<Int32Array, Map<string, HourFamilies>>;
 }
+
+/** One hour's matched counts per API family, and whether any URL of the hour matched. */
+interface HourFamilies {
+  counts: number[];
+  matched: boolean;
+}
+
+/** Patterns remembered per hour (the usage page asks for one or two). */
+const HOUR_PATTERNS = 8;
 
 const helpers = new WeakMap<LogStore, StoreHelpers>();
 
 export function helpersOf(store: LogStore): StoreHelpers {
   let h = helpers.get(store);
-  if (!h) helpers.set(store, (h = { urlMatches: new UrlMatches(store), recent: new Map(), edgeColumns: new WeakMap() }));
+  if (!h) helpers.set(store, (h = { urlMatches: new UrlMatches(store), recent: new Map(), edgeColumns: new WeakMap(), hourFamilies: new WeakMap() }));
   return h;
 }
 
@@ -277,12 +292,26 @@ function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow
   const recordsFrom = trunc(start, MICROS.hour);
   const recordsTo = useHours ? firstWholeHour : Infinity;
   if (useHours) {
+    // A week of hours holds hundreds of thousands of (URL, families, count) triples at 1M
+    // records: each hour is summed once per pattern, and again only once it changes.
+    const key = `${store.urlEpoch}:${String(params.bind.project)}`;
     for (const [hour, triples] of store.apiHours.since(firstWholeHour)) {
-      const b = trunc(hour, w.unit);
-      for (let i = 0; i < triples.length; i += 3) {
-        if (!matched(triples[i]!)) continue;
-        countFamilies(bucket(b), triples[i + 1]!, triples[i + 2]!);
+      let byPattern = h.hourFamilies.get(triples);
+      if (!byPattern) h.hourFamilies.set(triples, (byPattern = new Map()));
+      let sums = byPattern.get(key);
+      if (!sums) {
+        sums = { counts: API_FAMILIES.map(() => 0), matched: false };
+        for (let i = 0; i < triples.length; i += 3) {
+          if (!matched(triples[i]!)) continue;
+          sums.matched = true;
+          countFamilies(sums.counts, triples[i + 1]!, triples[i + 2]!);
+        }
+        if (byPattern.size >= HOUR_PATTERNS) byPattern.delete(byPattern.keys().next().value!);
+        byPattern.set(key, sums);
       }
+      if (!sums.matched) continue;
+      const c = bucket(trunc(hour, w.unit));
+      for (let i = 0; i < c.length; i++) c[i] = c[i]! + sums.counts[i]!;
     }
   }
   for (const p of store.partitions('cloudflare.logs.prod')) {
