@@ -153,8 +153,7 @@ export function invocationBuckets(store: LogStore, { project: projectRef, functi
       p95 = nearestRank(b.execs, 95);
       p99 = nearestRank(b.execs, 99);
     } else if (b.sketch) {
-      p95 = b.sketch.quantile(95, b.min, b.max);
-      p99 = b.sketch.quantile(99, b.min, b.max);
+      [p95, p99] = b.sketch.quantiles([95, 99], b.min, b.max) as [number | null, number | null];
     }
     out.push({
       timestamp: ts,

@@ -47,8 +47,7 @@ function period(s: Acc, kind: PercentileKind): FunctionPeriodStats {
     p95 = nearestRank(sorted, 95);
     p99 = nearestRank(sorted, 99);
   } else if (s.sketch) {
-    p95 = s.sketch.quantile(95, s.min, s.max);
-    p99 = s.sketch.quantile(99, s.min, s.max);
+    [p95, p99] = s.sketch.quantiles([95, 99], s.min, s.max) as [number | null, number | null];
   }
   return {
     invocations: s.count,

@@ -13,8 +13,12 @@ const GAMMA = (1 + SKETCH_ALPHA) / (1 - SKETCH_ALPHA);
 const LOG_GAMMA = Math.log(GAMMA);
 
 export class QuantileSketch {
-  /** Bucket index -> count, for values > 0. */
-  readonly buckets = new Map<number, number>();
+  /**
+   * Counts of values > 0 by bucket index, dense from index `lo` (a few thousand indexes cover
+   * a microsecond to an hour): merging and reading quantiles walk an array, with no sort.
+   */
+  private counts = new Float64Array(0);
+  private lo = 0;
   /** Values <= 0 (a 0 ms execution is exact). */
   zeros = 0;
   n = 0;
@@ -42,10 +46,24 @@ export class QuantileSketch {
 
   private addToBuckets(value: number, times: number): void {
     if (value <= 0) this.zeros += times;
-    else {
-      const i = Math.ceil(Math.log(value) / LOG_GAMMA);
-      this.buckets.set(i, (this.buckets.get(i) ?? 0) + times);
-    }
+    else this.addToIndex(Math.ceil(Math.log(value) / LOG_GAMMA), times);
+  }
+
+  private addToIndex(i: number, times: number): void {
+    this.cover(i, i);
+    this.counts[i - this.lo] = this.counts[i - this.lo]! + times;
+  }
+
+  /** Grows the dense counts to hold indexes from..to, with room to spare on the side that grew. */
+  private cover(from: number, to: number): void {
+    const hi = this.lo + this.counts.length - 1;
+    if (this.counts.length && from >= this.lo && to <= hi) return;
+    const lo = this.counts.length ? Math.min(this.lo, from - (from < this.lo ? 64 : 0)) : from - 16;
+    const top = this.counts.length ? Math.max(hi, to + (to > hi ? 64 : 0)) : to + 16;
+    const grown = new Float64Array(top - lo + 1);
+    if (this.counts.length) grown.set(this.counts, this.lo - lo);
+    this.counts = grown;
+    this.lo = lo;
   }
 
   merge(other: QuantileSketch): void {
@@ -62,7 +80,10 @@ export class QuantileSketch {
     }
     this.zeros += other.zeros;
     this.n += other.n;
-    for (const [i, c] of other.buckets) this.buckets.set(i, (this.buckets.get(i) ?? 0) + c);
+    if (!other.counts.length) return;
+    this.cover(other.lo, other.lo + other.counts.length - 1);
+    const at = other.lo - this.lo;
+    for (let k = 0; k < other.counts.length; k++) this.counts[at + k] = this.counts[at + k]! + other.counts[k]!;
   }
 
   /**
@@ -70,24 +91,37 @@ export class QuantileSketch {
    * when known (so a one-value bucket answers exactly).
    */
   quantile(p: number, min?: number | null, max?: number | null): number | null {
-    if (this.n === 0) return null;
-    const rank = Math.max(1, Math.ceil((p / 100) * this.n));
-    if (this.exact) return [...this.exact].sort((a, b) => a - b)[rank - 1] ?? null;
-    let value = 0;
-    if (rank > this.zeros) {
-      let seen = this.zeros;
-      const indexes = [...this.buckets.keys()].sort((a, b) => a - b);
-      for (const i of indexes) {
-        seen += this.buckets.get(i)!;
-        if (seen >= rank) {
-          value = (2 * GAMMA ** i) / (GAMMA + 1);
-          break;
-        }
-      }
+    return this.quantiles([p], min, max)[0]!;
+  }
+
+  /**
+   * Several quantiles (`ps` ascending) from one sort of the buckets: a folded sketch holds
+   * hundreds of buckets, and sorting them for each quantile of each bucket of an answer was
+   * most of a day of hourly buckets' time.
+   */
+  quantiles(ps: readonly number[], min?: number | null, max?: number | null): Array<number | null> {
+    if (ps.some((p, i) => i > 0 && p < ps[i - 1]!)) throw new Error('quantiles are read in ascending order');
+    if (this.n === 0) return ps.map(() => null);
+    const ranks = ps.map((p) => Math.max(1, Math.ceil((p / 100) * this.n)));
+    if (this.exact) {
+      const sorted = Float64Array.from(this.exact).sort();
+      return ranks.map((r) => sorted[r - 1] ?? null);
     }
-    if (min != null && value < min) value = min;
-    if (max != null && value > max) value = max;
-    return value;
+    const out: number[] = [];
+    let seen = this.zeros;
+    let k = 0;
+    for (const rank of ranks) {
+      let value = 0;
+      if (rank > this.zeros) {
+        while (k < this.counts.length && seen < rank) seen += this.counts[k++]!;
+        // The bucket that reached the rank is the last one added.
+        if (seen >= rank) value = (2 * GAMMA ** (this.lo + k - 1)) / (GAMMA + 1);
+      }
+      if (min != null && value < min) value = min;
+      if (max != null && value > max) value = max;
+      out.push(value);
+    }
+    return out;
   }
 
   /**
@@ -103,13 +137,16 @@ export class QuantileSketch {
       this.exact.forEach((v, i) => view.setFloat64(8 + i * 8, v, true));
       return out;
     }
-    const out = new Int32Array(2 + this.buckets.size * 2);
+    let used = 0;
+    for (let k = 0; k < this.counts.length; k++) if (this.counts[k]) used++;
+    const out = new Int32Array(2 + used * 2);
     out[0] = this.zeros;
     out[1] = this.n;
-    let k = 2;
-    for (const [i, c] of this.buckets) {
-      out[k++] = i;
-      out[k++] = c;
+    let at = 2;
+    for (let k = 0; k < this.counts.length; k++) {
+      if (!this.counts[k]) continue;
+      out[at++] = this.lo + k;
+      out[at++] = this.counts[k]!;
     }
     return new Uint8Array(out.buffer);
   }
@@ -129,7 +166,15 @@ export class QuantileSketch {
     const ints = new Int32Array(copy.buffer);
     s.zeros = ints[0] ?? 0;
     s.n = ints[1] ?? 0;
-    for (let k = 2; k + 1 < ints.length; k += 2) s.buckets.set(ints[k]!, ints[k + 1]!);
+    // Pairs in any order (older files kept a map's order): the range first, then one array.
+    let from = Infinity;
+    let to = -Infinity;
+    for (let k = 2; k + 1 < ints.length; k += 2) {
+      from = Math.min(from, ints[k]!);
+      to = Math.max(to, ints[k]!);
+    }
+    if (from <= to) s.cover(from, to);
+    for (let k = 2; k + 1 < ints.length; k += 2) s.addToIndex(ints[k]!, ints[k + 1]!);
     return s;
   }
 }
