@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogRow } from '../../contract/api-types.ts';
 import { formatIsoMicros } from '../../contract/instants.ts';
+import { normalizeRecord } from '../ingest/normalize.ts';
+import { sourceInfo } from '../sources.ts';
+import { ImportWriter } from '../store/log-store.ts';
 import { DAY, NOW, edgeRecord, fnRecord, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 
 const P = 'projaaaaaaaaaaaaaaaa';
@@ -109,6 +112,22 @@ describe('logs.all rows', () => {
     // A window that starts inside the sixth day: what is left of it and the five newer days.
     const start = formatIsoMicros(NOW - 5 * DAY - 6000);
     expect((await logs({ project_tier: 'PAYG', iso_timestamp_start: start })).map((r) => r.id)).toEqual(want.filter((r) => r.ts > NOW - 5 * DAY - 6000).map((r) => r.id));
+  });
+
+  it('reads rows not saved yet (a partition an import is still writing), its cut and ties as for saved ones', async () => {
+    t = await makeTestApp({ edge: [edgeRecord(NOW - 900_000, { id: 'saved-older' }), edgeRecord(NOW - 10, { id: 'saved-newest' })] });
+    const edge = sourceInfo('cloudflare.logs.prod');
+    // 97 newer rows, then three at one instant: the cut keeps the first two of them by id.
+    const written = [...Array.from({ length: 97 }, (_, i) => edgeRecord(NOW - 100 - i, { id: `u-${String(i).padStart(2, '0')}` })), ...['t-a', 't-b', 't-c'].map((id) => edgeRecord(NOW - 500, { id }))];
+    const rows = written.map((r) => {
+      const n = normalizeRecord(r, edge, undefined);
+      if ('error' in n) throw new Error(n.error);
+      return n.record;
+    });
+    expect(new ImportWriter(t.store, edge).write(rows)).toEqual({ imported: 100, duplicates: 0 });
+    expect(t.store.partitions('cloudflare.logs.prod').some((p) => p.dirty)).toBe(true);
+    const got = (await logs({ project_tier: 'PRO' })).map((r) => r.id);
+    expect(got).toEqual(['saved-newest', ...Array.from({ length: 97 }, (_, i) => `u-${String(i).padStart(2, '0')}`), 't-a', 't-b']);
   });
 
   it('returns id, timestamp (µs), event_message and metadata in the query shape', async () => {

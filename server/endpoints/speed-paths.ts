@@ -11,7 +11,9 @@ import type { InvocationStatsRow } from '../../contract/api-types.ts';
 import { API_FAMILIES } from '../../contract/registry.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import type { LogStore } from '../store/log-store.ts';
+import type { SqlValue } from '../store/db.ts';
 import type { Partition } from '../store/partition.ts';
+import type { ColumnName, ScanColumns } from '../store/scan-columns.ts';
 import { compareRecordIds } from '../store/record.ts';
 import { addRollupRow, ALL_FUNCTIONS, countRecord, DAY_GRAIN, emptyExecStats, HOUR_GRAIN, MINUTE_GRAIN, ROLLUP_COLUMNS, type ExecStats } from '../store/rollups.ts';
 import { formatDatetime, MICROS } from '../time.ts';
@@ -173,6 +175,26 @@ export function invocationBuckets(store: LogStore, { project: projectRef, functi
 
 /** Canonical records kept for logs.all (about 2 KB each): paging and refreshes ask again. */
 const RECENT_RECORDS = 2000;
+/** What logs.all reads of a saved partition's columns file. */
+const LOGS_ALL_COLUMNS: readonly ColumnName[] = ['ts', 'rid', 'project', 'blk', 'boff', 'len'];
+
+/**
+ * A project's newest `need` rows in (lower, upper] of a saved partition, as rid, ts, blk, boff,
+ * len, and every other row at the last one's instant (ties there are decided by id): the columns
+ * are newest first, so this reads from the top and stops, where sql.js stepped row by row.
+ */
+function newestFromColumns(c: ScanColumns, project: number, lower: number, upper: number, need: number): SqlValue[][] {
+  const { ts, project: proj, rid, blk, boff, len } = c;
+  const out: SqlValue[][] = [];
+  for (let k = 0; k < c.n; k++) {
+    const t = ts[k]!;
+    if (t > upper) continue;
+    if (t <= lower || (out.length >= need && t !== out[out.length - 1]![1])) break;
+    if (proj[k] === project) out.push([rid[k]!, t, blk[k]!, boff[k]!, len[k]!]);
+  }
+  return out;
+}
+
 /** Partitions logs.all looks up first (the newest), before the whole window's. */
 const FIRST_PARTITIONS = 4;
 
@@ -195,13 +217,21 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
   let parts = store.partitionsWithProject('cloudflare.logs.prod', project, lower + 1, upper, FIRST_PARTITIONS);
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
-    const db = store.use(p);
     const need = cut - picked.length;
-    let rows = db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts > ? AND ts <= ? ORDER BY ts DESC LIMIT ?`, [project, lower, upper, need]);
-    if (rows.length === need) {
-      // Every row at the cut instant is a candidate: ties there are decided by id.
-      const last = rows[rows.length - 1]![1] as number;
-      rows = [...rows.filter((r) => (r[1] as number) > last), ...db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts = ?`, [project, last])];
+    let rows: SqlValue[][];
+    // The newest saved partitions from their columns (the explorer reads the same ones). Not
+    // older ones: a project with few records would have every partition of the window loaded
+    // and scanned whole, where the database's (project, ts) index goes straight to its rows.
+    // Nor rows not saved yet: their columns would be built from the database for this answer.
+    if (!p.dirty && i < FIRST_PARTITIONS) rows = newestFromColumns(store.columns(p, LOGS_ALL_COLUMNS), project, lower, upper, need);
+    else {
+      const db = store.use(p);
+      rows = db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts > ? AND ts <= ? ORDER BY ts DESC LIMIT ?`, [project, lower, upper, need]);
+      if (rows.length === need) {
+        // Every row at the cut instant is a candidate: ties there are decided by id.
+        const last = rows[rows.length - 1]![1] as number;
+        rows = [...rows.filter((r) => (r[1] as number) > last), ...db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts = ?`, [project, last])];
+      }
     }
     for (const [rid, ts, blk, boff, len] of rows) {
       // The width tells a day partition from the hour partition of its split that starts with it.
