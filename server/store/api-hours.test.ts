@@ -23,7 +23,7 @@ function asCounts(entries: Iterable<[number, Int32Array]>): Map<number, Map<stri
 }
 
 describe('ApiHours', () => {
-  it('since(hour) gives every hour from there on, merged batches included, whatever was decoded or saved before', () => {
+  it('since(hour) gives every hour from there on, merged batches included, whatever was decoded, written as settled or saved before', () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const r = new Rng(seed);
       const db = openDbSync();
@@ -44,6 +44,8 @@ describe('ApiHours', () => {
             m.set(`${url}:${fam}`, (m.get(`${url}:${fam}`) ?? 0) + 1);
           }
           hours.merge(batch);
+          // As an import does after each batch: hours left behind are written, within a budget.
+          if (r.next() < 0.6) hours.flushSettled(r.next() < 0.5 ? 0 : Infinity);
         } else if (u < 0.65) {
           hours.flush();
           // Now and then read back by a new reader, as after a restart.
@@ -56,5 +58,35 @@ describe('ApiHours', () => {
       }
       db.close();
     }
+  });
+
+  it('writes only the hours no batch added to in the last two, and a saved catalog holds every hour', () => {
+    const db = openDbSync();
+    prepareCatalog(db);
+    const hours = new ApiHours(() => db);
+    const stored = () => new Map(db.rows('SELECT hour, counts FROM api_hours').map(([h, c]) => [h as number, new Int32Array(Uint8Array.from(c as Uint8Array).buffer)]));
+    const batchOf = (...hs: number[]) => {
+      const b: ApiHourBatch = new Map();
+      for (const h of hs) addToApiBatch(b, H0 + h * MICROS.hour, 7, 1);
+      return b;
+    };
+    hours.merge(batchOf(0, 1));
+    hours.flushSettled(Infinity);
+    expect([...stored().keys()]).toEqual([]);
+    hours.merge(batchOf(1, 2));
+    hours.merge(batchOf(2));
+    hours.flushSettled(Infinity);
+    // Hour 0 was last added to two batches ago; 1 one batch ago; 2 just now.
+    expect([...stored().keys()]).toEqual([H0]);
+    hours.merge(batchOf(0));
+    hours.flush();
+    expect(asCounts(stored())).toEqual(
+      new Map([
+        [H0, new Map([['7:1', 2]])],
+        [H0 + MICROS.hour, new Map([['7:1', 2]])],
+        [H0 + 2 * MICROS.hour, new Map([['7:1', 2]])],
+      ]),
+    );
+    db.close();
   });
 });

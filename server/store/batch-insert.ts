@@ -22,6 +22,9 @@ export interface BatchResult {
   duplicates: number;
 }
 
+/** The longest a batch spends writing settled API hours to the catalog (ms). */
+const API_HOURS_BUDGET_MS = 4;
+
 /** Records of one day in one batch needed to judge the day's density. */
 const DENSE_SAMPLE = 200;
 /**
@@ -221,6 +224,8 @@ export class BatchInserter {
       days?.flush(catalog);
       if (api?.size) this.catalog.apiHours.merge(api);
     });
+    // Hours the import has left behind go to the catalog now, a few ms a batch, not all at the save.
+    this.catalog.apiHours.flushSettled(API_HOURS_BUDGET_MS);
     this.txn.stageIdle();
     if (imported > 0) {
       this.catalog.dirty = true;

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { span } from '../activity.ts';
+import { span, spanOf } from '../activity.ts';
 import { CATALOG_FILE, putPartitionRow, setMeta, URLS_META, type PartitionRow } from './catalog.ts';
 import type { CatalogState } from './catalog-state.ts';
 import type { ColumnsCache } from './columns-cache.ts';
@@ -39,11 +39,11 @@ export async function commit({ dataDir, catalog, map, txn, cols }: CommitParts):
   const replaced: string[] = [];
   for (const p of changed) {
     undo.push({ p, row: { ...p.row }, staged: p.staged, dirty: p.dirty });
-    p.blocks.flush();
+    spanOf('commit: flush record blocks', () => p.blocks.flush());
     let version: number;
     if (p.dirty) {
       version = p.nextVersion();
-      const image = p.db!.exportImage();
+      const image = spanOf('commit: image of a partition', () => p.db!.exportImage());
       images.push({ file: p.dbFile(version), image });
       fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
       p.row.image_bytes = image.length;
@@ -62,12 +62,12 @@ export async function commit({ dataDir, catalog, map, txn, cols }: CommitParts):
     p.dirty = false;
     putPartitionRow(catalog.db, p.row);
   }
-  catalog.apiHours.flush();
+  spanOf('commit: flush api hours', () => catalog.apiHours.flush());
   // New URLs are written now and synced with the record files; the catalog counts them.
-  catalog.urls.flush();
+  spanOf('commit: flush urls', () => catalog.urls.flush());
   const urls = catalog.urls.state();
   setMeta(catalog.db, URLS_META, JSON.stringify(urls));
-  const catalogImage = catalog.db.exportImage();
+  const catalogImage = spanOf('commit: image of the catalog', () => catalog.db.exportImage());
   catalog.dirty = false;
   const file = path.join(dataDir, CATALOG_FILE);
   const tmp = `${file}.tmp`;
