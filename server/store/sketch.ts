@@ -95,7 +95,7 @@ export class QuantileSketch {
   }
 
   /**
-   * Several quantiles (`ps` ascending) from one sort of the buckets: a folded sketch holds
+   * Several quantiles (`ps` ascending) from one walk of the counts: a folded sketch holds
    * hundreds of buckets, and sorting them for each quantile of each bucket of an answer was
    * most of a day of hourly buckets' time.
    */
