@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { DERIVED_HEAD, derivedHeader, derivedHeaderOk } from './derived-header.ts';
+import { DERIVED_HEAD, derivedHeader, derivedHeaderOk, readDerived } from './derived-header.ts';
 import { unescapedText } from './json-escapes.ts';
 
 const MAGIC = 0x5247584c; // 'LXGR' little-endian
@@ -161,22 +161,12 @@ export function encodeBlockGrams(seed: number, entries: ReadonlyArray<{ blk: num
  * which a reader finds (it stops there) and the next commit's rebuild mends.
  */
 export function gramsReachEnd(file: string, seed: number, size: number): boolean {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    const length = fs.fstatSync(fd).size;
-    const head = Buffer.alloc(HEAD);
-    if (length < HEAD + ENTRY || (length - HEAD) % ENTRY !== 0 || fs.readSync(fd, head, 0, HEAD, 0) !== HEAD || !headerOk(head, seed)) return false;
+  return readDerived(file, MAGIC, FORMAT, seed, false, (fd, length) => {
+    if (length < HEAD + ENTRY || (length - HEAD) % ENTRY !== 0) return false;
     const last = Buffer.alloc(ENTRY);
     if (fs.readSync(fd, last, 0, ENTRY, length - ENTRY) !== ENTRY) return false;
     return last.readDoubleLE(8) === size && zlib.crc32(last.subarray(0, ENTRY - 4), seed) === last.readUInt32LE(ENTRY - 4);
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 /**
