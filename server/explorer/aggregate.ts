@@ -22,7 +22,7 @@ import { pathFilterTable } from './path-filter.ts';
 import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
 import { IdCounts } from './id-counts.ts';
 import { fineFits, SEARCH_WAIT_MS, searchTallies, type SearchProgress } from './search-summary.ts';
-import { EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
+import { columnOfField, EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
 /** Round bucket widths; a histogram takes the narrowest that covers its range in about N buckets. */
 export const BUCKET_WIDTHS: readonly number[] = [
@@ -257,19 +257,18 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
       else for (let i = from; i < to; i++) if (values[i] !== none && pass(i)) counts.add(values[i]!, weights[i]!);
       counts.drain((v, n) => bump(f, f === 'status' ? v : f === 'function_id' ? fnText(v) : c.dicts[f][v]!, n));
     };
-    const columnOf = (f: FilterField): 'status' | 'method' | 'path' | 'level' | 'fn' => (f === 'function_id' ? 'fn' : f);
     const counted = fields.filter((f) => f !== 'path');
     // Paths and fields inside the records are not in the hour counts: with a filter on them, the other fields are counted row by row.
     const hours = countsRows(q) ? null : wholeHours(q.start, q.end);
     const pieces: RowPiece[] = hours ? hours.edges : [{ start: q.start, end: q.end, sign: 1 }];
     for (const { start, end, sign } of counted.length ? pieces : []) {
-      await eachPartition(store, { ...q, start, end }, { deadline, signal }, counted.map(columnOf), (c, pass, from, to) => {
-        for (const f of counted) countValues(f, c, c[columnOf(f)], from, to, pass, undefined, sign);
+      await eachPartition(store, { ...q, start, end }, { deadline, signal }, counted.map(columnOfField), (c, pass, from, to) => {
+        for (const f of counted) countValues(f, c, c[columnOfField(f)], from, to, pass, undefined, sign);
       });
     }
     if (hours && counted.length) {
       await eachHourCount(store, q, hours, { deadline, signal }, (c, h, pass) => {
-        for (const f of counted) countValues(f, c, h[f === 'function_id' ? 'fn' : (f as 'status' | 'method' | 'level')], 0, h.m, pass, h.count);
+        for (const f of counted) countValues(f, c, h[columnOfField(f) as 'status' | 'method' | 'level' | 'fn'], 0, h.m, pass, h.count);
       });
     }
     if (fields.includes('path')) {

@@ -10,6 +10,7 @@
  */
 import { NONE, type ColumnName, type ScanColumns, type ScanDictionaries } from '../store/scan-columns.ts';
 import type { Cursor, ExplorerQuery } from './query-types.ts';
+import type { FilterField } from '../../contract/filters.ts';
 
 /** What a filter reads: a partition's row arrays, or its hour counts (which have no paths). */
 export interface FilterTarget {
@@ -24,6 +25,11 @@ export interface FilterTarget {
 
 /** The path filter's pass table (path-filter.ts), when the query has one. */
 export type PathTable = { pass: Uint8Array; passesId: (id: number) => boolean } | null;
+
+/** The row array a filter field's values are in (function ids are `fn`). */
+export function columnOfField(f: FilterField): 'status' | 'method' | 'path' | 'level' | 'fn' {
+  return f === 'function_id' ? 'fn' : f;
+}
 
 /** The row arrays the query's filters read. */
 export function filterColumns(q: ExplorerQuery): ColumnName[] {

@@ -15,6 +15,8 @@ import { MICROS } from '../time.ts';
 import { fieldsOf, functionTexts, scanRows, splitOf, type ExplorerQuery } from './query.ts';
 import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
 import { IdCounts } from './id-counts.ts';
+import { columnOfField } from './row-filter.ts';
+import type { FilterField } from '../../contract/filters.ts';
 import { fieldText, valueAt } from '../../contract/fields.ts';
 
 /** How long a request waits for the walk before it answers with the part counted so far (ms). */
@@ -186,16 +188,15 @@ export const partitionsTalliedFromColumns = (): number => columnTallies;
 /** How tallyColumns counts: the histogram's split, the facet fields, a fine histogram's bins per key, function ids as text, paths. */
 interface TallyShape {
   split: 'status' | 'level';
-  fields: readonly string[];
+  fields: readonly FilterField[];
   bin: (key: string) => Float64Array;
   fnText: (id: number | null) => string | null;
   pathCounts: IdCounts;
 }
 
 /** The row arrays tallyColumns reads for a split and facet fields. */
-function tallyColumnsRead(split: 'status' | 'level', fields: readonly string[]): ColumnName[] {
-  const of: Record<string, ColumnName> = { status: 'status', method: 'method', level: 'level', function_id: 'fn' };
-  return ['ts', 'len', 'path', split, ...fields.map((f) => of[f]!)];
+function tallyColumnsRead(split: 'status' | 'level', fields: readonly FilterField[]): ColumnName[] {
+  return ['ts', 'len', 'path', split, ...fields.map(columnOfField)];
 }
 
 /**
@@ -213,9 +214,8 @@ function tallyColumns(t: SearchTallies, c: ScanColumns, pass: (i: number) => boo
   const keys = byStatus ? CLASS_KEYS : [...c.dicts.level, 'none'];
   const bins: Array<Float64Array | undefined> = [];
   const binOf = (k: number) => (bins[k] ??= shape.bin(keys[k]!));
-  const columnOf = (f: string): Int32Array => (f === 'status' ? c.status : f === 'method' ? c.method : f === 'level' ? c.level : c.fn);
   // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
-  const counted = shape.fields.map((f) => [f, columnOf(f), new IdCounts(f === 'status' || f === 'function_id' ? 1024 : c.dicts[f as 'method' | 'level'].length), f === 'function_id' ? 0 : NONE] as const);
+  const counted = shape.fields.map((f) => [f, c[columnOfField(f)], new IdCounts(f === 'status' || f === 'function_id' ? 1024 : c.dicts[f as 'method' | 'level'].length), f === 'function_id' ? 0 : NONE] as const);
   const pathCounts = shape.pathCounts;
   for (let i = from; i < to; i++) {
     if (!pass(i)) continue;

@@ -40,8 +40,7 @@ export interface ColumnsHooks {
 }
 
 export class ColumnsCache {
-  /** Columns of clean partitions by the version they were read from, least recently used first. */
-  /** Columns by partition, least recently used first, each with its bytes when last used (what trimColumnCache sums). */
+  /** Columns of clean partitions by the version they were read from, least recently used first, each with its bytes when last used (what trimColumnCache sums). */
   private readonly columnCache = new Map<Partition, { version: number; cols: ScanColumns; bytes: number }>();
   /** Committed versions whose columns file is to be built, and the task building them. */
   private readonly columnQueue = new Map<Partition, number>();
