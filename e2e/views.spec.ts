@@ -156,8 +156,11 @@ test.describe.serial('saved views and recent searches', () => {
     await page.keyboard.press('ArrowDown');
     await expect(menu(page)).toBeVisible();
     await expect(menu(page).getByTestId('sv-save-current')).toBeFocused();
-    await page.keyboard.press('ArrowDown');
+    // The saved views arrive after the menu opens: an arrow pressed before them has nowhere to go
+    // (a clean-clone run once pressed it first).
     const rows = menu(page).getByTestId('sv-view');
+    await expect(rows.nth(0)).toBeVisible();
+    await page.keyboard.press('ArrowDown');
     await expect(rows.nth(0).getByTestId('sv-view-open')).toBeFocused();
     await expect(rows.nth(0)).toContainText('Logs, last day');
     await page.keyboard.press('ArrowDown');
