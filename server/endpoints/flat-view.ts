@@ -36,6 +36,8 @@ export async function withFlatView<T>(store: LogStore, fn: (db: Db) => T): Promi
   try {
     db.exec(DDL);
     const records: string[] = [];
+    // An import's open rollup cells are written first: the copy reads the tables whole.
+    store.rollups.flush();
     db.transaction(() => {
       for (const t of ['projects', 'functions', 'function_edge_hours', 'function_edge_days']) copy(store.catalog, db, `SELECT * FROM ${t}`, t);
       for (const { id, text } of store.urls.slice(0, Number.MAX_SAFE_INTEGER)) db.run('INSERT INTO urls VALUES (?, ?)', [id, text]);

@@ -133,15 +133,19 @@ export function invocationBuckets(store: LogStore, { project: projectRef, functi
       // Rollups of the bucket's width: per minute in the overlapping partitions (all functions
       // only), per hour and per day in the catalog; each has a row for all functions.
       const g = unit >= DAY_GRAIN.unit ? DAY_GRAIN : unit >= HOUR_GRAIN.unit ? HOUR_GRAIN : MINUTE_GRAIN;
-      const dbs = g === MINUTE_GRAIN ? store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1).map((p) => store.use(p)) : [store.catalog];
-      for (const db of dbs) {
-        const rows = db.rows(`SELECT ${g.column}, ${ROLLUP_COLUMNS} FROM ${g.table} WHERE project = ? AND function = ? AND ${g.column} >= ? AND ${g.column} < ?`, [
-          project,
-          fnText ? fn! : ALL_FUNCTIONS,
-          first,
-          last + unit,
-        ]);
-        for (const [at, ...rest] of rows) addRollupRow(bucket(trunc(at as number, unit)), rest);
+      const f = fnText ? fn! : ALL_FUNCTIONS;
+      if (g === MINUTE_GRAIN) {
+        for (const p of store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1)) {
+          const rows = store.use(p).rows(`SELECT ${g.column}, ${ROLLUP_COLUMNS} FROM ${g.table} WHERE project = ? AND function = ? AND ${g.column} >= ? AND ${g.column} < ?`, [
+            project,
+            f,
+            first,
+            last + unit,
+          ]);
+          for (const [at, ...rest] of rows) addRollupRow(bucket(trunc(at as number, unit)), rest);
+        }
+      } else {
+        for (const [at, , ...rest] of store.rollups.rows(g, project, [f], first, last + unit)) addRollupRow(bucket(trunc(at as number, unit)), rest);
       }
     }
   }

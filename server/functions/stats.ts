@@ -9,7 +9,7 @@
 import { nearestRank } from '../endpoints/sql-functions.ts';
 import { STATS_INTERVALS } from '../endpoints/windows.ts';
 import type { LogStore } from '../store/log-store.ts';
-import { addRollupRow, ALL_FUNCTIONS, countRecord, DAY_GRAIN, emptyExecStats, HOUR_GRAIN, ROLLUP_COLUMNS, type ExecStats } from '../store/rollups.ts';
+import { addRollupRow, ALL_FUNCTIONS, countRecord, DAY_GRAIN, emptyExecStats, HOUR_GRAIN, type ExecStats } from '../store/rollups.ts';
 import { sourceInfo, type SourceName } from '../sources.ts';
 import { formatIsoMicros, truncMicros } from '../time.ts';
 import { functionSlugs } from './slugs.ts';
@@ -102,11 +102,7 @@ export function computeFunctionStats(store: LogStore, projectRef: string, interv
   } else {
     // The rollup grain of the window's buckets; the all-functions row gives the total.
     const g = unit >= DAY_GRAIN.unit ? DAY_GRAIN : HOUR_GRAIN;
-    const rows = store.catalog.rows(
-      `SELECT function, ${ROLLUP_COLUMNS} FROM ${g.table} WHERE project = ? AND function IN (SELECT value FROM json_each(?)) AND ${g.column} >= ? AND ${g.column} < ?`,
-      [project, JSON.stringify([...fns, ALL_FUNCTIONS]), start, end],
-    );
-    for (const [fn, ...rest] of rows) {
+    for (const [, fn, ...rest] of store.rollups.rows(g, project, [...fns, ALL_FUNCTIONS], start, end)) {
       const acc = fn === ALL_FUNCTIONS ? total : accs.get(fn as number);
       if (acc) addRollupRow(acc, rest);
     }

@@ -24,6 +24,8 @@ export interface BatchResult {
 
 /** The longest a batch spends writing settled API hours to the catalog (ms). */
 const API_HOURS_BUDGET_MS = 4;
+/** The longest a batch spends writing settled hour and day rollups to the catalog (ms). */
+const ROLLUPS_BUDGET_MS = 2;
 
 /** Records of one day in one batch needed to judge the day's density. */
 const DENSE_SAMPLE = 200;
@@ -220,12 +222,12 @@ export class BatchInserter {
           [info.code, s.project, s.fn, s.count, s.min, s.max],
         );
       }
-      hours?.flush(catalog);
-      days?.flush(catalog);
+      if (hours && days) this.catalog.rollups.merge(hours, days);
       if (api?.size) this.catalog.apiHours.merge(api);
     });
     // Hours the import has left behind go to the catalog now, a few ms a batch, not all at the save.
     this.catalog.apiHours.flushSettled(API_HOURS_BUDGET_MS);
+    this.catalog.rollups.flushSettled(ROLLUPS_BUDGET_MS);
     this.txn.stageIdle();
     if (imported > 0) {
       this.catalog.dirty = true;

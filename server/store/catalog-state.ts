@@ -9,6 +9,7 @@ import { ApiHours } from './api-hours.ts';
 import { urlsState } from './catalog.ts';
 import { Dictionary } from './catalog-dictionary.ts';
 import { openDbSync, type Db } from './db.ts';
+import { OpenRollups } from './rollups.ts';
 import { pathOfUrl } from './record.ts';
 import type { PathIds } from './scan-columns.ts';
 import { PATHS_FILE, removeVersionFiles, URLS_FILE } from './store-files.ts';
@@ -31,6 +32,8 @@ export class CatalogState {
   readonly pathIds: PathIds;
   readonly functions: Dictionary;
   readonly apiHours: ApiHours;
+  /** The hour and day rollups an import is adding to (rollups.ts). */
+  readonly rollups: OpenRollups;
   /** Bumps when dictionary ids may have been reused (a rolled-back import). */
   urlEpoch = 0;
 
@@ -50,6 +53,7 @@ export class CatalogState {
     };
     this.functions = new Dictionary(db, 'functions', 'function_id', 10_000);
     this.apiHours = new ApiHours(db);
+    this.rollups = new OpenRollups(db);
   }
 
   /** Replaces the catalog with an image of another (a rollback, a reopen); the dictionaries follow it. */
@@ -64,6 +68,7 @@ export class CatalogState {
     this.projects.reset();
     this.functions.reset();
     this.apiHours.reset();
+    this.rollups.reset();
     this.urlEpoch++;
   }
 

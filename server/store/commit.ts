@@ -63,6 +63,7 @@ export async function commit({ dataDir, catalog, map, txn, cols }: CommitParts):
     putPartitionRow(catalog.db, p.row);
   }
   spanOf('commit: flush api hours', () => catalog.apiHours.flush());
+  spanOf('commit: flush rollups', () => catalog.rollups.flush());
   // New URLs are written now and synced with the record files; the catalog counts them.
   spanOf('commit: flush urls', () => catalog.urls.flush());
   const urls = catalog.urls.state();

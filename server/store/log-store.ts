@@ -39,7 +39,7 @@ import type { Partition } from './partition.ts';
 import { describePartition, PartitionMap } from './partition-map.ts';
 import type { RecordAddress } from './record-blocks.ts';
 import type { StoredRecord } from './record.ts';
-import { DAY_GRAIN, HOUR_GRAIN } from './rollups.ts';
+import { DAY_GRAIN, HOUR_GRAIN, type OpenRollups } from './rollups.ts';
 import type { ColumnName, ScanColumns } from './scan-columns.ts';
 import { removeVersionFiles } from './store-files.ts';
 import { loadCommitted, openFolder } from './store-lifecycle.ts';
@@ -83,6 +83,8 @@ export class LogStore {
   readonly paths: TextDictionary;
   readonly functions: Dictionary;
   readonly apiHours: ApiHours;
+  /** The catalog's hour and day rollups, read through `rollups.rows` (an import's open cells in place). */
+  readonly rollups: OpenRollups;
   /** `close` has begun: nothing may be read or written through the store any more. */
   closed = false;
   /** Bumps whenever stored data changes; caches key on it. */
@@ -110,6 +112,7 @@ export class LogStore {
     this.paths = state.paths;
     this.functions = state.functions;
     this.apiHours = state.apiHours;
+    this.rollups = state.rollups;
     // The parts reach one another through these hooks, called only once all exist.
     this.partitionMap = new PartitionMap(dataDir, this.memoryBudgetBytes, this.damage, {
       importing: () => this.importTxn.importing,
@@ -408,6 +411,7 @@ export class LogStore {
         }
       });
       state.apiHours.reset();
+      state.rollups.reset();
       // The URLs were the edge logs' alone; the file is cut once the empty state is committed.
       if (info.hot === 'edge') state.resetUrls({ bytes: 0, count: 0 });
       state.dirty = true;
