@@ -296,8 +296,14 @@ export interface FieldRows {
   readonly project: Int32Array;
 }
 
-/** Records parsed per step of the background builder (about ten milliseconds of JSON.parse). */
+/** Records parsed per step at most. */
 const STEP_RECORDS = 2_000;
+/**
+ * How long a step of the background builder runs before its turn (ms): 2,000 edge records
+ * (3.4 MB of JSON to parse and walk) took 30-120 ms, the longest waits of pages asked while a
+ * fresh import's field index was built.
+ */
+const STEP_MS = 8;
 
 /**
  * Builds a field index from the records: each block decompressed once (rows grouped by block),
@@ -333,10 +339,11 @@ class FieldIndexBuilder {
     this.blocks = [...this.rowsOf.keys()].sort((a, b) => a - b);
   }
 
-  /** Reads the next blocks (STEP_RECORDS records or more); true when every row is read. */
-  step(): boolean {
+  /** Reads the next blocks (until STEP_RECORDS records or `budgetMs` have passed, one block at least); true when every row is read. */
+  step(budgetMs = Infinity): boolean {
     let done = 0;
-    while (this.next < this.blocks.length && done < STEP_RECORDS) {
+    const until = performance.now() + budgetMs;
+    while (this.next < this.blocks.length && done < STEP_RECORDS && (done === 0 || performance.now() < until)) {
       const blk = this.blocks[this.next++]!;
       const raw = this.block(blk);
       if (!raw) throw new Error('a block of the partition is not written yet');
@@ -420,38 +427,44 @@ class FieldIndexBuilder {
     return id;
   }
 
-  finish(): FieldIndex {
-    const entries = new Map<string, PathEntry>();
-    // Listed in path order: the same records give the same section whatever order their keys came in.
-    const order = this.paths.map((path, j) => [path, j] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  /** The discovered paths in path order: the same records give the same section whatever order their keys came in. */
+  pathOrder(): Array<readonly [string, number]> {
+    return this.paths.map((path, j) => [path, j] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  }
+
+  /** Path `j`'s entry: its ids narrowed and its rows counted per (project, value), or capped. */
+  entryOf(path: string, j: number): PathEntry {
     const most = Math.max(MIN_FEW_TEXTS, this.rows.n * FEW_TEXTS_SHARE);
-    for (const [path, j] of order) {
-      if (!this.maps[j] || this.texts[j]!.length > most) {
-        entries.set(path, { path, capped: true, file: null });
-        continue;
-      }
-      const wide = this.ids[j]!;
-      const top = FIRST_TEXT + this.texts[j]!.length;
-      const ids = top <= 0x100 ? new Uint8Array(this.rows.n) : top <= 0x10000 ? new Uint16Array(this.rows.n) : new Uint32Array(this.rows.n);
-      ids.set(wide);
-      // Rows per (project, id): a key project * 2^17 + id is exact (ids stay below 2^17).
-      const perKey = new Map<number, number>();
-      for (let i = 0; i < this.rows.n; i++) {
-        const id = ids[i]!;
-        if (id < FIRST_TEXT) continue;
-        const key = this.rows.project[i]! * 131072 + id;
-        perKey.set(key, (perKey.get(key) ?? 0) + 1);
-      }
-      const keys = Float64Array.from(perKey.keys()).sort();
-      const counts = { k: keys.length, project: new Int32Array(keys.length), id: new Int32Array(keys.length), count: new Int32Array(keys.length) };
-      keys.forEach((key, x) => {
-        counts.project[x] = Math.floor(key / 131072);
-        counts.id[x] = key % 131072;
-        counts.count[x] = perKey.get(key)!;
-      });
-      entries.set(path, { path, capped: false, texts: this.texts[j]!, ids, counts, file: null });
+    if (!this.maps[j] || this.texts[j]!.length > most) return { path, capped: true, file: null };
+    const wide = this.ids[j]!;
+    const top = FIRST_TEXT + this.texts[j]!.length;
+    const ids = top <= 0x100 ? new Uint8Array(this.rows.n) : top <= 0x10000 ? new Uint16Array(this.rows.n) : new Uint32Array(this.rows.n);
+    ids.set(wide);
+    // Rows per (project, id): a key project * 2^17 + id is exact (ids stay below 2^17).
+    const perKey = new Map<number, number>();
+    for (let i = 0; i < this.rows.n; i++) {
+      const id = ids[i]!;
+      if (id < FIRST_TEXT) continue;
+      const key = this.rows.project[i]! * 131072 + id;
+      perKey.set(key, (perKey.get(key) ?? 0) + 1);
     }
+    const keys = Float64Array.from(perKey.keys()).sort();
+    const counts = { k: keys.length, project: new Int32Array(keys.length), id: new Int32Array(keys.length), count: new Int32Array(keys.length) };
+    keys.forEach((key, x) => {
+      counts.project[x] = Math.floor(key / 131072);
+      counts.id[x] = key % 131072;
+      counts.count[x] = perKey.get(key)!;
+    });
+    return { path, capped: false, texts: this.texts[j]!, ids, counts, file: null };
+  }
+
+  /** The index of `entries` (every path's, in pathOrder). */
+  indexOf(entries: Map<string, PathEntry>): FieldIndex {
     return new FieldIndex(this.rows.n, entries, null, this.all, new Set([...this.objects].sort()));
+  }
+
+  finish(): FieldIndex {
+    return this.indexOf(new Map(this.pathOrder().map(([path, j]) => [path, this.entryOf(path, j)])));
   }
 }
 
@@ -465,11 +478,22 @@ export function buildFieldIndex(rows: FieldRows, block: (blk: number) => Buffer 
 }
 
 /**
- * buildFieldIndex in steps of STEP_RECORDS records, calling `between` after each (a turn for
- * other work); null when `between` says to give up (the partition changed meanwhile).
+ * buildFieldIndex in steps of at most STEP_MS (or STEP_RECORDS records), calling `between`
+ * after each (a turn for other work); null when `between` says to give up (the partition
+ * changed meanwhile).
  */
 export async function buildFieldIndexInSteps(rows: FieldRows, block: (blk: number) => Buffer | null, between: () => Promise<boolean>): Promise<FieldIndex | null> {
   const b = new FieldIndexBuilder(rows, block);
-  while (!b.step()) if (!(await between())) return null;
-  return b.finish();
+  while (!b.step(STEP_MS)) if (!(await between())) return null;
+  // Each path's ids are narrowed and counted over every row: a few ms per path of a busy hour.
+  const entries = new Map<string, PathEntry>();
+  let since = performance.now();
+  for (const [path, j] of b.pathOrder()) {
+    if (performance.now() - since > STEP_MS) {
+      if (!(await between())) return null;
+      since = performance.now();
+    }
+    entries.set(path, b.entryOf(path, j));
+  }
+  return b.indexOf(entries);
 }
