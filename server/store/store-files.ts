@@ -17,8 +17,11 @@ export const ROLLBACK_FILE = 'catalog.sqlite.before-import';
 /** The files derived from a record file, by the ending that replaces its `.records`: its block index, record texts and record words. */
 export const RECORD_DERIVED: readonly string[] = ['.grams', '.texts', '.tokens'];
 
-/** Whether a file under parts/ is derived (a columns file, or derived from a record file): rebuilt, never restored. */
-export const isDerivedPartFile = (f: string): boolean => f.endsWith('.cols') || RECORD_DERIVED.some((ext) => f.endsWith(ext));
+/** What the background builder names a columns file while it writes it (off the answering thread). */
+export const COLUMNS_BACKGROUND_TMP = '.bg.tmp';
+
+/** Whether a file under parts/ is derived (a columns file, one being written, or derived from a record file): rebuilt, never restored. */
+export const isDerivedPartFile = (f: string): boolean => f.endsWith('.cols') || f.endsWith(`.cols${COLUMNS_BACKGROUND_TMP}`) || RECORD_DERIVED.some((ext) => f.endsWith(ext));
 
 /** Deletes a file; a version's database file goes with its columns file. */
 export function removeVersionFiles(file: string): void {
