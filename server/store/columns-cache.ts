@@ -229,7 +229,7 @@ export class ColumnsCache {
         // Written, not kept: memory is for what requests read. (A file whose field index was
         // added is read again by the next request, with it.)
         if (withFields || state === 'unusable') {
-          await this.writeColumnsInBackground(p, version, cols);
+          await this.writeColumnsOffThread(p, version, cols, unchanged);
           if (!unchanged()) continue;
           this.damagedFields.delete(file);
           this.columnCache.delete(p);
@@ -544,11 +544,13 @@ export class ColumnsCache {
   }
 
   /**
-   * writeColumns for the background builder: the file is written and synced off this thread
-   * (a synced write of a busy hour's columns held requests 10-30 ms), through a temp file of its
-   * own, so that a request building the same version's file meanwhile writes its own.
+   * writeColumns with the file written and synced off this thread (a synced write of a busy
+   * hour's columns held requests 10-30 ms, and up to 250 ms while the disk was busy), through a
+   * temp file of its own. The file is put in place only if `still()` holds once it is synced
+   * (the version may have been replaced meanwhile). A failure is ignored when `bestEffort` (the
+   * columns are built again when next needed), else thrown.
    */
-  private async writeColumnsInBackground(p: Partition, version: number, cols: ScanColumns): Promise<void> {
+  async writeColumnsOffThread(p: Partition, version: number, cols: ScanColumns, still: () => boolean, bestEffort = true): Promise<void> {
     const file = columnsFileOf(p.dbFile(version));
     const tmp = `${file}${COLUMNS_BACKGROUND_TMP}`;
     try {
@@ -560,11 +562,15 @@ export class ColumnsCache {
       } finally {
         await fh.close();
       }
-      await fs.promises.rename(tmp, file);
+      if (!still()) {
+        fs.rmSync(tmp, { force: true });
+        return;
+      }
+      fs.renameSync(tmp, file);
       this.columnsWritten.add(file);
-    } catch {
-      // Built again when next needed, as after a failed synchronous write.
-      await fs.promises.rm(tmp, { force: true });
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      if (!bestEffort) throw err;
     }
   }
 

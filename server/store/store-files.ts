@@ -17,7 +17,7 @@ export const ROLLBACK_FILE = 'catalog.sqlite.before-import';
 /** The files derived from a record file, by the ending that replaces its `.records`: its block index, record texts and record words. */
 export const RECORD_DERIVED: readonly string[] = ['.grams', '.texts', '.tokens'];
 
-/** What the background builder names a columns file while it writes it (off the answering thread). */
+/** What a columns file is named while it is written off the answering thread. */
 export const COLUMNS_BACKGROUND_TMP = '.bg.tmp';
 
 /** Whether a file under parts/ is derived (a columns file, one being written, or derived from a record file): rebuilt, never restored. */
