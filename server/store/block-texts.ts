@@ -222,9 +222,10 @@ export function packGroup(records: ReadonlyArray<{ texts: RecordTexts }>, dictio
  */
 export async function packGroupOffThread(records: ReadonlyArray<{ texts: RecordTexts }>, dictionary: Buffer): Promise<Buffer> {
   const { chunkFirst, raw } = groupChunks(records);
-  const packed = await Promise.all(
-    raw.map((c) => new Promise<Buffer>((resolve, reject) => zlib.deflateRaw(c, deflateOptions(dictionary), (err, out) => (err ? reject(err) : resolve(out))))),
-  );
+  // One chunk at a time: in parallel they took every libuv thread, and on two cores the
+  // requests this is meant to leave the answering thread to.
+  const packed: Buffer[] = [];
+  for (const c of raw) packed.push(await new Promise<Buffer>((resolve, reject) => zlib.deflateRaw(c, deflateOptions(dictionary), (err, out) => (err ? reject(err) : resolve(out)))));
   return groupBytes(chunkFirst, packed);
 }
 
