@@ -61,11 +61,32 @@ export function hotInsertSql(source: SourceInfo): string {
   return `INSERT INTO ${source.alias} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Value of each lowercase hexadecimal digit by its character code, -1 for any other. */
+const HEX = new Int8Array(128).fill(-1);
+for (let c = 0; c < 16; c++) HEX['0123456789abcdef'.charCodeAt(c)] = c;
 
-/** How an id is keyed in `ids`: a lowercase UUID as 16 bytes, anything else as its text. */
+/**
+ * How an id is keyed in `ids`: a lowercase UUID as 16 bytes, anything else as its text. Read
+ * character by character (a regular expression, a copy without dashes and a hex decode were
+ * 270 ms of an import of 300k records on the inserting thread).
+ */
 export function idKey(id: string): string | Uint8Array {
-  return id.length === 36 && UUID.test(id) ? new Uint8Array(Buffer.from(id.replace(/-/g, ''), 'hex')) : id;
+  if (id.length !== 36) return id;
+  const out = new Uint8Array(16);
+  let k = 0;
+  for (let i = 0; i < 36; i++) {
+    const c = id.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 0x2d) return id;
+      continue;
+    }
+    const v = c < 128 ? HEX[c]! : -1;
+    if (v < 0) return id;
+    if (k & 1) out[k >> 1]! |= v;
+    else out[k >> 1] = v << 4;
+    k++;
+  }
+  return out;
 }
 
 export class Partition {
@@ -80,8 +101,9 @@ export class Partition {
   maxVersion = 0;
   /** The import batch that last wrote it. */
   lastBatch = 0;
-  /** Bytes of the loaded database, as last measured. */
+  /** Bytes of the loaded database, as last measured, and when (performance.now()). */
   loadedBytes = 0;
+  measuredAt = -Infinity;
   /** Columns were added at load (addMissingColumns): the store should save it. */
   migrated = false;
   /** Length and CRC-32 of the staged version's file, for the catalog when it commits. */
@@ -248,6 +270,7 @@ export class Partition {
     this.db?.close();
     this.db = null;
     this.loadedBytes = 0;
+    this.measuredAt = -Infinity;
     // Its record file stays as it is: descriptors and decompressed blocks are bounded across
     // all partitions (record-blocks.ts), and the explorer reads records of partitions it never loads.
   }
