@@ -15,6 +15,7 @@ import { describePartition, type PartitionMap } from './partition-map.ts';
 import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileState, encodeScanColumns, readScanColumns, type ColumnName, type ColumnsIdentity, type PathIds, type ScanColumns } from './scan-columns.ts';
 import { buildFieldIndexInSteps } from './field-columns.ts';
 import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroupOffThread, readBlockTexts, recordsOfBlock, recordTexts, textsDictionary, textsEntry, type BlockTexts, type RecordTexts } from './block-texts.ts';
+import { writeSynced } from './durable.ts';
 import { COLUMNS_BACKGROUND_TMP } from './store-files.ts';
 import type { TextDictionary } from './text-dictionary.ts';
 import { appendRecordTokens, cutRecordTokens, readRecordTokens, SEGMENT_RECORDS, TokenSegmentBuilder, type RecordTokens } from './record-tokens.ts';
@@ -555,13 +556,7 @@ export class ColumnsCache {
     const tmp = `${file}${COLUMNS_BACKGROUND_TMP}`;
     try {
       const bytes = columnsFileBytes(cols, this.paths, { source: p.source.code, start: p.start, version });
-      const fh = await fs.promises.open(tmp, 'w', 0o600);
-      try {
-        await fh.writeFile(bytes);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
+      await writeSynced(tmp, bytes);
       if (!still()) {
         fs.rmSync(tmp, { force: true });
         return;
