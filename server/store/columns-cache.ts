@@ -188,6 +188,16 @@ export class ColumnsCache {
       while (this.hooks.importing() && !this.closing) await sleep(50);
       stepStarted = performance.now();
     };
+    // Work handed to libuv's threads is awaited outside the step: the step's span (and the
+    // pause after it, which grows with the step) counts only this thread's time.
+    const offThread = async <T>(work: Promise<T>): Promise<T> => {
+      spanSince('background: columns step', stepStarted);
+      try {
+        return await work;
+      } finally {
+        stepStarted = performance.now();
+      }
+    };
     while (this.columnQueue.size && !this.closing) {
       // Files found whole cost a header read (and a block index read) each, and a store opens
       // with every partition queued (thousands at 10M): a pause every few ms of them, as between
@@ -230,7 +240,7 @@ export class ColumnsCache {
         // Written, not kept: memory is for what requests read. (A file whose field index was
         // added is read again by the next request, with it.)
         if (withFields || state === 'unusable') {
-          await this.writeColumnsOffThread(p, version, cols, unchanged);
+          await offThread(this.writeColumnsOffThread(p, version, cols, unchanged));
           if (!unchanged()) continue;
           this.damagedFields.delete(file);
           this.columnCache.delete(p);
@@ -238,7 +248,7 @@ export class ColumnsCache {
       }
       try {
         await this.buildGrams(p, pause, unchanged);
-        await this.buildTexts(p, pause, unchanged);
+        await this.buildTexts(p, pause, unchanged, offThread);
         await this.buildTokens(p, pause, unchanged);
       } catch (err) {
         // A damaged record file is named by the requests that read it; its index waits for the next commit.
@@ -303,7 +313,7 @@ export class ColumnsCache {
    * texts by its number in the record file, its row less one: each group is first checked
    * against the partition's rows (its first and last record), or none is written.
    */
-  private async buildTexts(p: Partition, pause: () => Promise<void>, unchanged: () => boolean): Promise<void> {
+  private async buildTexts(p: Partition, pause: () => Promise<void>, unchanged: () => boolean, offThread: <T>(work: Promise<T>) => Promise<T>): Promise<void> {
     const size = p.row.record_bytes;
     const have = this.blockTexts(p);
     const from = have?.covered ?? 0;
@@ -331,7 +341,7 @@ export class ColumnsCache {
         return false;
       }
       dictionary ??= textsDictionary(records);
-      entries.push(textsEntry(p.blocks.nameSeed, groupStart, end, first, records.length, await packGroupOffThread(records, dictionary)));
+      entries.push(textsEntry(p.blocks.nameSeed, groupStart, end, first, records.length, await offThread(packGroupOffThread(records, dictionary))));
       first += records.length;
       records = [];
       textBytes = 0;
