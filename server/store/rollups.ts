@@ -121,7 +121,7 @@ export class FunctionRollupBatch {
     if (countRecord(c, exec, status)) c.sketch!.add(exec);
   }
 
-  /** The table's grain. */
+  /** The grain of the table its cells go to. */
   get table(): RollupGrain {
     return this.grain;
   }
@@ -135,15 +135,22 @@ export class FunctionRollupBatch {
 
   /** Merges into the table; runs inside the caller's transaction. */
   flush(db: Db): void {
-    for (const c of this.cells.values()) {
-      const old = db.rows(`SELECT ${ROLLUP_COLUMNS} FROM ${this.grain.table} WHERE project = ? AND ${this.grain.column} = ? AND function = ?`, [c.project, c.hour, c.fn])[0];
-      if (old) addRollupRow(c, old);
-      db.run(`INSERT OR REPLACE INTO ${this.grain.table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-        c.project, c.hour, c.fn, c.count, c.errors, c.n, c.n ? c.sum : null, c.min, c.max, c.n ? c.sketch!.encode() : null,
-      ]);
+    for (const c of this.take()) {
+      addStoredCell(db, this.grain, c);
+      writeCell(db, this.grain, c);
     }
-    this.cells.clear();
   }
+}
+
+/** Adds the cell's stored row in `g`'s table, if it has one, to `c`. */
+function addStoredCell(db: Db, g: RollupGrain, c: RollupCell): void {
+  const old = db.rows(`SELECT ${ROLLUP_COLUMNS} FROM ${g.table} WHERE project = ? AND ${g.column} = ? AND function = ?`, [c.project, c.hour, c.fn])[0];
+  if (old) addRollupRow(c, old);
+}
+
+/** Writes the cell as its row of `g`'s table (`values`: its stored values, when already made). */
+function writeCell(db: Db, g: RollupGrain, c: RollupCell, values: SqlValue[] = storedValues(c)): void {
+  db.run(`INSERT OR REPLACE INTO ${g.table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [c.project, c.hour, c.fn, ...values]);
 }
 
 /** `sketch_merge(blob)` aggregate and `sketch_quantile(blob, p, min, max)`, for the endpoint SQL. */
@@ -216,8 +223,7 @@ export class OpenRollups {
           o.values = null;
           continue;
         }
-        const old = this.catalog().rows(`SELECT ${ROLLUP_COLUMNS} FROM ${g.table} WHERE project = ? AND ${g.column} = ? AND function = ?`, [c.project, c.hour, c.fn])[0];
-        if (old) addRollupRow(c, old);
+        addStoredCell(this.catalog(), g, c);
         this.open.set(key, { grain: g, cell: c, touched: this.merges, values: null });
       }
     }
@@ -265,7 +271,7 @@ export class OpenRollups {
   }
 
   private write(key: string, { grain: g, cell: c, values }: OpenCell): void {
-    this.catalog().run(`INSERT OR REPLACE INTO ${g.table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [c.project, c.hour, c.fn, ...(values ?? storedValues(c))]);
+    writeCell(this.catalog(), g, c, values ?? undefined);
     this.open.delete(key);
   }
 
