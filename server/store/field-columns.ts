@@ -325,6 +325,9 @@ class FieldIndexBuilder {
   private readonly blocks: number[];
   private readonly rowsOf = new Map<number, number[]>();
   private next = 0;
+  /** The paths in the order the index lists them, and their entries so far (finishStep). */
+  private order: Array<readonly [string, number]> | null = null;
+  private readonly entries = new Map<string, PathEntry>();
 
   constructor(
     private readonly rows: FieldRows,
@@ -427,13 +430,24 @@ class FieldIndexBuilder {
     return id;
   }
 
-  /** The discovered paths in path order: the same records give the same section whatever order their keys came in. */
-  pathOrder(): Array<readonly [string, number]> {
-    return this.paths.map((path, j) => [path, j] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  /**
+   * Gives the next paths their entries (until `budgetMs` has passed, one path at least: each
+   * reads every row, a few ms for a busy hour); the index once every path has one.
+   */
+  finishStep(budgetMs = Infinity): FieldIndex | null {
+    // Listed in path order: the same records give the same section whatever order their keys came in.
+    this.order ??= this.paths.map((path, j) => [path, j] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const until = performance.now() + budgetMs;
+    for (let done = 0; this.entries.size < this.order.length && (done === 0 || performance.now() < until); done++) {
+      const [path, j] = this.order[this.entries.size]!;
+      this.entries.set(path, this.entryOf(path, j));
+    }
+    if (this.entries.size < this.order.length) return null;
+    return new FieldIndex(this.rows.n, this.entries, null, this.all, new Set([...this.objects].sort()));
   }
 
   /** Path `j`'s entry: its ids narrowed and its rows counted per (project, value), or capped. */
-  entryOf(path: string, j: number): PathEntry {
+  private entryOf(path: string, j: number): PathEntry {
     const most = Math.max(MIN_FEW_TEXTS, this.rows.n * FEW_TEXTS_SHARE);
     if (!this.maps[j] || this.texts[j]!.length > most) return { path, capped: true, file: null };
     const wide = this.ids[j]!;
@@ -457,15 +471,6 @@ class FieldIndexBuilder {
     });
     return { path, capped: false, texts: this.texts[j]!, ids, counts, file: null };
   }
-
-  /** The index of `entries` (every path's, in pathOrder). */
-  indexOf(entries: Map<string, PathEntry>): FieldIndex {
-    return new FieldIndex(this.rows.n, entries, null, this.all, new Set([...this.objects].sort()));
-  }
-
-  finish(): FieldIndex {
-    return this.indexOf(new Map(this.pathOrder().map(([path, j]) => [path, this.entryOf(path, j)])));
-  }
 }
 
 /** Builds a partition's field index from its records at once. */
@@ -474,7 +479,7 @@ export function buildFieldIndex(rows: FieldRows, block: (blk: number) => Buffer 
   while (!b.step()) {
     // Every step in one go.
   }
-  return b.finish();
+  return b.finishStep()!;
 }
 
 /**
@@ -485,15 +490,9 @@ export function buildFieldIndex(rows: FieldRows, block: (blk: number) => Buffer 
 export async function buildFieldIndexInSteps(rows: FieldRows, block: (blk: number) => Buffer | null, between: () => Promise<boolean>): Promise<FieldIndex | null> {
   const b = new FieldIndexBuilder(rows, block);
   while (!b.step(STEP_MS)) if (!(await between())) return null;
-  // Each path's ids are narrowed and counted over every row: a few ms per path of a busy hour.
-  const entries = new Map<string, PathEntry>();
-  let since = performance.now();
-  for (const [path, j] of b.pathOrder()) {
-    if (performance.now() - since > STEP_MS) {
-      if (!(await between())) return null;
-      since = performance.now();
-    }
-    entries.set(path, b.entryOf(path, j));
+  for (;;) {
+    const index = b.finishStep(STEP_MS);
+    if (index) return index;
+    if (!(await between())) return null;
   }
-  return b.indexOf(entries);
 }
