@@ -13,7 +13,7 @@ import { SPEED_PATHS, type SpeedPath } from '../endpoints/speed-paths.ts';
 import { startServer, type RunningServer, type ServerOptions } from '../server.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { NOW, edgeRecord, fnRecord, tempDir } from '../testing/fixtures.ts';
-import { COLUMNS_BACKGROUND_TMP, RECORD_DERIVED } from '../store/store-files.ts';
+import { COLUMNS_WRITING_TMP, RECORD_DERIVED } from '../store/store-files.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const P = 'projaaaaaaaaaaaaaaaa';
@@ -240,7 +240,7 @@ export function storeProblems(store: LogStore): string[] {
   // built in the background) or not (rebuilt on use); a columns file the background builder is
   // writing is its temp file for a while.
   const columnsOf = new Set([
-    ...expected.filter((f) => f.endsWith('.sqlite')).flatMap((f) => [f.replace(/\.sqlite$/, '.cols'), f.replace(/\.sqlite$/, `.cols${COLUMNS_BACKGROUND_TMP}`)]),
+    ...expected.filter((f) => f.endsWith('.sqlite')).flatMap((f) => [f.replace(/\.sqlite$/, '.cols'), f.replace(/\.sqlite$/, `.cols${COLUMNS_WRITING_TMP}`)]),
     ...expected.filter((f) => f.endsWith('.records')).flatMap((f) => RECORD_DERIVED.map((ext) => f.replace(/\.records$/, ext))),
   ]);
   const extra = actual.filter((f) => !expected.includes(f) && !columnsOf.has(f));

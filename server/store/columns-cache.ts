@@ -16,7 +16,7 @@ import { buildScanColumns, buildScanColumnsInSteps, columnsFileOf, columnsFileSt
 import { buildFieldIndexInSteps } from './field-columns.ts';
 import { appendBlockTexts, cutBlockTexts, GROUP_TEXT_BYTES, packGroupOffThread, readBlockTexts, recordsOfBlock, recordTexts, textsDictionary, textsEntry, type BlockTexts, type RecordTexts } from './block-texts.ts';
 import { writeSynced } from './durable.ts';
-import { COLUMNS_BACKGROUND_TMP } from './store-files.ts';
+import { COLUMNS_WRITING_TMP } from './store-files.ts';
 import type { TextDictionary } from './text-dictionary.ts';
 import { appendRecordTokens, cutRecordTokens, readRecordTokens, SEGMENT_RECORDS, TokenSegmentBuilder, type RecordTokens } from './record-tokens.ts';
 
@@ -563,7 +563,7 @@ export class ColumnsCache {
    */
   async writeColumnsOffThread(p: Partition, version: number, cols: ScanColumns, still: () => boolean, bestEffort = true): Promise<void> {
     const file = columnsFileOf(p.dbFile(version));
-    const tmp = `${file}${COLUMNS_BACKGROUND_TMP}`;
+    const tmp = `${file}${COLUMNS_WRITING_TMP}`;
     try {
       const bytes = columnsFileBytes(cols, this.paths, { source: p.source.code, start: p.start, version });
       await writeSynced(tmp, bytes);

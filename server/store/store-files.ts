@@ -18,10 +18,10 @@ export const ROLLBACK_FILE = 'catalog.sqlite.before-import';
 export const RECORD_DERIVED: readonly string[] = ['.grams', '.texts', '.tokens'];
 
 /** What a columns file is named while it is written off the answering thread. */
-export const COLUMNS_BACKGROUND_TMP = '.bg.tmp';
+export const COLUMNS_WRITING_TMP = '.bg.tmp';
 
 /** Whether a file under parts/ is derived (a columns file, one being written, or derived from a record file): rebuilt, never restored. */
-export const isDerivedPartFile = (f: string): boolean => f.endsWith('.cols') || f.endsWith(`.cols${COLUMNS_BACKGROUND_TMP}`) || RECORD_DERIVED.some((ext) => f.endsWith(ext));
+export const isDerivedPartFile = (f: string): boolean => f.endsWith('.cols') || f.endsWith(`.cols${COLUMNS_WRITING_TMP}`) || RECORD_DERIVED.some((ext) => f.endsWith(ext));
 
 /** Deletes a file; a version's database file goes with its columns file. */
 export function removeVersionFiles(file: string): void {
