@@ -18,6 +18,10 @@ const MIN_MS = 2;
 let pending: string[] = [];
 const totals: Record<string, [count: number, ms: number]> = {};
 let scheduled = false;
+/** Sizes the log samples with each flush (at most once a second): name → bytes now. */
+const gauges = new Map<string, () => number>();
+let sampledAt = -Infinity;
+const SAMPLE_MS = 1000;
 
 function write(what: string, startPerf: number, ms: number): void {
   const t = (totals[what] ??= [0, 0]);
@@ -34,7 +38,17 @@ function write(what: string, startPerf: number, ms: number): void {
 function flush(): void {
   scheduled = false;
   if (!file) return;
-  pending.push(JSON.stringify({ what: 'totals', at: performance.timeOrigin + performance.now(), thread: isMainThread ? 'main' : `worker ${threadId}`, totals }));
+  const now = performance.now();
+  const thread = isMainThread ? 'main' : `worker ${threadId}`;
+  pending.push(JSON.stringify({ what: 'totals', at: performance.timeOrigin + now, thread, totals }));
+  if (now - sampledAt >= SAMPLE_MS) {
+    sampledAt = now;
+    // rss is the process's (every thread); the heap figures are this thread's own isolate.
+    const m = process.memoryUsage();
+    const sizes: Record<string, number> = { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
+    for (const [name, read] of gauges) sizes[name] = read();
+    pending.push(JSON.stringify({ what: 'memory', at: performance.timeOrigin + now, thread, sizes }));
+  }
   const lines = `${pending.join('\n')}\n`;
   pending = [];
   try {
@@ -50,6 +64,11 @@ if (file) {
   });
   gc.observe({ entryTypes: ['gc'] });
   process.on('exit', flush);
+}
+
+/** A size (bytes) to sample with the process's memory figures, when the log is on: where memory goes during an import. */
+export function gauge(name: string, read: () => number): void {
+  if (file) gauges.set(name, read);
 }
 
 /** Whether spans are being written. */

@@ -2,8 +2,10 @@
  * The only module that touches sql.js. Everything else sees this small interface, so the
  * engine can change (or gain a native twin) without the rest of the server noticing.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type initSqlJs from 'sql.js';
+import { activityLogged, gauge } from '../activity.ts';
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
 
 export type SqlValue = number | string | Uint8Array | null;
@@ -88,6 +90,15 @@ export function withDeadline<T>(deadline: number, fn: () => T): T {
   }
 }
 
+/** What the diagnostics use of the WebAssembly global (Node's types do not declare it). */
+interface WasmInstance {
+  exports: Record<string, { buffer: { byteLength: number } }>;
+}
+interface WasmApi {
+  instantiate(bytes: Uint8Array, imports: unknown): Promise<{ instance: WasmInstance; module: unknown }>;
+  Memory: new () => unknown;
+}
+
 /** The live instance, and which one it is: databases of an older generation are dead. */
 const engineState: { generation: number; trapped: boolean; onTrap: Set<() => void> } = { generation: 0, trapped: false, onTrap: new Set() };
 
@@ -101,7 +112,21 @@ function freshEngine(): Promise<SqlJsStatic> {
   delete require.cache[script];
   const init = require(script) as typeof initSqlJs;
   const wasm = require.resolve('sql.js/dist/sql-wasm.wasm');
-  return init({ locateFile: () => wasm });
+  if (!activityLogged) return init({ locateFile: () => wasm });
+  // Diagnostics: the instance's memory (every database's pages and caches) is sampled with the
+  // process's; Emscripten's instantiateWasm hook is the one place its Memory is visible.
+  const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+  return init({
+    locateFile: () => wasm,
+    instantiateWasm(imports: unknown, done: (instance: WasmInstance, module: unknown) => void) {
+      void wasmApi.instantiate(fs.readFileSync(wasm), imports).then(({ instance, module }) => {
+        const memory = Object.values(instance.exports).find((e) => e instanceof wasmApi.Memory);
+        if (memory) gauge('sqlJsHeap', () => memory.buffer.byteLength);
+        done(instance, module);
+      });
+      return {};
+    },
+  } as Parameters<typeof initSqlJs>[0]);
 }
 
 /** Calls `listener` when the engine traps (once per trapped instance). */
