@@ -28,6 +28,9 @@ export interface CommitParts {
 
 /** Commits what changed; the caller keeps commits from overlapping (the store's queue of saves). */
 export async function commit({ dataDir, catalog, map, txn, cols }: CommitParts): Promise<void> {
+  // A staging image still being written (import-transaction.ts) settles first, so that what
+  // follows sees its partition either staged in a whole file or still dirty.
+  for (const p of map.loaded) if (p.imageWrite) await p.imageWrite;
   const changed = [...map.all()].filter((p) => p.dirty || p.staged !== null);
   const imaged = span('commit: images');
   const stagedFiles: string[] = [];

@@ -5,10 +5,10 @@
  * and what the import commits is every record, once.
  */
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeProblems } from '../hardening/helpers.ts';
 import { importStream } from '../ingest/import.ts';
-import { at, DAY, edgeRecord, storeKeeper } from '../testing/fixtures.ts';
+import { at, DAY, edgeRecord, importRecords, storeKeeper } from '../testing/fixtures.ts';
 import type { Partition } from './partition.ts';
 import { columnsFileOf } from './scan-columns.ts';
 
@@ -58,5 +58,54 @@ describe('staging during an import', () => {
     }
     expect(store.dump('cloudflare.logs.prod').map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
     expect(storeProblems(store)).toEqual([]);
+  });
+
+  it('stages an image written off the thread only if no batch wrote its partition meanwhile: every record committed once', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const DAYS_ = 8;
+    const HEAD = 1100;
+    const LAG = 3;
+    // Each day's last records come after most of the next three days': its partition is idle by
+    // then (four batches), so the first one's image is being written when they come back to it.
+    const day = (d: number, from: number, to: number) => Array.from({ length: to - from }, (_, k) => edgeRecord(T + d * DAY + (from + k) * 60_000_000, { id: `w-${d}-${from + k}` }));
+    const records = [];
+    for (let d = 0; d < DAYS_; d++) {
+      records.push(...day(d, 0, HEAD));
+      if (d >= LAG) records.push(...day(d - LAG, HEAD, PER_DAY));
+    }
+    for (let d = DAYS_ - LAG; d < DAYS_; d++) records.push(...day(d, HEAD, PER_DAY));
+    // Every staged image's write takes 400 ms more; whether a batch wrote its partition meanwhile is noted.
+    const realWrite = fs.promises.writeFile.bind(fs.promises);
+    let writes = 0;
+    let overtaken = 0;
+    const spy = vi.spyOn(fs.promises, 'writeFile').mockImplementation(async (file, data, opts) => {
+      const p = typeof file === 'string' && file.endsWith('.sqlite') ? store.partitions('cloudflare.logs.prod').find((x) => file.startsWith(`${x.dbFile(0).slice(0, -'0.sqlite'.length)}`)) : undefined;
+      if (p) {
+        writes++;
+        const before = p.changes;
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        if (p.changes !== before) overtaken++;
+      }
+      return realWrite(file, data, opts);
+    });
+    let report;
+    try {
+      report = await importRecords(store, 'edge_logs', records);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(report).toMatchObject({ imported: DAYS_ * PER_DAY, duplicates: 0, rejected: 0 });
+    expect(writes).toBeGreaterThan(0);
+    expect(overtaken).toBeGreaterThan(0);
+    const parts = store.partitions('cloudflare.logs.prod');
+    expect(parts.map((p) => store.use(p).rows('SELECT count(*) FROM edge_logs')[0]![0])).toEqual(Array(DAYS_).fill(PER_DAY));
+    expect(store.dump('cloudflare.logs.prod').map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
+    expect(storeProblems(store)).toEqual([]);
+    // And after a reopen, from the files alone.
+    await keeper.close(store);
+    const again = await keeper.open(dir);
+    expect(again.dump('cloudflare.logs.prod').map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
+    expect(storeProblems(again)).toEqual([]);
   });
 });

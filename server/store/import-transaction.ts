@@ -237,7 +237,47 @@ export class ImportTransaction {
     this.beforeImage(p);
     p.blocks.flush();
     const { version, bytes, crc } = p.writeVersion(p.nextVersion());
-    p.stagedCheck = { bytes, crc };
+    this.staged(p, version, { bytes, crc });
+  }
+
+  /**
+   * stageImage for a staging step: only the image is taken on this thread (one step); the file
+   * is written and checksummed off it while the import and requests go on. The partition counts
+   * as staged once the file is whole; until then it is dirty and stays in memory (a batch that
+   * writes it meanwhile only makes the image older: it is staged again later).
+   */
+  private async stageImageOffThread(p: Partition): Promise<void> {
+    let written: ReturnType<Partition['writeVersionOffThread']>;
+    let changedAt = 0;
+    spanOf('import: stage partition', () => {
+      this.beforeImage(p);
+      p.blocks.flush();
+      written = p.writeVersionOffThread(p.nextVersion(), turnForRequests);
+      changedAt = p.changes;
+    });
+    const task = written!.then(({ version, bytes, crc }) => {
+      if (p.changes !== changedAt || p.db === null) {
+        // Rows came in meanwhile: the file is an older image, not the partition's rows.
+        removeVersionFiles(p.dbFile(version));
+        return;
+      }
+      this.staged(p, version, { bytes, crc });
+    });
+    const settled = task.then(
+      () => undefined,
+      () => undefined,
+    );
+    p.imageWrite = settled;
+    try {
+      await task;
+    } finally {
+      if (p.imageWrite === settled) p.imageWrite = null;
+    }
+  }
+
+  /** The partition's rows are in the version file just written (not committed): it can leave memory. */
+  private staged(p: Partition, version: number, check: { bytes: number; crc: number }): void {
+    p.stagedCheck = check;
     // A file left under this name by a crash is replaced.
     fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
     if (p.staged !== null) removeVersionFiles(p.dbFile(p.staged));
@@ -296,7 +336,7 @@ export class ImportTransaction {
         const { p } = step;
         if (step.kind === 'image') {
           await packed([p]);
-          if (this.idle(state, p) && this.state === state && !state.stopped) this.stage(p);
+          if (this.idle(state, p) && this.state === state && !state.stopped) await this.stageImageOffThread(p);
           continue;
         }
         const unchanged = () => this.state === state && !state.stopped && p.staged === step.version && !p.dirty && p.db !== null && this.map.holds(p);

@@ -4,7 +4,7 @@
  * memory budget, least recently used dropped first (docs/ARCHITECTURE.md, "In memory").
  */
 import path from 'node:path';
-import { span } from '../activity.ts';
+import { gauge, span } from '../activity.ts';
 import { SOURCES, type SourceInfo } from '../sources.ts';
 import { partitionRows, type PartitionRow } from './catalog.ts';
 import { StoreFileDamaged, type DamageRegistry } from './damage.ts';
@@ -55,7 +55,9 @@ export class PartitionMap {
     private readonly memoryBudgetBytes: number,
     private readonly damage: DamageRegistry,
     private readonly hooks: PartitionMapHooks,
-  ) {}
+  ) {
+    gauge('partitionsLoaded', () => this.loadedBytes());
+  }
 
   /** Adds the partitions the catalog names, and its split days. */
   load(catalog: Db): void {
@@ -227,7 +229,8 @@ export class PartitionMap {
     for (const p of byAge) {
       if (total <= this.memoryBudgetBytes && count <= MAX_LOADED) break;
       // Only an import's own partitions can be dirty here: outside an import they wait.
-      if (this.saving.has(p)) continue;
+      // Nor partitions whose file is still being written (off the thread): it is not whole yet.
+      if (this.saving.has(p) || p.imageWrite) continue;
       if (p.dirty && !this.hooks.importing()) continue;
       if (p.dirty) this.hooks.stage(p);
       total -= p.loadedBytes;

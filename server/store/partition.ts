@@ -29,6 +29,8 @@ import { MINUTE_GRAIN, rollupDdl } from './rollups.ts';
 export const DAY_MICROS = MICROS.day;
 export const HOUR_MICROS = MICROS.hour;
 export const SPLIT_ROWS = 50_000;
+/** Bytes of an image whose CRC-32 is computed in one go (about 2 ms) when it is written off the thread. */
+const CRC_SLICE = 4 * 1024 * 1024;
 
 export const dayStart = (ts: number): number => Math.floor(ts / DAY_MICROS) * DAY_MICROS;
 export const hourStart = (ts: number): number => Math.floor(ts / HOUR_MICROS) * HOUR_MICROS;
@@ -92,8 +94,17 @@ export function idKey(id: string): string | Uint8Array {
 export class Partition {
   db: Db | null = null;
   readonly blocks: RecordBlocks;
+  private unsaved = false;
+  /** Times rows were written to it (each marks it dirty): an image taken earlier is older when this moved. */
+  changes = 0;
   /** The in-memory database has rows no file on disk holds. */
-  dirty = false;
+  get dirty(): boolean {
+    return this.unsaved;
+  }
+  set dirty(value: boolean) {
+    if (value) this.changes++;
+    this.unsaved = value;
+  }
   /** A version written while evicted mid-import, not yet committed by the catalog. */
   staged: number | null = null;
   lastUsed = 0;
@@ -108,6 +119,11 @@ export class Partition {
   migrated = false;
   /** Length and CRC-32 of the staged version's file, for the catalog when it commits. */
   stagedCheck: { bytes: number; crc: number } | null = null;
+  /**
+   * A staged version's file being written off the thread (writeVersionOffThread): until it
+   * settles the partition is not dropped from memory, and a commit waits for it.
+   */
+  imageWrite: Promise<void> | null = null;
 
   constructor(
     readonly source: SourceInfo,
@@ -262,6 +278,35 @@ export class Partition {
       fs.closeSync(fd);
     }
     return { version, bytes: image.length, crc: zlib.crc32(image) };
+  }
+
+  /**
+   * writeVersion with only the image taken on this thread: the file is written on libuv's
+   * threads and its CRC-32 computed in slices with `turn` between them (at 10M records an hour
+   * is a 39 MB database: taking the image is 40-90 ms, writing it 20-110 ms more, its CRC 18).
+   * Whoever calls it keeps the partition in memory (imageWrite) until the file is whole.
+   */
+  writeVersionOffThread(version: number, turn: () => Promise<void>): Promise<{ version: number; bytes: number; crc: number }> {
+    if (!this.db) throw new Error('partition not loaded');
+    const image = this.db.exportImage();
+    const file = this.dbFile(version);
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const written = fs.promises.writeFile(file, image, { mode: 0o600 });
+    // Awaited below; meanwhile its failure must not count as an unhandled rejection.
+    written.catch(() => undefined);
+    const done = (async () => {
+      let crc = 0;
+      try {
+        for (let at = 0; at < image.length; at += CRC_SLICE) {
+          crc = zlib.crc32(image.subarray(at, at + CRC_SLICE), crc);
+          await turn();
+        }
+      } finally {
+        await written;
+      }
+      return { version, bytes: image.length, crc };
+    })();
+    return done;
   }
 
   /** Drops the database from memory (its rows are in a file: committed or staged). */
