@@ -47,7 +47,9 @@ describe('staging during an import', () => {
     // Right after the commit, before the background builder's first step: the files the import wrote.
     const written = [...staged].filter(([p, v]) => p.row.version === v && fs.existsSync(columnsFileOf(p.dbFile(v))));
     expect(staged.size).toBeGreaterThan(DAYS / 2);
-    expect(written.length).toBe(staged.size);
+    // The one still being written as the import ended is staged then, and left to the builder for its columns.
+    const last = store.partitions('cloudflare.logs.prod').at(-1)!;
+    expect(written.map(([p]) => p).sort((a, b) => a.start - b.start)).toEqual([...staged.keys()].filter((p) => p !== last).sort((a, b) => a.start - b.start));
     expect(between).toBeGreaterThan(0);
     for (const [p] of written) {
       const cols = store.columns(p, ['ts', 'rid']);

@@ -358,6 +358,11 @@ describe('saves are proportional to the change', () => {
       if (args[1] === 'w') written.push(rel(args[0]));
       return realOpen(...args);
     });
+    const realWriteFile = fs.promises.writeFile.bind(fs.promises);
+    vi.spyOn(fs.promises, 'writeFile').mockImplementation(async (...args: Parameters<typeof fs.promises.writeFile>) => {
+      written.push(`staged ${rel(args[0])}`);
+      return realWriteFile(...args);
+    });
     const realOpenSync = fs.openSync;
     vi.spyOn(fs, 'openSync').mockImplementation(((...args: Parameters<typeof fs.openSync>) => {
       if (args[1] === 'w' || args[1] === 'w+') written.push(rel(args[0]));
@@ -367,8 +372,9 @@ describe('saves are proportional to the change', () => {
     expect(await importEdge(store, three)).toMatchObject({ imported: 3 });
     vi.restoreAllMocks();
 
-    // (Its columns file is written after the commit, by the background builder.)
-    expect(written).toEqual(['parts/edge_logs/20261119-v2.sqlite', 'catalog.sqlite.tmp']);
+    // The day's image is staged as the import ends (off the thread), the commit writes only the
+    // catalog; its columns file is written after the commit, by the background builder.
+    expect(written).toEqual(['staged parts/edge_logs/20261119-v2.sqlite', 'catalog.sqlite.tmp']);
     expect(store.partitions('cloudflare.logs.prod').map((p) => p.row.version)).toEqual([1, 1, 2, 1, 1]);
     const after = partFiles(dir);
     expect(after).toEqual(days.flatMap((d) => [d === '20261119' ? `${d}-v2.sqlite` : `${d}-v1.sqlite`, `${d}.records`]));
