@@ -166,7 +166,10 @@ export class BatchInserter {
         if (!g) groups.set(p, (g = []));
         g.push(r);
       }
+      // A bulk export's batch runs newest first throughout: a partition it creates is keyed so.
+      const newestFirst = records.length > 1 && records[0]!.ts > records[records.length - 1]!.ts;
       for (const [p, group] of groups) {
+        if (!p.db && p.fileVersion === 0) p.newestFirst = newestFirst;
         const db = this.map.use(p);
         // Per-minute rollups count all functions only: one function's minutes are read raw.
         const minutes = info.hot === 'function_edge' ? new FunctionRollupBatch(MINUTE_GRAIN, false) : undefined;
@@ -321,6 +324,8 @@ export class BatchInserter {
     const insertSql = hotInsertSql(info);
     for (const [h, rows] of byHour) {
       const p = this.partitionFor(info, h);
+      // In the order the day's rows went in: the hour is keyed as they came.
+      if (!p.db && p.fileVersion === 0) p.newestFirst = rows.length > 1 && (rows[0]![2] as number) > (rows[rows.length - 1]![2] as number);
       const hdb = this.map.use(p);
       const perProject: PerProject = new Map();
       const hot = this.rowsOf(p, hdb, insertSql);

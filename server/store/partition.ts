@@ -42,15 +42,23 @@ export function partitionLabel(start: number, width: number): string {
   return width === DAY_MICROS ? day : `${day}T${iso.slice(11, 13)}`;
 }
 
-export function partitionDdl(source: SourceInfo): string[] {
+/**
+ * A partition's tables. `newestFirst`: its rows will mostly come newest first (a platform's
+ * export): its key orders instants descending, so that each row goes in at the key's end.
+ * SQLite fills pages when keys come in order and leaves them half full when each new key goes
+ * before the others (a 209k-row hour of function edge records took 39 MB newest first, 22 MB
+ * rebuilt). Queries read both layouts alike; each partition keeps the one it was created with.
+ */
+export function partitionDdl(source: SourceInfo, newestFirst = false): string[] {
   const t = source.alias;
   const extra = HOT_COLUMNS[source.hot].map((c) => `, ${c.column} ${c.sqlType}${c.notNull ? ' NOT NULL' : ''}`).join('');
   const layout = HOT_LAYOUT[source.hot];
   const base = 'project INTEGER NOT NULL, ts INTEGER NOT NULL, blk INTEGER NOT NULL, boff INTEGER NOT NULL, len INTEGER NOT NULL';
+  const keyed = (cols: readonly string[]) => cols.map((c) => (newestFirst && (c === 'ts' || c === 'rid') ? `${c} DESC` : c)).join(', ');
   const ddl = layout.clusteredBy
-    ? [`CREATE TABLE ${t} (rid INTEGER NOT NULL, ${base}${extra}, PRIMARY KEY (${layout.clusteredBy.join(', ')})) WITHOUT ROWID`]
+    ? [`CREATE TABLE ${t} (rid INTEGER NOT NULL, ${base}${extra}, PRIMARY KEY (${keyed(layout.clusteredBy)})) WITHOUT ROWID`]
     : [`CREATE TABLE ${t} (rid INTEGER PRIMARY KEY, ${base}${extra})`];
-  if (layout.index) ddl.push(`CREATE INDEX ${t}_${layout.index.join('_')} ON ${t}(${layout.index.join(', ')})`);
+  if (layout.index) ddl.push(`CREATE INDEX ${t}_${layout.index.join('_')} ON ${t}(${keyed(layout.index)})`);
   // A UUID id is kept as its 16 bytes, any other id as text: exact, and half the size.
   ddl.push('CREATE TABLE ids (id PRIMARY KEY, rid INTEGER NOT NULL) WITHOUT ROWID');
   if (source.hot === 'function_edge') ddl.push(rollupDdl(MINUTE_GRAIN));
@@ -117,6 +125,8 @@ export class Partition {
   measuredAt = -Infinity;
   /** Columns were added at load (addMissingColumns): the store should save it. */
   migrated = false;
+  /** A new partition's rows will mostly come newest first (partitionDdl): set before its first rows. */
+  newestFirst = false;
   /** Length and CRC-32 of the staged version's file, for the catalog when it commits. */
   stagedCheck: { bytes: number; crc: number } | null = null;
   /**
@@ -168,7 +178,7 @@ export class Partition {
     const v = this.fileVersion;
     const image = v > 0 ? this.readImage(v) : undefined;
     const db = openDbSync(image, { cacheKiB: 256 });
-    if (!image) for (const stmt of partitionDdl(this.source)) db.exec(stmt);
+    if (!image) for (const stmt of partitionDdl(this.source, this.newestFirst)) db.exec(stmt);
     else {
       try {
         // sql.js reads the header only when first asked: a file that is not a database fails here.
