@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sourceInfo, type SourceName } from '../sources.ts';
-import { loadEngine, openDbSync, type Db } from './db.ts';
+import { loadEngine, openDbSync, type Db, type SqlValue } from './db.ts';
 import { hotInsertSql, partitionDdl } from './partition.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,10 +43,10 @@ interface Row {
 }
 
 /** A partition database of `source` with n rows: instants over 3 hours, many shared, rids shuffled against them. */
-function partition(name: SourceName, n: number): { db: Db; rows: Row[] } {
+function partition(name: SourceName, n: number, newestFirst = false): { db: Db; rows: Row[] } {
   const source = sourceInfo(name);
   const db = openDbSync();
-  for (const stmt of partitionDdl(source)) db.exec(stmt);
+  for (const stmt of partitionDdl(source, newestFirst)) db.exec(stmt);
   const rows: Row[] = [];
   let seed = 5;
   const rnd = (k: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), Math.floor(seed / 65536) % k);
@@ -71,9 +71,14 @@ function partition(name: SourceName, n: number): { db: Db; rows: Row[] } {
   return { db, rows };
 }
 
-describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s', (name) => {
+describe.each([
+  ['deno-relay-logs', false],
+  ['deno-relay-logs', true],
+  ['gotrue.logs.prod', false],
+  ['gotrue.logs.prod', true],
+] as const)('columns of %s (instants keyed descending: %s)', (name, newestFirst) => {
   it('built at once and in steps of 5,000 (45,000 rows), they hold the rows newest first, ties by row number, with the hour counts', async () => {
-    const { db, rows } = partition(name, 45_000);
+    const { db, rows } = partition(name, 45_000, newestFirst);
     const paths = pathIds();
     const once = buildScanColumns(db, sourceInfo(name), paths);
     let steps = 0;
@@ -113,6 +118,22 @@ describe.each(['deno-relay-logs', 'gotrue.logs.prod'] as const)('columns of %s',
       expect(got).toEqual(perPath);
       expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
     }
+  });
+
+  it('reads each step as one or two ranges of the table key, never sorting it', async () => {
+    const { db } = partition(name, 12_000, newestFirst);
+    const asked: Array<[string, SqlValue[]]> = [];
+    const watched = new Proxy(db, {
+      get(target, key) {
+        if (key === 'rows') return (sql: string, params: SqlValue[] = []) => (asked.push([sql, params]), target.rows(sql, params));
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    expect(await buildScanColumnsInSteps(() => watched, sourceInfo(name), pathIds(), async () => true)).not.toBeNull();
+    const steps = asked.filter(([sql]) => sql.includes('LIMIT'));
+    expect(steps.length).toBeGreaterThan(2);
+    for (const [sql, params] of steps) expect(db.rows(`EXPLAIN QUERY PLAN ${sql}`, params).map((r) => r[3]).join('; '), sql).not.toMatch(/TEMP B-TREE/);
   });
 
   it('gives up when told to between steps', async () => {

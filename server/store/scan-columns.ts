@@ -312,6 +312,8 @@ const STEP_ROWS = 5_000;
 class ColumnsBuilder {
   private readonly select: { sql: string; complete: boolean };
   private readonly clustered: boolean;
+  /** Function edge rows keyed with instants descending (partitionDdl's newestFirst). */
+  private readonly descending: boolean;
   private readonly key: string[];
   private readonly n: number;
   private readonly cols: RowArrays;
@@ -335,6 +337,7 @@ class ColumnsBuilder {
     // The table's own key: rid, or the clustered key of function edge rows.
     this.clustered = source.hot === 'function_edge';
     this.key = this.clustered ? ['project', 'function', 'ts', 'rid'] : ['rid'];
+    this.descending = this.clustered && /\bts DESC\b/.test((db.rows('SELECT sql FROM sqlite_master WHERE name = ?', [source.alias])[0]?.[0] as string | undefined) ?? '');
     this.n = db.rows(`SELECT count(*) FROM ${source.alias}`)[0]![0] as number;
     this.cols = allocate(this.n);
   }
@@ -364,9 +367,8 @@ class ColumnsBuilder {
 
   /** Reads the next rows; true when all are read. */
   step(db: Db): boolean {
-    const { key, cols } = this;
-    const where = this.after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
-    const rows = db.rows(`SELECT ts, blk, rid, project, boff, len, ${this.select.sql} FROM ${this.source.alias} ${where} ORDER BY ${key.join(', ')} LIMIT ${STEP_ROWS}`, this.after ?? []);
+    const { cols } = this;
+    const rows = this.nextRows(db);
     if (this.at + rows.length > this.n) throw new Error(`${this.source.alias}: rows were added while its columns were built`);
     for (const [ts, blk, rid, project, boff, len, status, method, path, level, fn, url] of rows) {
       const i = this.at++;
@@ -393,6 +395,26 @@ class ColumnsBuilder {
     const i = this.at - 1;
     this.after = this.clustered ? [cols.project[i]!, cols.fn[i]!, cols.ts[i]!, cols.rid[i]!] : [cols.rid[i]!];
     return false;
+  }
+
+  /**
+   * The next STEP_ROWS rows in the table's key order, after the last ones read: one range of the
+   * key each (a key with instants descending is walked as two: the rest of the last (project,
+   * function), then the ones after it; one comparison of all four columns would sort the table).
+   */
+  private nextRows(db: Db): SqlValue[][] {
+    const select = `SELECT ts, blk, rid, project, boff, len, ${this.select.sql} FROM ${this.source.alias}`;
+    if (!this.descending) {
+      const { key } = this;
+      const where = this.after ? `WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')})` : '';
+      return db.rows(`${select} ${where} ORDER BY ${key.join(', ')} LIMIT ${STEP_ROWS}`, this.after ?? []);
+    }
+    const order = 'ORDER BY project, function, ts DESC, rid DESC';
+    if (!this.after) return db.rows(`${select} ${order} LIMIT ${STEP_ROWS}`);
+    const [project, fn, ts, rid] = this.after;
+    const rows = db.rows(`${select} WHERE project = ? AND function = ? AND (ts, rid) < (?, ?) ORDER BY ts DESC, rid DESC LIMIT ${STEP_ROWS}`, [project!, fn!, ts!, rid!]);
+    if (rows.length === STEP_ROWS) return rows;
+    return rows.concat(db.rows(`${select} WHERE (project, function) > (?, ?) ${order} LIMIT ${STEP_ROWS - rows.length}`, [project!, fn!]));
   }
 
   /** The columns, newest first (instant, then row number, descending). */
