@@ -257,6 +257,8 @@ describe('columns files', () => {
     t = appOver(await LogStore.open(dir));
     try {
       expect(await ask()).toEqual(after);
+      // Written off the thread after the answer.
+      await t.store.columnsSettled();
       expect(cols()).toEqual(files);
       expect(fs.statSync(path.join(dir, 'parts', 'edge_logs', files[0]!)).size).toBeGreaterThan(40);
     } finally {

@@ -61,6 +61,8 @@ export class ColumnsCache {
   /** Columns files whose field index failed a check when read: the background builder builds it again. */
   private readonly damagedFields = new Set<string>();
   private columnPump: Promise<void> | null = null;
+  /** Columns files requests built, being written off the thread (writeColumnsSoon). */
+  private readonly soonWrites = new Set<Promise<void>>();
   private closing = false;
 
   constructor(
@@ -109,7 +111,7 @@ export class ColumnsCache {
       cols = buildScanColumns(this.map.use(p), p.source, this.pathIds);
       if (p.dirty) return cols; // migrated as it loaded: its next save writes the file
       if (version > 0 && cols.complete) {
-        this.writeColumns(p, version, cols);
+        this.writeColumnsSoon(p, version, cols);
         // Written without its field index: the background builder adds it.
         this.queue(p);
       }
@@ -142,13 +144,16 @@ export class ColumnsCache {
     } finally {
       committed.close();
     }
-    if (cols.complete) this.writeColumns(p, row.version, cols);
+    if (cols.complete) this.writeColumnsSoon(p, row.version, cols);
     return cols;
   }
 
   /** Resolves once the columns files queued so far are built (tests; shutdown does not wait for them). */
   async settled(): Promise<void> {
-    while (this.columnPump) await this.columnPump;
+    while (this.columnPump || this.soonWrites.size) {
+      await this.columnPump;
+      await Promise.all(this.soonWrites);
+    }
   }
 
   /** Has a committed version's columns file built soon (in the background), unless it exists. */
@@ -162,6 +167,7 @@ export class ColumnsCache {
   async stop(): Promise<void> {
     this.closing = true;
     await this.columnPump;
+    await Promise.all(this.soonWrites);
   }
 
   /**
@@ -548,24 +554,29 @@ export class ColumnsCache {
     };
   }
 
-  /** Writes a version's columns file (see writeColumnsFile). */
-  writeColumns(p: Partition, version: number, cols: ScanColumns, bestEffort = true): void {
-    const file = columnsFileOf(p.dbFile(version));
-    if (writeColumnsFile(file, cols, this.paths, { source: p.source.code, start: p.start, version }, bestEffort)) this.columnsWritten.add(file);
+  /** A columns file a request built, written off the thread (its answer does not wait for the disk); kept only while its version's database is. */
+  private writeColumnsSoon(p: Partition, version: number, cols: ScanColumns): void {
+    const write = this.writeColumnsOffThread(p, version, cols, () => !this.closing && fs.existsSync(p.dbFile(version))).finally(() => this.soonWrites.delete(write));
+    this.soonWrites.add(write);
   }
 
   /**
-   * writeColumns with the file written and synced off this thread (a synced write of a busy
-   * hour's columns held requests 10-30 ms, and up to 250 ms while the disk was busy), through a
-   * temp file of its own. The file is put in place only if `still()` holds once it is synced
-   * (the version may have been replaced meanwhile). A failure is ignored when `bestEffort` (the
-   * columns are built again when next needed), else thrown.
+   * Writes a version's columns file, off this thread (a synced write of a busy hour's columns
+   * held requests 10-30 ms, and up to 250 ms while the disk was busy): the path ids it holds are
+   * made durable first, then the file is written and synced under a temp name of its own and
+   * renamed, so that no reader, and no start after a crash, sees part of one (a file of the
+   * right length but unwritten pages would pass the length check). It is put in place only if
+   * `still()` holds once it is synced (the version may have been replaced meanwhile). Without the
+   * rename's directory being synced, a crash may lose the file: it is built again when next
+   * needed. A failure is ignored when `bestEffort` (the columns are rebuilt when next needed),
+   * else thrown.
    */
   async writeColumnsOffThread(p: Partition, version: number, cols: ScanColumns, still: () => boolean, bestEffort = true): Promise<void> {
     const file = columnsFileOf(p.dbFile(version));
     const tmp = `${file}${COLUMNS_WRITING_TMP}`;
     try {
-      const bytes = columnsFileBytes(cols, this.paths, { source: p.source.code, start: p.start, version });
+      const paths = await this.paths.syncOffThread();
+      const bytes = encodeScanColumns(cols, { source: p.source.code, start: p.start, version, pathBytes: paths.bytes, pathCount: paths.count });
       await writeSynced(tmp, bytes);
       if (!still()) {
         fs.rmSync(tmp, { force: true });
@@ -615,39 +626,5 @@ export class ColumnsCache {
     this.textsCache.clear();
     this.tokensCache.clear();
     this.columnQueue.clear();
-  }
-}
-
-/** A columns file's bytes; the path ids they hold are made durable first. */
-function columnsFileBytes(cols: ScanColumns, paths: TextDictionary, of: { source: number; start: number; version: number }): Uint8Array {
-  paths.syncNow();
-  return encodeScanColumns(cols, { ...of, pathBytes: paths.bytes, pathCount: paths.size() });
-}
-
-/**
- * Writes a columns file through a synced temp file and a rename, so that no reader, and no start
- * after a crash, sees part of one (a file of the right length but unwritten pages would pass the
- * length check). The path ids it holds are made durable first. Without the rename's directory
- * being synced, a crash may lose the file: it is built again when next needed.
- * @param bestEffort a failure (a full disk) is ignored: the columns are rebuilt when next needed
- */
-function writeColumnsFile(file: string, cols: ScanColumns, paths: TextDictionary, of: { source: number; start: number; version: number }, bestEffort = true): boolean {
-  const tmp = `${file}.tmp`;
-  try {
-    const bytes = columnsFileBytes(cols, paths, of);
-    const fd = fs.openSync(tmp, 'w', 0o600);
-    try {
-      let written = 0;
-      while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
-    return true;
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    if (!bestEffort) throw err;
-    return false;
   }
 }

@@ -110,4 +110,44 @@ describe('staging during an import', () => {
     expect(again.dump('cloudflare.logs.prod').map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
     expect(storeProblems(again)).toEqual([]);
   });
+
+  it('makes the path ids of a columns file durable before the file is in place, with no fsync on the answering thread', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    // A first import makes paths.log (a new file is synced once as it is created, with its token).
+    await importRecords(store, 'edge_logs', [edgeRecord(T - DAY, { id: 'first' })]);
+    await store.columnsSettled();
+    // Paths no columns file has used yet, in partitions the background builder writes files for after the import.
+    const records = Array.from({ length: 600 }, (_, i) => edgeRecord(T + (i % 3) * DAY + i * 60_000_000, { id: `p-${i}`, path: `/rest/v1/table_${i}` }));
+    const events: string[] = [];
+    const realFsync = fs.fsync;
+    const fsyncs = vi.spyOn(fs, 'fsync').mockImplementation(((fd: number, done: (err: NodeJS.ErrnoException | null) => void) =>
+      realFsync(fd, (err) => {
+        events.push(`fsync ${fs.readlinkSync(`/proc/self/fd/${fd}`).split('/').pop()}`);
+        done(err);
+      })) as typeof fs.fsync);
+    const syncFsyncs = vi.spyOn(fs, 'fsyncSync');
+    const realRename = fs.renameSync;
+    const renames = vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
+      events.push(`rename ${String(to).split('/').pop()}`);
+      return realRename(from, to);
+    });
+    try {
+      await importRecords(store, 'edge_logs', records);
+      await store.columnsSettled();
+    } finally {
+      fsyncs.mockRestore();
+      renames.mockRestore();
+    }
+    const syncCalls = syncFsyncs.mock.calls.length;
+    syncFsyncs.mockRestore();
+    expect(syncCalls).toBe(0);
+    const columnsPlaced = events.flatMap((e, i) => (/^rename .*\.cols$/.test(e) ? [i] : []));
+    expect(columnsPlaced.length).toBe(3);
+    const pathsSynced = events.indexOf('fsync paths.log');
+    expect(pathsSynced).toBeGreaterThanOrEqual(0);
+    expect(pathsSynced).toBeLessThan(columnsPlaced[0]!);
+    for (const p of store.partitions('cloudflare.logs.prod').slice(1)) expect(store.columns(p, ['path']).n).toBe(200);
+    expect(storeProblems(store)).toEqual([]);
+  });
 });

@@ -532,6 +532,21 @@ export class TextDictionary {
     this.synced = this.written;
   }
 
+  /**
+   * syncNow with the fsync on libuv's threads: an fsync on the answering thread while an import
+   * filled the disk's queue held every request for 0.5 s at 10M records. Resolves with the bytes
+   * and lines made durable (lines added meanwhile may not be).
+   */
+  async syncOffThread(): Promise<{ bytes: number; count: number }> {
+    this.flush();
+    const at = { bytes: this.written, count: this.size() };
+    if (this.synced < at.bytes) {
+      await this.fsync();
+      this.synced = Math.max(this.synced, at.bytes);
+    }
+    return at;
+  }
+
   /** Makes the written lines durable (before the catalog that counts them is renamed). */
   fsync(): Promise<void> {
     if (this.fd === null) return Promise.resolve();
