@@ -357,7 +357,8 @@ export class ImportTransaction {
         let cols: ScanColumns | null;
         try {
           cols = await buildScanColumnsInSteps(
-            () => p.db!,
+            // Null once the partition left memory: the background builder makes its columns after the commit.
+            () => (unchanged() ? p.db : null),
             p.source,
             this.cols.pathIds,
             async () => {

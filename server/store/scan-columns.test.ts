@@ -136,6 +136,15 @@ describe.each([
     for (const [sql, params] of steps) expect(db.rows(`EXPLAIN QUERY PLAN ${sql}`, params).map((r) => r[3]).join('; '), sql).not.toMatch(/TEMP B-TREE/);
   });
 
+  it('gives up when the database has left memory as a step starts, even after `between` said to go on', async () => {
+    const { db } = partition(name, 12_000, newestFirst);
+    let steps = 0;
+    // Gone from the third step on (dropped by other work after the turn ended).
+    const gone = await buildScanColumnsInSteps(() => (steps < 2 ? db : null), sourceInfo(name), pathIds(), async () => (++steps, true));
+    expect(gone).toBeNull();
+    expect(steps).toBe(2);
+  });
+
   it('gives up when told to between steps', async () => {
     const { db } = partition(name, 25_000);
     expect(await buildScanColumnsInSteps(() => db, sourceInfo(name), pathIds(), async () => false)).toBeNull();

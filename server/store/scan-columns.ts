@@ -292,13 +292,20 @@ export function buildScanColumns(db: Db, source: SourceInfo, paths: PathIds): Sc
 
 /**
  * buildScanColumns in steps of STEP_ROWS rows, calling `between` after each (a turn for other
- * work); null when `between` says to give up (the partition changed meanwhile). `db` is asked
- * for again at each step: the partition may have been dropped from memory and loaded again in
- * between (the same version, so the same rows).
+ * work); null when `between` says to give up (the partition changed meanwhile), or when `db`
+ * gives none. `db` is asked for again right before each step, in the same synchronous run as the
+ * step: the partition may have been dropped from memory (and loaded again) in between, even
+ * after `between` resolved (other work runs before an await resumes).
  */
-export async function buildScanColumnsInSteps(db: () => Db, source: SourceInfo, paths: PathIds, between: () => Promise<boolean>): Promise<ScanColumns | null> {
-  const b = new ColumnsBuilder(db(), source, paths);
-  while (!b.step(db())) if (!(await between())) return null;
+export async function buildScanColumnsInSteps(db: () => Db | null, source: SourceInfo, paths: PathIds, between: () => Promise<boolean>): Promise<ScanColumns | null> {
+  const first = db();
+  if (!first) return null;
+  const b = new ColumnsBuilder(first, source, paths);
+  let at: Db | null = first;
+  while (!b.step(at)) {
+    if (!(await between())) return null;
+    if (!(at = db())) return null;
+  }
   return b.finish();
 }
 
