@@ -126,7 +126,7 @@ function freshEngine(): Promise<SqlJsStatic> {
       });
       return {};
     },
-  } as Parameters<typeof initSqlJs>[0]);
+  } as unknown as Parameters<typeof initSqlJs>[0]);
 }
 
 /** Calls `listener` when the engine traps (once per trapped instance). */
