@@ -276,10 +276,7 @@ export class Partition {
    * fsyncs it before the catalog names it.
    */
   writeVersion(version: number): { version: number; bytes: number; crc: number } {
-    if (!this.db) throw new Error('partition not loaded');
-    const image = this.db.exportImage();
-    const file = this.dbFile(version);
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const { image, file } = this.imageFor(version);
     const fd = fs.openSync(file, 'w', 0o600);
     try {
       let written = 0;
@@ -297,14 +294,11 @@ export class Partition {
    * Whoever calls it keeps the partition in memory (imageWrite) until the file is whole.
    */
   writeVersionOffThread(version: number, turn: () => Promise<void>): Promise<{ version: number; bytes: number; crc: number }> {
-    if (!this.db) throw new Error('partition not loaded');
-    const image = this.db.exportImage();
-    const file = this.dbFile(version);
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const { image, file } = this.imageFor(version);
     const written = fs.promises.writeFile(file, image, { mode: 0o600 });
     // Awaited below; meanwhile its failure must not count as an unhandled rejection.
     written.catch(() => undefined);
-    const done = (async () => {
+    return (async () => {
       let crc = 0;
       try {
         for (let at = 0; at < image.length; at += CRC_SLICE) {
@@ -316,7 +310,14 @@ export class Partition {
       }
       return { version, bytes: image.length, crc };
     })();
-    return done;
+  }
+
+  /** The loaded database's image, and the file of `version` to write it to (its folder made). */
+  private imageFor(version: number): { image: Uint8Array; file: string } {
+    if (!this.db) throw new Error('partition not loaded');
+    const image = this.db.exportImage();
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    return { image, file: this.dbFile(version) };
   }
 
   /** Drops the database from memory (its rows are in a file: committed or staged). */
