@@ -1,10 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogRow } from '../../contract/api-types.ts';
 import { formatIsoMicros } from '../../contract/instants.ts';
 import { normalizeRecord } from '../ingest/normalize.ts';
 import { sourceInfo } from '../sources.ts';
-import { ImportWriter } from '../store/log-store.ts';
-import { DAY, NOW, edgeRecord, fnRecord, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
+import { ImportWriter, LogStore } from '../store/log-store.ts';
+import { DAY, NOW, appOver, edgeRecord, fnRecord, importRecords, makeTestApp, rows, tempDir, type TestApp } from '../testing/fixtures.ts';
 
 const P = 'projaaaaaaaaaaaaaaaa';
 let t: TestApp | undefined;
@@ -128,6 +130,45 @@ describe('logs.all rows', () => {
     expect(t.store.partitions('cloudflare.logs.prod').some((p) => p.dirty)).toBe(true);
     const got = (await logs({ project_tier: 'PRO' })).map((r) => r.id);
     expect(got).toEqual(['saved-newest', ...Array.from({ length: 97 }, (_, i) => `u-${String(i).padStart(2, '0')}`), 't-a', 't-b']);
+  });
+
+  it('answers from the databases, without building a columns file on the answering thread, when the newest partitions have none yet', async () => {
+    const dir = tempDir();
+    try {
+      const want: Array<{ id: string; ts: number }> = [];
+      const recs = [];
+      // Six days of 30 records each (the newest four partitions are read from their columns when they have them), another project's between.
+      for (let h = 0; h < 6; h++) {
+        for (let i = 0; i < 30; i++) {
+          const ts = NOW - h * DAY - 1000 - i * 60_000_000;
+          const id = `h${h}-${String(i).padStart(2, '0')}`;
+          recs.push(edgeRecord(ts, { id }));
+          recs.push(edgeRecord(ts - 1, { id: `x-${id}`, project: 'projbbbbbbbbbbbbbbbb' }));
+          want.push({ id, ts });
+        }
+      }
+      let store = await LogStore.open(dir);
+      await importRecords(store, 'edge_logs', recs);
+      await store.columnsSettled();
+      await store.close();
+      const removed = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.cols'));
+      expect(removed.length).toBeGreaterThanOrEqual(6);
+      for (const f of removed) fs.rmSync(path.join(dir, f));
+      store = await LogStore.open(dir);
+      t = appOver(store);
+      const expected = want.sort((a, b) => b.ts - a.ts).slice(0, 100).map((r) => r.id);
+      expect((await logs({ project_tier: 'PRO' })).map((r) => r.id)).toEqual(expected);
+      expect(store.columnsBuiltForRequests).toBe(0);
+      // Built in the background instead; the same answer from them.
+      await store.columnsSettled();
+      t.cache.clear();
+      expect((await logs({ project_tier: 'PRO' })).map((r) => r.id)).toEqual(expected);
+      expect(store.columnsBuiltForRequests).toBe(0);
+    } finally {
+      await t?.close();
+      t = undefined;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('returns id, timestamp (µs), event_message and metadata in the query shape', async () => {

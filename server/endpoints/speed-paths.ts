@@ -226,8 +226,10 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
     // The newest saved partitions from their columns (the explorer reads the same ones). Not
     // older ones: a project with few records would have every partition of the window loaded
     // and scanned whole, where the database's (project, ts) index goes straight to its rows.
-    // Nor rows not saved yet: their columns would be built from the database for this answer.
-    if (!p.dirty && i < FIRST_PARTITIONS) rows = newestFromColumns(store.columns(p, LOGS_ALL_COLUMNS), project, lower, upper, need);
+    // Nor rows not saved yet, nor a partition whose columns file is not built yet (an import's
+    // newest, right after it): building columns for this answer would hold every page up.
+    const ready = i < FIRST_PARTITIONS ? store.readyColumns(p, LOGS_ALL_COLUMNS) : null;
+    if (ready) rows = newestFromColumns(ready, project, lower, upper, need);
     else {
       const db = store.use(p);
       rows = db.rows(`SELECT ${cols} FROM edge_logs WHERE project = ? AND ts > ? AND ts <= ? ORDER BY ts DESC LIMIT ?`, [project, lower, upper, need]);

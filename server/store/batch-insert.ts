@@ -190,7 +190,7 @@ export class BatchInserter {
             const values: SqlValue[] = [rid, project, r.ts, addr.blk, addr.boff, addr.len];
             let url = 0;
             for (const c of columns) {
-              if (c.field === 'url') values.push((url = this.catalog.urls.idOf(r.url ?? '')));
+              if (c.field === 'url') values.push((url = this.catalog.urlIdOf(r.url ?? '')));
               else if (c.field === 'functionId') values.push(fn ?? (c.notNull ? 0 : null));
               else if (c.field === 'families') values.push(r.families ?? 0);
               else values.push(r[c.field] ?? null);

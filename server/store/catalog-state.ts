@@ -78,14 +78,28 @@ export class CatalogState {
     this.urlPathIds = new Int32Array(0);
   }
 
+  /**
+   * The id of an edge record's URL, adding it when new; its path's id is noted while the text is
+   * in hand, so building columns does not read the URL back from urls.log, a line at a time.
+   */
+  urlIdOf(url: string): number {
+    const id = this.urls.idOf(url);
+    this.growUrlPaths(id);
+    this.urlPathIds[id] ||= this.paths.idOf(pathOfUrl(url));
+    return id;
+  }
+
   /** The path id of an edge URL's path, for the columns of edge partitions. */
   private pathIdOfUrl(url: number): number {
-    if (url >= this.urlPathIds.length) {
-      const grown = new Int32Array(Math.max(url + 1, this.urlPathIds.length * 2, 1024));
-      grown.set(this.urlPathIds);
-      this.urlPathIds = grown;
-    }
+    this.growUrlPaths(url);
     return (this.urlPathIds[url] ||= this.paths.idOf(pathOfUrl(this.urls.get(url))));
+  }
+
+  private growUrlPaths(url: number): void {
+    if (url < this.urlPathIds.length) return;
+    const grown = new Int32Array(Math.max(url + 1, this.urlPathIds.length * 2, 1024));
+    grown.set(this.urlPathIds);
+    this.urlPathIds = grown;
   }
 
   deleteObsolete(): void {

@@ -11,6 +11,8 @@ import { importStream } from '../ingest/import.ts';
 import { at, DAY, edgeRecord, importRecords, storeKeeper } from '../testing/fixtures.ts';
 import type { Partition } from './partition.ts';
 import { columnsFileOf } from './scan-columns.ts';
+import { URLS_FILE } from './store-files.ts';
+import { TextDictionary } from './text-dictionary.ts';
 
 const keeper = storeKeeper('le-staging-');
 afterEach(() => keeper.cleanup());
@@ -148,6 +150,30 @@ describe('staging during an import', () => {
     expect(pathsSynced).toBeGreaterThanOrEqual(0);
     expect(pathsSynced).toBeLessThan(columnsPlaced[0]!);
     for (const p of store.partitions('cloudflare.logs.prod').slice(1)) expect(store.columns(p, ['path']).n).toBe(200);
+    expect(storeProblems(store)).toEqual([]);
+  });
+
+  it("takes an edge record's path id as its URL is added, so columns files are built without reading URLs back from urls.log", async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    // Each URL twice (a query string apart from its path), over three day partitions.
+    const url = (i: number) => `https://x.supabase.co/rest/v1/table_${i % 150}?select=*&n=${i % 300}`;
+    const records = Array.from({ length: 600 }, (_, i) => edgeRecord(T + (i % 3) * DAY + i * 60_000_000, { id: `u-${i}`, url: url(i) }));
+    const reads = vi.spyOn(TextDictionary.prototype, 'get');
+    try {
+      await importRecords(store, 'edge_logs', records);
+      await store.columnsSettled();
+      expect(reads.mock.contexts.filter((d) => (d as TextDictionary).file.endsWith(URLS_FILE))).toEqual([]);
+    } finally {
+      reads.mockRestore();
+    }
+    // Each record's path, as the columns hold it, is its URL's.
+    const paths = new Set<string>();
+    for (const p of store.partitions('cloudflare.logs.prod')) {
+      const cols = store.columns(p, ['path']);
+      for (let i = 0; i < cols.n; i++) paths.add(store.paths.get(cols.path[i]!));
+    }
+    expect([...paths].sort()).toEqual(Array.from({ length: 150 }, (_, i) => `/rest/v1/table_${i}`).sort());
     expect(storeProblems(store)).toEqual([]);
   });
 });

@@ -250,6 +250,16 @@ export class LogStore {
     return this.columnsCache.columns(p, needed);
   }
 
+  /** How many saved partitions' columns were built for a request, on the answering thread. */
+  get columnsBuiltForRequests(): number {
+    return this.columnsCache.builtForRequests;
+  }
+
+  /** The partition's columns when they need no building (see ColumnsCache.readyColumns), else null. */
+  readyColumns(p: Partition, needed: readonly ColumnName[] = []): ScanColumns | null {
+    return this.columnsCache.readyColumns(p, needed);
+  }
+
   /**
    * The partitions of a source as the last commit has them, ascending: during an import, the
    * partitions it created are left out and the days it split into hours are kept, so that the
