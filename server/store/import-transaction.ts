@@ -54,7 +54,7 @@ interface ImportState {
 }
 
 /** One step of staging: write a partition's image, or build (part of) a staged version's columns file. */
-type StagingStep = { kind: 'image'; p: Partition; ending?: 'queued' | 'new' } | { kind: 'columns'; p: Partition; version: number };
+type StagingStep = { kind: 'image'; p: Partition; ending?: boolean } | { kind: 'columns'; p: Partition; version: number };
 
 /** A partition the import has not written for this many batches is written out (staged). */
 const STAGE_AFTER_BATCHES = 4;
@@ -129,8 +129,8 @@ export class ImportTransaction {
       // save, and the import's peak of memory, their copies all held together).
       for (const p of dirty) {
         const queued = state.steps.find((s): s is StagingStep & { kind: 'image' } => s.kind === 'image' && s.p === p);
-        if (queued) queued.ending = 'queued';
-        else this.queueStep({ kind: 'image', p, ending: 'new' });
+        if (queued) queued.ending = true;
+        else this.queueStep({ kind: 'image', p, ending: true });
       }
       // The staging steps still due: their columns are built with turns for requests, not by the commit.
       await this.stagingDone(state);
@@ -246,7 +246,7 @@ export class ImportTransaction {
     this.beforeImage(p);
     p.blocks.flush();
     const { version, bytes, crc } = p.writeVersion(p.nextVersion());
-    this.staged(p, version, { bytes, crc }, true);
+    this.staged(p, version, { bytes, crc });
   }
 
   /**
@@ -255,7 +255,7 @@ export class ImportTransaction {
    * as staged once the file is whole; until then it is dirty and stays in memory (a batch that
    * writes it meanwhile only makes the image older: it is staged again later).
    */
-  private async stageImageOffThread(p: Partition, columnsNow: boolean): Promise<void> {
+  private async stageImageOffThread(p: Partition): Promise<void> {
     let written: ReturnType<Partition['writeVersionOffThread']>;
     let changedAt = 0;
     spanOf('import: stage partition', () => {
@@ -270,7 +270,7 @@ export class ImportTransaction {
         removeVersionFiles(p.dbFile(version));
         return;
       }
-      this.staged(p, version, { bytes, crc }, columnsNow);
+      this.staged(p, version, { bytes, crc });
     });
     const settled = task.then(
       () => undefined,
@@ -285,7 +285,7 @@ export class ImportTransaction {
   }
 
   /** The partition's rows are in the version file just written (not committed): it can leave memory. */
-  private staged(p: Partition, version: number, check: { bytes: number; crc: number }, columnsNow: boolean): void {
+  private staged(p: Partition, version: number, check: { bytes: number; crc: number }): void {
     p.stagedCheck = check;
     // A file left under this name by a crash is replaced.
     fs.rmSync(columnsFileOf(p.dbFile(version)), { force: true });
@@ -293,11 +293,12 @@ export class ImportTransaction {
     p.staged = version;
     p.dirty = false;
     // A partition this import created gets its columns while its rows are in memory: a bulk
-    // import stages most of its partitions, and building them later would load each again. One
-    // that held rows before (a small import touching many hours) is left to the background
-    // builder after the commit, so the import does not stall on rebuilding them; so are those
-    // staged as the import ends, so that its commit waits only for their images.
-    if (columnsNow && this.state?.touched.get(p) === null) this.queueStep({ kind: 'columns', p, version });
+    // import stages most of its partitions, and building them later would load each again. The
+    // ones staged as the import ends too, before its commit: once committed, a page asking for
+    // a partition without a columns file would build it on the answering thread (half a second
+    // at 10M records). One that held rows before (a small import touching many hours) is left to
+    // the background builder after the commit, so the import does not stall on rebuilding them.
+    if (this.state?.touched.get(p) === null) this.queueStep({ kind: 'columns', p, version });
   }
 
   /** Writes out partitions the import has moved past, so few stay dirty in memory: in a step of their own, after this batch. */
@@ -346,9 +347,9 @@ export class ImportTransaction {
         const { p } = step;
         if (step.kind === 'image') {
           await packed([p]);
-          // As the import ends, every dirty partition is due; one staged only then gets its columns after the commit.
+          // As the import ends, every dirty partition is due.
           const due = step.ending ? p.dirty && p.db !== null : this.idle(state, p);
-          if (due && this.state === state && !state.stopped) await this.stageImageOffThread(p, step.ending !== 'new');
+          if (due && this.state === state && !state.stopped) await this.stageImageOffThread(p);
           continue;
         }
         const unchanged = () => this.state === state && !state.stopped && p.staged === step.version && !p.dirty && p.db !== null && this.map.holds(p);
