@@ -154,6 +154,22 @@ describe('staging during an import', () => {
     expect(storeProblems(store)).toEqual([]);
   });
 
+  it('gives the partitions an import ends on their columns files before its commit, those that held rows before too', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    await importRecords(store, 'edge_logs', Array.from({ length: 300 }, (_, i) => edgeRecord(T + i * 60_000_000, { id: `old-${i}` })));
+    await store.columnsSettled();
+    const [p] = store.partitions('cloudflare.logs.prod');
+    const before = p!.row.version;
+    // Ten more records into the same day: its new version is committed with its columns file.
+    await importRecords(store, 'edge_logs', Array.from({ length: 10 }, (_, i) => edgeRecord(T + 30_000_000 + i * 60_000_000, { id: `new-${i}` })));
+    expect(p!.row.version).toBeGreaterThan(before);
+    expect(fs.existsSync(columnsFileOf(p!.dbFile(p!.row.version)))).toBe(true);
+    expect(store.columns(p!, ['ts']).n).toBe(310);
+    expect(store.columnsBuiltForRequests).toBe(0);
+    expect(storeProblems(store)).toEqual([]);
+  });
+
   it("takes an edge record's path id as its URL is added, so columns files are built without reading URLs back from urls.log", async () => {
     const dir = keeper.newDir();
     const store = await keeper.open(dir);

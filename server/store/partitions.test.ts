@@ -372,9 +372,9 @@ describe('saves are proportional to the change', () => {
     expect(await importEdge(store, three)).toMatchObject({ imported: 3 });
     vi.restoreAllMocks();
 
-    // The day's image is staged as the import ends (off the thread), the commit writes only the
-    // catalog; its columns file is written after the commit, by the background builder.
-    expect(written).toEqual(['staged parts/edge_logs/20261119-v2.sqlite', 'catalog.sqlite.tmp']);
+    // The day's image is staged as the import ends (off the thread) and its columns file
+    // written (off the thread too, under a temporary name); the commit writes only the catalog.
+    expect(written).toEqual(['staged parts/edge_logs/20261119-v2.sqlite', 'parts/edge_logs/20261119-v2.cols.bg.tmp', 'catalog.sqlite.tmp']);
     expect(store.partitions('cloudflare.logs.prod').map((p) => p.row.version)).toEqual([1, 1, 2, 1, 1]);
     const after = partFiles(dir);
     expect(after).toEqual(days.flatMap((d) => [d === '20261119' ? `${d}-v2.sqlite` : `${d}-v1.sqlite`, `${d}.records`]));
