@@ -170,6 +170,29 @@ describe('staging during an import', () => {
     expect(storeProblems(store)).toEqual([]);
   });
 
+  it('gives the source\'s newest partitions their columns files before the commit of an import that moves past them, older ones to the background builder', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    await importRecords(store, 'edge_logs', Array.from({ length: 6 * 300 }, (_, i) => edgeRecord(T + Math.floor(i / 300) * DAY + (i % 300) * 60_000_000, { id: `old-${i}` })));
+    await store.columnsSettled();
+    const versions = new Map(store.partitions('cloudflare.logs.prod').map((p) => [p, p.row.version]));
+    expect(versions.size).toBe(6);
+    // Newest first, 1,200 records a day: the import moves past each day after a few batches.
+    const records = Array.from({ length: 6 * 1200 }, (_, i) => edgeRecord(T + (5 - Math.floor(i / 1200)) * DAY + DAY - 1 - (i % 1200) * 60_000_000, { id: `new-${i}` }));
+    await importRecords(store, 'edge_logs', records);
+    const parts = store.partitions('cloudflare.logs.prod');
+    for (const p of parts) expect(p.row.version).toBeGreaterThan(versions.get(p)!);
+    const hasColumns = parts.map((p) => fs.existsSync(columnsFileOf(p.dbFile(p.row.version))));
+    // The newest (moved past first) has its file; so does the one the import ended on (the oldest).
+    expect(hasColumns[5]).toBe(true);
+    expect(hasColumns[0]).toBe(true);
+    expect(hasColumns.slice(1, 5)).toContain(false);
+    expect(store.columns(parts[5]!, ['ts']).n).toBe(1500);
+    expect(store.columnsBuiltForRequests).toBe(0);
+    await store.columnsSettled();
+    expect(storeProblems(store)).toEqual([]);
+  });
+
   it("takes an edge record's path id as its URL is added, so columns files are built without reading URLs back from urls.log", async () => {
     const dir = keeper.newDir();
     const store = await keeper.open(dir);

@@ -15,7 +15,7 @@ import { blockWorkerDeaths, warmBlockWorker } from './block-packer.ts';
 import { CATALOG_FILE, setMeta, type PartitionRow } from './catalog.ts';
 import type { CatalogState } from './catalog-state.ts';
 import type { ColumnsCache } from './columns-cache.ts';
-import type { Partition } from './partition.ts';
+import { DAY_MICROS, type Partition } from './partition.ts';
 import type { PartitionMap } from './partition-map.ts';
 import { buildScanColumnsInSteps, columnsFileOf, type ColumnName, type ScanColumns } from './scan-columns.ts';
 import { linkOrCopy, removeVersionFiles, ROLLBACK_FILE } from './store-files.ts';
@@ -58,6 +58,11 @@ type StagingStep = { kind: 'image'; p: Partition; ending?: boolean } | { kind: '
 
 /** A partition the import has not written for this many batches is written out (staged). */
 const STAGE_AFTER_BATCHES = 4;
+/**
+ * Partitions that held rows before an import and end within this span of their source's newest
+ * one get their columns files before its commit (the default pages ask for the last hour or day).
+ */
+const RECENT_COLUMNS_US = DAY_MICROS;
 /** How long a staging step or the commit waits (without blocking) for the worker to pack a partition's last block. */
 const PACK_WAIT_MS = 50;
 
@@ -296,12 +301,18 @@ export class ImportTransaction {
     // import stages most of its partitions, and building them later would load each again. One
     // that held rows before and that the import moved past (a small import touching many hours)
     // is left to the background builder after the commit, so the import does not stall on
-    // loading each again. Those staged as the import ends (in memory, a few at most) get theirs
-    // before its commit, new or not: once committed, a page asking for a partition without a
-    // columns file builds it on the answering thread (1.4 s for the newest hour after a restart
-    // at 10M records, with the URL and path dictionaries to load), and the newest are the ones
-    // pages ask for first.
-    if (ending || this.state?.touched.get(p) === null) this.queueStep({ kind: 'columns', p, version });
+    // loading each again, unless it is among its source's newest day of partitions, the ones
+    // pages ask for first. Those and the ones staged as the import ends (in memory, a few at
+    // most) get theirs before its commit: once committed, a page asking for a partition without
+    // a columns file builds it on the answering thread (1.4 s for the newest hour right after a
+    // restart at 10M records, the URL and path dictionaries loaded for it).
+    if (ending || this.state?.touched.get(p) === null || this.amongNewest(p)) this.queueStep({ kind: 'columns', p, version });
+  }
+
+  /** Whether a partition ends within RECENT_COLUMNS_US of its source's newest partition's end. */
+  private amongNewest(p: Partition): boolean {
+    const newest = this.map.ofSource(p.source.code).at(-1);
+    return newest !== undefined && p.end > newest.end - RECENT_COLUMNS_US;
   }
 
   /** Writes out partitions the import has moved past, so few stay dirty in memory: in a step of their own, after this batch. */
