@@ -54,7 +54,8 @@ interface ImportState {
 }
 
 /** One step of staging: write a partition's image, or build (part of) a staged version's columns file. */
-type StagingStep = { kind: 'image'; p: Partition; ending?: boolean } | { kind: 'columns'; p: Partition; version: number };
+/** `load`: the columns are wanted before the commit even if the partition has left memory meanwhile (loaded again for them). */
+type StagingStep = { kind: 'image'; p: Partition; ending?: boolean } | { kind: 'columns'; p: Partition; version: number; load: boolean };
 
 /** A partition the import has not written for this many batches is written out (staged). */
 const STAGE_AFTER_BATCHES = 4;
@@ -306,7 +307,8 @@ export class ImportTransaction {
     // most) get theirs before its commit: once committed, a page asking for a partition without
     // a columns file builds it on the answering thread (1.4 s for the newest hour right after a
     // restart at 10M records, the URL and path dictionaries loaded for it).
-    if (ending || this.state?.touched.get(p) === null || this.amongNewest(p)) this.queueStep({ kind: 'columns', p, version });
+    const wanted = ending || this.amongNewest(p);
+    if (wanted || this.state?.touched.get(p) === null) this.queueStep({ kind: 'columns', p, version, load: wanted });
   }
 
   /** Whether a partition ends within RECENT_COLUMNS_US of its source's newest partition's end. */
@@ -367,35 +369,49 @@ export class ImportTransaction {
           continue;
         }
         const unchanged = () => this.state === state && !state.stopped && p.staged === step.version && !p.dirty && p.db !== null && this.map.holds(p);
+        // A newest partition a busy import pushed out of memory is loaded again for its columns,
+        // and kept in memory until they are written.
+        if (step.load && p.db === null && this.state === state && !state.stopped && p.staged === step.version && !p.dirty) this.map.useInBackground(p);
         if (!unchanged()) continue;
-        let end = span('import: stage columns');
-        let cols: ScanColumns | null;
+        if (step.load) p.pins++;
         try {
-          cols = await buildScanColumnsInSteps(
-            // Null once the partition left memory: the background builder makes its columns after the commit.
-            () => (unchanged() ? p.db : null),
-            p.source,
-            this.cols.pathIds,
-            async () => {
-              end();
-              await turn();
-              end = span('import: stage columns');
-              return unchanged();
-            },
-          );
+          await this.stageColumns(p, step.version, unchanged);
         } finally {
-          end();
+          if (step.load) p.pins--;
         }
-        if (!cols?.complete) continue;
-        // Written and synced off this thread (a synced write here took up to 250 ms while the
-        // import's record files were being written). A failure (a full disk) fails the import.
-        await turn();
-        if (unchanged()) await this.cols.writeColumnsOffThread(p, step.version, cols, unchanged, false);
       }
     } catch (err) {
       state.stepFailed ??= { err };
       state.steps = [];
     }
+  }
+
+  /** Builds a staged version's columns file STEP_ROWS rows a step, with turns for requests, and writes it off the thread. */
+  private async stageColumns(p: Partition, version: number, unchanged: () => boolean): Promise<void> {
+    const turn = turnForRequests;
+    let end = span('import: stage columns');
+    let cols: ScanColumns | null;
+    try {
+      cols = await buildScanColumnsInSteps(
+        // Null once the partition left memory: the background builder makes its columns after the commit.
+        () => (unchanged() ? p.db : null),
+        p.source,
+        this.cols.pathIds,
+        async () => {
+          end();
+          await turn();
+          end = span('import: stage columns');
+          return unchanged();
+        },
+      );
+    } finally {
+      end();
+    }
+    if (!cols?.complete) return;
+    // Written and synced off this thread (a synced write here took up to 250 ms while the
+    // import's record files were being written). A failure (a full disk) fails the import.
+    await turn();
+    if (unchanged()) await this.cols.writeColumnsOffThread(p, version, cols, unchanged, false);
   }
 
   /** After a commit: the files of day partitions this import split are no longer the store. */

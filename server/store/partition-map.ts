@@ -229,8 +229,9 @@ export class PartitionMap {
     for (const p of byAge) {
       if (total <= this.memoryBudgetBytes && count <= MAX_LOADED) break;
       // Only an import's own partitions can be dirty here: outside an import they wait.
-      // Nor partitions whose file is still being written (off the thread): it is not whole yet.
-      if (this.saving.has(p) || p.imageWrite) continue;
+      // Nor partitions whose file is still being written (off the thread): it is not whole yet;
+      // nor pinned ones.
+      if (this.saving.has(p) || p.imageWrite || p.pins > 0) continue;
       if (p.dirty && !this.hooks.importing()) continue;
       if (p.dirty) this.hooks.stage(p);
       total -= p.loadedBytes;

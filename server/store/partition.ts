@@ -134,6 +134,8 @@ export class Partition {
    * settles the partition is not dropped from memory, and a commit waits for it.
    */
   imageWrite: Promise<void> | null = null;
+  /** Work that needs the database in memory until it ends (an import's columns build for its newest partitions): the budget skips it while > 0. */
+  pins = 0;
 
   constructor(
     readonly source: SourceInfo,
