@@ -352,7 +352,14 @@ export class LogStore {
     return this.writes.run(async () => {
       // Changes a failed save left unsaved would be undone by a rollback of this import.
       if (this.hasUnsaved()) await this.save();
-      return this.importTxn.run(() => work(new ImportWriter(this, sourceInfo(source))));
+      const info = sourceInfo(source);
+      // Edge records look up their URLs and paths: both dictionaries hashed with turns for
+      // requests first, not all at once by the first batch.
+      if (info.hot === 'edge') {
+        await this.catalogState.urls.indexInSteps();
+        await this.catalogState.paths.indexInSteps();
+      }
+      return this.importTxn.run(() => work(new ImportWriter(this, info)));
     });
   }
 

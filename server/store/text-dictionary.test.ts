@@ -44,6 +44,33 @@ describe('TextDictionary, committed (URLs)', () => {
     again.close();
   });
 
+  it('indexInSteps hashes 20,000 URLs in slices with turns for others between, and every lookup after is exact', async () => {
+    const f = file();
+    const urls = Array.from({ length: 20_000 }, (_, i) => `https://p.supabase.co/rest/v1/t?id=eq.${i}`);
+    const d = new TextDictionary(f, { bytes: 0, count: 0 });
+    for (const u of urls) d.idOf(u);
+    d.flush();
+    await d.fsync();
+    const state = d.state();
+    d.close();
+    const again = new TextDictionary(f, state);
+    let turns = 0;
+    let running = true;
+    const other = (async () => {
+      while (running) await new Promise<void>((resolve) => setImmediate(() => (turns++, resolve())));
+    })();
+    await again.indexInSteps();
+    // Hashed by the steps, before any lookup.
+    expect((again as unknown as { indexed: boolean }).indexed).toBe(true);
+    running = false;
+    await other;
+    // 20,000 texts are three slices of 8,192: the other work had a turn between them.
+    expect(turns).toBeGreaterThanOrEqual(3);
+    for (let i = urls.length - 1; i >= 0; i--) expect(again.idOf(urls[i]!)).toBe(i + 1);
+    expect(again.idOf('https://new')).toBe(20_001);
+    again.close();
+  });
+
   it('lines past the committed length (an import that never committed) are cut at open and ids reused', async () => {
     const f = file();
     const d = new TextDictionary(f, { bytes: 0, count: 0 });
