@@ -50,6 +50,7 @@ export class CatalogState {
       },
       ofText: (text) => paths.idOf(text),
       ofUrl: (url) => this.pathIdOfUrl(url),
+      prefetchUrls: (urls) => this.prefetchUrlPaths(urls),
     };
     this.functions = new Dictionary(db, 'functions', 'function_id', 10_000);
     this.apiHours = new ApiHours(db);
@@ -93,6 +94,16 @@ export class CatalogState {
   private pathIdOfUrl(url: number): number {
     this.growUrlPaths(url);
     return (this.urlPathIds[url] ||= this.paths.idOf(pathOfUrl(this.urls.get(url))));
+  }
+
+  /** Notes the path ids of URLs not met yet in this run, their texts read from urls.log together. */
+  private prefetchUrlPaths(urls: readonly number[]): void {
+    const unknown = urls.filter((url) => !(url < this.urlPathIds.length && this.urlPathIds[url]));
+    if (!unknown.length) return;
+    for (const [url, text] of this.urls.getMany(unknown)) {
+      this.growUrlPaths(url);
+      this.urlPathIds[url] ||= this.paths.idOf(pathOfUrl(text));
+    }
   }
 
   private growUrlPaths(url: number): void {

@@ -116,6 +116,8 @@ export interface PathIds {
   ofText(path: string): number;
   /** The id of an edge URL's path. */
   ofUrl(urlId: number): number;
+  /** Makes `ofUrl` of these URL ids cheap (their URLs read together), when it can. */
+  prefetchUrls?(urlIds: readonly number[]): void;
 }
 
 type RowArrays = { [K in (typeof F64)[number]]: Float64Array } & { [K in (typeof I32)[number]]: Int32Array };
@@ -377,6 +379,14 @@ class ColumnsBuilder {
     const { cols } = this;
     const rows = this.nextRows(db);
     if (this.at + rows.length > this.n) throw new Error(`${this.source.alias}: rows were added while its columns were built`);
+    if (this.paths.prefetchUrls) {
+      const unknown: number[] = [];
+      for (const r of rows) {
+        const url = r[11];
+        if (typeof url === 'number' && url !== 0 && !this.pathOfUrl.has(url)) unknown.push(url);
+      }
+      if (unknown.length) this.paths.prefetchUrls(unknown);
+    }
     for (const [ts, blk, rid, project, boff, len, status, method, path, level, fn, url] of rows) {
       const i = this.at++;
       cols.ts[i] = ts as number;

@@ -71,6 +71,31 @@ describe('TextDictionary, committed (URLs)', () => {
     again.close();
   });
 
+  it('getMany reads the texts of many ids in runs of nearby lines: the same texts as get, in a read per run', async () => {
+    const f = file();
+    const urls = Array.from({ length: 5_000 }, (_, i) => `https://p.supabase.co/rest/v1/t${i % 7}?id=eq.${i}&q="${'é'.repeat(i % 3)}"`);
+    const d = new TextDictionary(f, { bytes: 0, count: 0 });
+    for (const u of urls) d.idOf(u);
+    d.flush();
+    await d.fsync();
+    const state = d.state();
+    d.close();
+    const again = new TextDictionary(f, state);
+    again.size();
+    // Two texts not yet written (pending), ids in any order with repeats, and two runs far apart.
+    expect(again.idOf('pending-1')).toBe(5_001);
+    expect(again.idOf('pending-2')).toBe(5_002);
+    const ids = [5_002, ...Array.from({ length: 1_000 }, (_, i) => 1_000 + ((i * 7919) % 1_000)), 4_990, 4_991, 3, 3, 5_001];
+    const reads = vi.spyOn(fs, 'readSync');
+    const got = again.getMany(ids);
+    const calls = reads.mock.calls.length;
+    reads.mockRestore();
+    expect(calls).toBeLessThanOrEqual(3);
+    expect(got.size).toBe(new Set(ids).size);
+    for (const id of ids) expect(got.get(id)).toBe(id > 5_000 ? `pending-${id - 5_000}` : urls[id - 1]);
+    again.close();
+  });
+
   it('lines past the committed length (an import that never committed) are cut at open and ids reused', async () => {
     const f = file();
     const d = new TextDictionary(f, { bytes: 0, count: 0 });
