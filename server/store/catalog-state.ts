@@ -100,10 +100,13 @@ export class CatalogState {
   private prefetchUrlPaths(urls: readonly number[]): void {
     const unknown = urls.filter((url) => !(url < this.urlPathIds.length && this.urlPathIds[url]));
     if (!unknown.length) return;
-    for (const [url, text] of this.urls.getMany(unknown)) {
+    const texts = this.urls.getMany(unknown);
+    const ids = [...texts.keys()];
+    const pathIds = this.paths.idsOf(ids.map((url) => pathOfUrl(texts.get(url)!)));
+    ids.forEach((url, i) => {
       this.growUrlPaths(url);
-      this.urlPathIds[url] ||= this.paths.idOf(pathOfUrl(text));
-    }
+      this.urlPathIds[url] ||= pathIds[i]!;
+    });
   }
 
   private growUrlPaths(url: number): void {

@@ -96,6 +96,28 @@ describe('TextDictionary, committed (URLs)', () => {
     again.close();
   });
 
+  it('idsOf gives the ids idOf gives (known texts confirmed in a few reads, new ones added once each, in order)', async () => {
+    const f = file();
+    const paths = Array.from({ length: 3_000 }, (_, i) => `/rest/v1/table_${i}`);
+    const d = new TextDictionary(f, { bytes: 0, count: 0 });
+    for (const p of paths) d.idOf(p);
+    d.flush();
+    await d.fsync();
+    const state = d.state();
+    d.close();
+    const again = new TextDictionary(f, state);
+    again.size();
+    const asked = [...paths.slice(1_000, 2_000).reverse(), '/new/a', paths[5]!, '/new/b', '/new/a', paths[1_500]!];
+    const reads = vi.spyOn(fs, 'readSync');
+    const got = again.idsOf(asked);
+    const calls = reads.mock.calls.length;
+    reads.mockRestore();
+    expect(calls).toBeLessThanOrEqual(3);
+    expect(got).toEqual([...Array.from({ length: 1_000 }, (_, i) => 2_000 - i), 3_001, 6, 3_002, 3_001, 1_501]);
+    expect(again.get(3_001)).toBe('/new/a');
+    again.close();
+  });
+
   it('lines past the committed length (an import that never committed) are cut at open and ids reused', async () => {
     const f = file();
     const d = new TextDictionary(f, { bytes: 0, count: 0 });

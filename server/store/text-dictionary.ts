@@ -442,6 +442,34 @@ export class TextDictionary {
     return out;
   }
 
+  /**
+   * `idOf` of many texts, the ones already there confirmed with their lines read together
+   * (getMany) rather than a read each: a columns build meets thousands of known paths.
+   */
+  idsOf(texts: readonly string[]): number[] {
+    this.index();
+    const out = new Array<number>(texts.length).fill(0);
+    const candidates: Array<{ at: number; ids: number[] }> = [];
+    const wanted = new Set<number>();
+    texts.forEach((text, at) => {
+      const hit = this.recent.get(text);
+      if (hit !== undefined) return void (out[at] = hit);
+      const h = hash32(text);
+      const mask = this.table.length - 1;
+      const ids: number[] = [];
+      for (let slot = h & mask, id = this.table[slot]!; id !== 0; id = this.table[(slot = (slot + 1) & mask)]!) if (this.hashes[id] === h) ids.push(id);
+      for (const id of ids) wanted.add(id);
+      candidates.push({ at, ids });
+    });
+    const read = wanted.size ? this.getMany([...wanted]) : new Map<number, string>();
+    for (const { at, ids } of candidates) {
+      const id = ids.find((id) => read.get(id) === texts[at]);
+      // Not there yet: added (idOf, as one at a time; a text repeated in `texts` gets one id).
+      out[at] = id !== undefined ? this.remember(texts[at]!, id) : this.idOf(texts[at]!);
+    }
+    return out;
+  }
+
   /** The id of a text, adding it when new. */
   idOf(text: string): number {
     const hit = this.recent.get(text);
