@@ -53,8 +53,10 @@ interface ImportState {
   stopped: boolean;
 }
 
-/** One step of staging: write a partition's image, or build (part of) a staged version's columns file. */
-/** `load`: the columns are wanted before the commit even if the partition has left memory meanwhile (loaded again for them). */
+/**
+ * One step of staging: write a partition's image, or build a staged version's columns file
+ * (`load`: wanted before the commit even if the partition has left memory meanwhile: loaded again).
+ */
 type StagingStep = { kind: 'image'; p: Partition; ending?: boolean } | { kind: 'columns'; p: Partition; version: number; load: boolean };
 
 /** A partition the import has not written for this many batches is written out (staged). */
