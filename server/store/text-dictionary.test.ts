@@ -15,6 +15,28 @@ const file = () => {
   return path.join(d, 'urls.log');
 };
 
+/** A dictionary of `texts` (ids 1…n), committed and synced, opened again: nothing in memory but what the file gives. */
+async function committed(f: string, texts: readonly string[]): Promise<TextDictionary> {
+  const d = new TextDictionary(f, { bytes: 0, count: 0 });
+  for (const t of texts) d.idOf(t);
+  d.flush();
+  await d.fsync();
+  const state = d.state();
+  d.close();
+  return new TextDictionary(f, state);
+}
+
+/** How many fs.readSync calls `work` makes, and what it returns. */
+function readsDuring<T>(work: () => T): { calls: number; out: T } {
+  const reads = vi.spyOn(fs, 'readSync');
+  try {
+    const out = work();
+    return { calls: reads.mock.calls.length, out };
+  } finally {
+    reads.mockRestore();
+  }
+}
+
 describe('TextDictionary, committed (URLs)', () => {
   it('gives dense ids in order of first sight, the same id for a repeat, and reads every URL back', () => {
     const d = new TextDictionary(file(), { bytes: 0, count: 0 });
@@ -47,13 +69,7 @@ describe('TextDictionary, committed (URLs)', () => {
   it('indexInSteps hashes 20,000 URLs in slices with turns for others between, and every lookup after is exact', async () => {
     const f = file();
     const urls = Array.from({ length: 20_000 }, (_, i) => `https://p.supabase.co/rest/v1/t?id=eq.${i}`);
-    const d = new TextDictionary(f, { bytes: 0, count: 0 });
-    for (const u of urls) d.idOf(u);
-    d.flush();
-    await d.fsync();
-    const state = d.state();
-    d.close();
-    const again = new TextDictionary(f, state);
+    const again = await committed(f, urls);
     let turns = 0;
     let running = true;
     const other = (async () => {
@@ -74,22 +90,13 @@ describe('TextDictionary, committed (URLs)', () => {
   it('getMany reads the texts of many ids in runs of nearby lines: the same texts as get, in a read per run', async () => {
     const f = file();
     const urls = Array.from({ length: 5_000 }, (_, i) => `https://p.supabase.co/rest/v1/t${i % 7}?id=eq.${i}&q="${'é'.repeat(i % 3)}"`);
-    const d = new TextDictionary(f, { bytes: 0, count: 0 });
-    for (const u of urls) d.idOf(u);
-    d.flush();
-    await d.fsync();
-    const state = d.state();
-    d.close();
-    const again = new TextDictionary(f, state);
+    const again = await committed(f, urls);
     again.size();
     // Two texts not yet written (pending), ids in any order with repeats, and two runs far apart.
     expect(again.idOf('pending-1')).toBe(5_001);
     expect(again.idOf('pending-2')).toBe(5_002);
     const ids = [5_002, ...Array.from({ length: 1_000 }, (_, i) => 1_000 + ((i * 7919) % 1_000)), 4_990, 4_991, 3, 3, 5_001];
-    const reads = vi.spyOn(fs, 'readSync');
-    const got = again.getMany(ids);
-    const calls = reads.mock.calls.length;
-    reads.mockRestore();
+    const { calls, out: got } = readsDuring(() => again.getMany(ids));
     expect(calls).toBeLessThanOrEqual(3);
     expect(got.size).toBe(new Set(ids).size);
     for (const id of ids) expect(got.get(id)).toBe(id > 5_000 ? `pending-${id - 5_000}` : urls[id - 1]);
@@ -99,19 +106,10 @@ describe('TextDictionary, committed (URLs)', () => {
   it('idsOf gives the ids idOf gives (known texts confirmed in a few reads, new ones added once each, in order)', async () => {
     const f = file();
     const paths = Array.from({ length: 3_000 }, (_, i) => `/rest/v1/table_${i}`);
-    const d = new TextDictionary(f, { bytes: 0, count: 0 });
-    for (const p of paths) d.idOf(p);
-    d.flush();
-    await d.fsync();
-    const state = d.state();
-    d.close();
-    const again = new TextDictionary(f, state);
+    const again = await committed(f, paths);
     again.size();
     const asked = [...paths.slice(1_000, 2_000).reverse(), '/new/a', paths[5]!, '/new/b', '/new/a', paths[1_500]!];
-    const reads = vi.spyOn(fs, 'readSync');
-    const got = again.idsOf(asked);
-    const calls = reads.mock.calls.length;
-    reads.mockRestore();
+    const { calls, out: got } = readsDuring(() => again.idsOf(asked));
     expect(calls).toBeLessThanOrEqual(3);
     expect(got).toEqual([...Array.from({ length: 1_000 }, (_, i) => 2_000 - i), 3_001, 6, 3_002, 3_001, 1_501]);
     expect(again.get(3_001)).toBe('/new/a');
