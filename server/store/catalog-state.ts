@@ -85,15 +85,13 @@ export class CatalogState {
    */
   urlIdOf(url: string): number {
     const id = this.urls.idOf(url);
-    this.growUrlPaths(id);
-    this.urlPathIds[id] ||= this.paths.idOf(pathOfUrl(url));
+    this.pathOfUrlId(id, () => this.paths.idOf(pathOfUrl(url)));
     return id;
   }
 
   /** The path id of an edge URL's path, for the columns of edge partitions. */
   private pathIdOfUrl(url: number): number {
-    this.growUrlPaths(url);
-    return (this.urlPathIds[url] ||= this.paths.idOf(pathOfUrl(this.urls.get(url))));
+    return this.pathOfUrlId(url, () => this.paths.idOf(pathOfUrl(this.urls.get(url))));
   }
 
   /** Notes the path ids of URLs not met yet in this run, their texts read from urls.log together. */
@@ -103,17 +101,17 @@ export class CatalogState {
     const texts = this.urls.getMany(unknown);
     const ids = [...texts.keys()];
     const pathIds = this.paths.idsOf(ids.map((url) => pathOfUrl(texts.get(url)!)));
-    ids.forEach((url, i) => {
-      this.growUrlPaths(url);
-      this.urlPathIds[url] ||= pathIds[i]!;
-    });
+    ids.forEach((url, i) => this.pathOfUrlId(url, () => pathIds[i]!));
   }
 
-  private growUrlPaths(url: number): void {
-    if (url < this.urlPathIds.length) return;
-    const grown = new Int32Array(Math.max(url + 1, this.urlPathIds.length * 2, 1024));
-    grown.set(this.urlPathIds);
-    this.urlPathIds = grown;
+  /** The path id noted for a URL id, noting `find()`'s when there is none yet. */
+  private pathOfUrlId(url: number, find: () => number): number {
+    if (url >= this.urlPathIds.length) {
+      const grown = new Int32Array(Math.max(url + 1, this.urlPathIds.length * 2, 1024));
+      grown.set(this.urlPathIds);
+      this.urlPathIds = grown;
+    }
+    return (this.urlPathIds[url] ||= find());
   }
 
   deleteObsolete(): void {
