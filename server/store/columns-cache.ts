@@ -249,6 +249,9 @@ export class ColumnsCache {
         await pause();
         if (!unchanged()) continue;
         let cols: ScanColumns | null = state === 'unusable' ? null : readScanColumns(file, id);
+        // A build looks paths up: the dictionary is hashed first, in slices of its own with turns.
+        if (!cols) await offThread(this.paths.indexInSteps());
+        if (!unchanged()) continue;
         try {
           cols ??= await buildScanColumnsInSteps(() => this.map.useInBackground(p), p.source, this.pathIds, async () => {
             await pause();

@@ -353,12 +353,11 @@ export class LogStore {
       // Changes a failed save left unsaved would be undone by a rollback of this import.
       if (this.hasUnsaved()) await this.save();
       const info = sourceInfo(source);
-      // Edge records look up their URLs and paths: both dictionaries hashed with turns for
-      // requests first, not all at once by the first batch.
-      if (info.hot === 'edge') {
-        await this.catalogState.urls.indexInSteps();
-        await this.catalogState.paths.indexInSteps();
-      }
+      // The dictionaries the import looks texts up in (URLs for edge records; paths for every
+      // columns file it builds) are hashed with turns for requests first, not all at once by
+      // its first batch or columns step.
+      if (info.hot === 'edge') await this.catalogState.urls.indexInSteps();
+      await this.catalogState.paths.indexInSteps();
       return this.importTxn.run(() => work(new ImportWriter(this, info)));
     });
   }
