@@ -143,7 +143,7 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
       // of this same import: committed together when it returns, rolled back together if it
       // throws. (bulkLoad would also take several sources, but it skips withWriter's saving of
       // changes left unsaved before, which a rollback would then undo.)
-      const writers = new Map<SourceName, Pick<ImportWriter, 'write' | 'markDenseDays' | 'settle'>>([[info.name, writer]]);
+      const writers = new Map<SourceName, Pick<ImportWriter, 'write' | 'markDenseDays' | 'settle' | 'sliceEnd'>>([[info.name, writer]]);
       const writerOf = (name: SourceName) => {
         let w = writers.get(name);
         if (!w) writers.set(name, (w = new ImportWriter(store, sourceInfo(name))));
@@ -173,8 +173,10 @@ async function run(store: LogStore, input: ImportInput | undefined, file: string
               const started = performance.now();
               let r = { imported: 0, duplicates: 0 };
               while (at < records.length && performance.now() - started < INSERT_SLICE_MS) {
-                const part = writerOf(source).write(records.slice(at, at + INSERT_SLICE_RECORDS), false);
-                at += INSERT_SLICE_RECORDS;
+                // At most one partition read from disk per write: its load alone can take the slice's time.
+                const end = writerOf(source).sliceEnd(records, at, INSERT_SLICE_RECORDS);
+                const part = writerOf(source).write(records.slice(at, end), false);
+                at = end;
                 r = { imported: r.imported + part.imported, duplicates: r.duplicates + part.duplicates };
               }
               writerOf(source).settle();

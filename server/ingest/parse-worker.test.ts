@@ -37,7 +37,7 @@ function recordingStore(opts: { onWrite?: (records: StoredRecord[]) => void } = 
   const seen = new Set<string>();
   let saves = 0;
   const store = {
-    async withWriter<T>(source: SourceName, work: (w: { write(r: StoredRecord[], settle?: boolean): { imported: number; duplicates: number }; markDenseDays(r: StoredRecord[]): void; settle(): void }) => Promise<T>): Promise<T> {
+    async withWriter<T>(source: SourceName, work: (w: { write(r: StoredRecord[], settle?: boolean): { imported: number; duplicates: number }; markDenseDays(r: StoredRecord[]): void; settle(): void; sliceEnd(r: readonly StoredRecord[], from: number, max: number): number }) => Promise<T>): Promise<T> {
       const mine: StoredRecord[] = [];
       const added: string[] = [];
       try {
@@ -58,6 +58,7 @@ function recordingStore(opts: { onWrite?: (records: StoredRecord[]) => void } = 
           // How records are laid out in partitions, and when their rows go in, is the real store's affair.
           markDenseDays() {},
           settle() {},
+          sliceEnd: (r, from, max) => Math.min(r.length, from + max),
         });
         // The real store commits (saves) when the work returns.
         saves++;

@@ -118,6 +118,27 @@ export class BatchInserter {
     return result;
   }
 
+  /**
+   * Where a slice of `records` starting at `from` should end (at most `max` records, at least
+   * one) so that writing it loads at most one partition from disk: records scattered over a
+   * month (one or two an hour) need a partition for nearly every record, and each load took
+   * 30-60 ms at 10M records, so a slice of 250 of them held requests for a third of a second.
+   */
+  sliceEnd(info: SourceInfo, records: readonly StoredRecord[], from: number, max: number): number {
+    const end = Math.min(records.length, from + max);
+    let loads = 0;
+    let last: Partition | undefined;
+    for (let i = from; i < end; i++) {
+      const ts = records[i]!.ts;
+      if (last && ts >= last.start && ts < last.end) continue;
+      const p = this.map.existingFor(info, ts);
+      // A partition not made yet is created empty, without a read.
+      if (p && !p.db && p.fileVersion > 0 && ++loads > 1) return Math.max(i, from + 1);
+      last = p;
+    }
+    return end;
+  }
+
   /** Writes the record blocks being packed and inserts the rows waiting for them (of one partition, or all). */
   settle(only?: Partition): void {
     try {

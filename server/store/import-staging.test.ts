@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeProblems } from '../hardening/helpers.ts';
 import { importStream } from '../ingest/import.ts';
 import { at, DAY, edgeRecord, importRecords, storeKeeper } from '../testing/fixtures.ts';
-import type { Partition } from './partition.ts';
+import { Partition } from './partition.ts';
+import { ImportWriter } from './log-store.ts';
 import { columnsFileOf } from './scan-columns.ts';
 import { URLS_FILE } from './store-files.ts';
 import { TextDictionary } from './text-dictionary.ts';
@@ -216,6 +217,45 @@ describe('staging during an import', () => {
       for (let i = 0; i < cols.n; i++) paths.add(store.paths.get(cols.path[i]!));
     }
     expect([...paths].sort()).toEqual(Array.from({ length: 150 }, (_, i) => `/rest/v1/table_${i}`).sort());
+    expect(storeProblems(store)).toEqual([]);
+  });
+
+  it('reads at most one partition from disk per write of an import scattered over a month (one record a day), every record committed', async () => {
+    const dir = keeper.newDir();
+    // A budget that drops every partition once it is clean: each day of the month is on disk only.
+    const store = await keeper.open(dir, { memoryBudgetBytes: 1 });
+    const DAYS_ = 30;
+    await importRecords(store, 'edge_logs', Array.from({ length: DAYS_ * 20 }, (_, i) => edgeRecord(T + (i % DAYS_) * DAY + Math.floor(i / DAYS_) * 60_000_000, { id: `old-${i}` })));
+    await store.columnsSettled();
+    expect(store.partitions('cloudflare.logs.prod').filter((p) => p.db).length).toBeLessThanOrEqual(1);
+    // One record a day, newest first, in one batch: written in slices of up to 250 records.
+    const records = Array.from({ length: DAYS_ }, (_, i) => edgeRecord(T + (DAYS_ - 1 - i) * DAY + 12 * 3_600_000_000, { id: `new-${i}` }));
+    const loads: number[] = [];
+    let inWrite = -1;
+    // Loads from disk counted per write call.
+    const original = Partition.prototype.load;
+    const originalWrite = ImportWriter.prototype.write;
+    Partition.prototype.load = function (this: Partition) {
+      if (inWrite >= 0 && !this.db) loads[inWrite]!++;
+      return original.call(this);
+    };
+    ImportWriter.prototype.write = function (this: ImportWriter, ...args) {
+      inWrite = loads.push(0) - 1;
+      try {
+        return originalWrite.apply(this, args);
+      } finally {
+        inWrite = -1;
+      }
+    };
+    try {
+      await importRecords(store, 'edge_logs', records);
+    } finally {
+      Partition.prototype.load = original;
+      ImportWriter.prototype.write = originalWrite;
+    }
+    expect(loads.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(DAYS_ - 1);
+    expect(Math.max(...loads)).toBe(1);
+    expect(store.dump('cloudflare.logs.prod').length).toBe(DAYS_ * 21);
     expect(storeProblems(store)).toEqual([]);
   });
 });

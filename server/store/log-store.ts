@@ -386,6 +386,11 @@ export class LogStore {
     return this.inserter.insert(info, records, settle);
   }
 
+  /** @internal used by ImportWriter: see ImportWriter.sliceEnd. */
+  insertSliceEnd(info: SourceInfo, records: readonly StoredRecord[], from: number, max: number): number {
+    return this.inserter.sliceEnd(info, records, from, max);
+  }
+
   /** @internal used by ImportWriter: see ImportWriter.settle. */
   settleInserts(): void {
     this.inserter.settle();
@@ -512,6 +517,11 @@ export class ImportWriter {
    */
   write(records: StoredRecord[], settle = true): BatchResult {
     return this.store.insertBatch(this.source, records, settle);
+  }
+
+  /** Where the slice of `records` from `from` should end: at most `max` records, and at most one partition read from disk to write them. */
+  sliceEnd(records: readonly StoredRecord[], from: number, max: number): number {
+    return this.store.insertSliceEnd(this.source, records, from, max);
   }
 
   /** Writes the blocks being packed and the rows waiting for them (every source's): nothing waits after. */

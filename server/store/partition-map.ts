@@ -132,6 +132,12 @@ export class PartitionMap {
     p.close();
   }
 
+  /** The partition a record of this instant belongs to, if there is one yet. */
+  existingFor(info: SourceInfo, ts: number): Partition | undefined {
+    const day = dayStart(ts);
+    return this.parts.get(partKey(info.code, this.splitDays.has(`${info.code}:${day}`) ? hourStart(ts) : day));
+  }
+
   /** The partition a record of this instant belongs to (created when missing). */
   partitionFor(info: SourceInfo, ts: number): Partition {
     const day = dayStart(ts);
