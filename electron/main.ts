@@ -44,6 +44,7 @@ import { runtimePaths } from './runtime-paths.ts';
 import { adoptShellState, initialBounds, MIN_SIZE, readShellState, STATE_FILE, writeShellState, type ShellState } from './shell-state.ts';
 import { loadTokenKey, type KeyProtector } from './token-key.ts';
 import { forEachLine, ServerStartError, ServerSupervisor, type ServerProcess, type ServerReady, type SpawnServer } from './supervisor.ts';
+import { SERVER_MEMORY_ENV } from '../server/memory-env.ts';
 
 /** Set by electron/build.ts from package.json (a dev run has no package.json next to main.cjs). */
 declare const LOG_EXPLORER_VERSION: string;
@@ -74,7 +75,7 @@ if (!app.requestSingleInstanceLock({ dataDir: folders.dataDir ?? null })) {
 /** The server process as an Electron utilityProcess, behind the supervisor's small interface; `env` is read at each spawn. */
 function utilitySpawner(entry: string, cwd: string, env: () => Record<string, string>): SpawnServer {
   return () => {
-    const child = utilityProcess.fork(entry, [], { serviceName: SERVER_SERVICE_NAME, stdio: 'pipe', cwd, env: { ...process.env, ...env() } });
+    const child = utilityProcess.fork(entry, [], { serviceName: SERVER_SERVICE_NAME, stdio: 'pipe', cwd, env: { ...process.env, ...SERVER_MEMORY_ENV, ...env() } });
     return {
       get pid() {
         return child.pid;

@@ -4,3 +4,4 @@ export declare function serverEntries(root?: string): Record<string, string>;
 export declare function sourceStamp(root?: string, entries?: Record<string, string>): string;
 export declare function bundleIsFresh(options?: { outDir?: string; root?: string; entries?: Record<string, string> }): boolean;
 export declare function buildServer(options?: { outDir?: string; root?: string; entries?: Record<string, string> }): Promise<{ outDir: string; entries: Record<string, string> }>;
+export declare function startAgainWith(env: Readonly<Record<string, string>>): boolean;

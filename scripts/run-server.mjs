@@ -5,6 +5,8 @@
  *
  *   dist/server/main.mjs          server/main.ts          (npm run serve)
  *   dist/server/import.mjs        server/ingest/cli.ts    (npm run import)
+ *   dist/server/memory-env.mjs    server/memory-env.ts: the environment the server runs with; on
+ *                                 Linux this script starts again with it when it is missing
  *   dist/server/parse-worker.mjs  server/ingest/parse-worker.ts, when that file exists; the
  *                                 import code finds it with new URL('./parse-worker.mjs', import.meta.url)
  *   dist/server/*.sql             the endpoint queries, which server/endpoints/sql-files.ts reads
@@ -16,8 +18,10 @@
  * the one recorded in dist/server/.stamp when the bundle was built: edits, reverts to an
  * older mtime, added and deleted files all count.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -29,7 +33,7 @@ const COMMANDS = { serve: 'main.mjs', import: 'import.mjs' };
 
 /** Bundle name → entry, relative to the root; the worker only once it exists. */
 export function serverEntries(root = ROOT) {
-  const entries = { main: 'server/main.ts', import: 'server/ingest/cli.ts' };
+  const entries = { main: 'server/main.ts', import: 'server/ingest/cli.ts', 'memory-env': 'server/memory-env.ts' };
   if (fs.existsSync(path.join(root, 'server', 'ingest', 'parse-worker.ts'))) entries['parse-worker'] = 'server/ingest/parse-worker.ts';
   return entries;
 }
@@ -102,6 +106,19 @@ export async function buildServer({ outDir = SERVER_OUT_DIR, root = ROOT, entrie
   return { outDir, entries };
 }
 
+/**
+ * On Linux, when the environment lacks a key of `env` (glibc reads its malloc settings at
+ * start only): starts this same command again with `env` added, passes SIGINT, SIGTERM and
+ * SIGHUP on to it, exits with its code, and returns true. Otherwise returns false.
+ */
+export function startAgainWith(env) {
+  if (process.platform !== 'linux' || Object.keys(env).every((k) => k in process.env)) return false;
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ...env } });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1)));
+  return true;
+}
+
 async function main() {
   const [command, ...args] = process.argv.slice(2);
   const bundle = COMMANDS[command];
@@ -117,6 +134,10 @@ async function main() {
       process.exit(1);
     }
   }
+  // The server runs with the environment the desktop app gives it (server/memory-env.ts): this
+  // process starts again with it (same arguments, signals passed on) unless it has it already.
+  const { SERVER_MEMORY_ENV } = await import(pathToFileURL(path.join(SERVER_OUT_DIR, 'memory-env.mjs')).href);
+  if (startAgainWith(SERVER_MEMORY_ENV)) return;
   // Stack traces of internal errors point into server/*.ts rather than the bundle.
   process.setSourceMapsEnabled(true);
   const file = path.join(SERVER_OUT_DIR, bundle);

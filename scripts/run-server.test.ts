@@ -60,9 +60,9 @@ describe('sourceStamp', () => {
     fs.rmSync(path.join(root, 'contract'), { recursive: true });
     expect(sourceStamp(root)).toBe(s1);
     // The parse worker joins the entries (and the stamp) once it exists.
-    expect(Object.keys(serverEntries(root))).toEqual(['main', 'import']);
+    expect(Object.keys(serverEntries(root))).toEqual(['main', 'import', 'memory-env']);
     fs.writeFileSync(path.join(root, 'server', 'ingest', 'parse-worker.ts'), '');
-    expect(serverEntries(root)).toEqual({ main: 'server/main.ts', import: 'server/ingest/cli.ts', 'parse-worker': 'server/ingest/parse-worker.ts' });
+    expect(serverEntries(root)).toEqual({ main: 'server/main.ts', import: 'server/ingest/cli.ts', 'memory-env': 'server/memory-env.ts', 'parse-worker': 'server/ingest/parse-worker.ts' });
     expect(sourceStamp(root)).not.toBe(s1);
   });
 });
@@ -82,7 +82,7 @@ describe('buildServer', () => {
   it('writes the entries as .mjs, the queries next to them and a stamp that makes them fresh', () => {
     const files = fs.readdirSync(outDir).sort();
     const queries = fs.readdirSync(path.join(ROOT, 'queries')).filter((f) => f.endsWith('.sql'));
-    expect(files).toEqual(expect.arrayContaining(['main.mjs', 'import.mjs', 'parse-worker.mjs', '.stamp', ...queries]));
+    expect(files).toEqual(expect.arrayContaining(['main.mjs', 'import.mjs', 'memory-env.mjs', 'parse-worker.mjs', '.stamp', ...queries]));
     expect(files.filter((f) => f.includes('.tmp'))).toEqual([]);
     expect(fs.readdirSync(work).filter((f) => f.startsWith('out.tmp'))).toEqual([]);
     expect(bundleIsFresh({ outDir, entries })).toBe(true);
@@ -129,10 +129,28 @@ describe('buildServer', () => {
   });
 });
 
+/** On Linux, `node scripts/run-server.mjs serve` starts the server again as its child (beside esbuild's, when it built): that child's pid. */
+function serverPidOf(pid: number): number {
+  const children = fs.readdirSync('/proc').filter((d) => {
+    try {
+      return /^\d+$/.test(d) && fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(pid) && fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('run-server.mjs');
+    } catch {
+      return false;
+    }
+  });
+  expect(children).toHaveLength(1);
+  return Number(children[0]);
+}
+
 it('node scripts/run-server.mjs serve builds dist/server when needed and serves', async () => {
   const s = listen(['scripts/run-server.mjs', 'serve', '--data-dir', path.join(work, 'data-run'), '--port', '0', '--api-key', 'k']);
   const url = await s.url;
   expect((await fetch(`${url}/api/sources`, { headers: { 'X-API-KEY': 'k' } })).status).toBe(200);
+  if (process.platform === 'linux') {
+    // It started again with the server's environment (server/memory-env.ts): its child has it.
+    expect(fs.readFileSync(`/proc/${serverPidOf(s.child.pid!)}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=4194304');
+  }
+  // SIGTERM to the process started reaches the server, which exits cleanly.
   s.child.kill('SIGTERM');
   expect(await s.exited).toBe(0);
   expect(bundleIsFresh()).toBe(true);
@@ -187,8 +205,10 @@ it.skipIf(process.platform !== 'linux')("npm run serve without --data-dir, while
     const second = spawnSync(process.execPath, ['scripts/run-server.mjs', 'serve', '--port', '0', '--api-key', 'k2'], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
     expect(second.status).toBe(2);
     const fresh = path.join(home, '.local', 'share', 'log-explorer');
-    expect(second.stderr).toContain(`Log Explorer now keeps its data in ${fresh}; the store in ${old} (where an earlier version of the desktop app kept it) moves there once the process using it (pid ${holder.child.pid},`);
-    expect(second.stderr).toContain(`cannot start: the data folder ${old} is in use by another Log Explorer process (pid ${holder.child.pid}, npm run serve,`);
+    // The server holding the folder is the one run-server.mjs started again (server/memory-env.ts).
+    const held = serverPidOf(holder.child.pid!);
+    expect(second.stderr).toContain(`Log Explorer now keeps its data in ${fresh}; the store in ${old} (where an earlier version of the desktop app kept it) moves there once the process using it (pid ${held},`);
+    expect(second.stderr).toContain(`cannot start: the data folder ${old} is in use by another Log Explorer process (pid ${held}, npm run serve,`);
     expect(second.stderr).toContain(`Its API is at ${holderUrl}; \`npm run import -- --data-dir "${old}" FILE...\` imports through it.`);
     expect(second.stderr).not.toContain('k1');
     expect(fs.existsSync(path.join(old, 'catalog.sqlite'))).toBe(true);

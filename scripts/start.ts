@@ -14,6 +14,8 @@ import { loadDemoData } from '../server/demo/load-demo.ts';
 import { startServer } from '../server/server.ts';
 import { defaultDataDir } from '../server/store/data-dir.ts';
 import { DataFolderLocked } from '../server/store/data-lock.ts';
+import { SERVER_MEMORY_ENV } from '../server/memory-env.ts';
+import { startAgainWith } from './run-server.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const RENDERER_OUT = path.join(ROOT, 'dist', 'renderer');
@@ -64,7 +66,8 @@ if (electron.ok) {
   // The app resolves the shared default itself (and adopts an earlier store), as browser mode does below.
   const child = launchElectron({ binary: electron.path, ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}) });
   child.on('exit', (code) => process.exit(code ?? 0));
-} else {
+} else if (!startAgainWith(SERVER_MEMORY_ENV)) {
+  // (Started again, on Linux, with the environment the desktop app gives its server: server/memory-env.ts.)
   console.log(`Browser mode: ${electron.reason}`);
   const dataDir = defaultDataDir({ dir: values['data-dir'] });
   const port = Number(values.port);
