@@ -99,7 +99,11 @@ if (electron.ok) {
   fs.writeFileSync(mark, new Date().toISOString(), { mode: 0o600 });
   console.log(`Data folder: ${dataDir}`);
   console.log(`Open ${server.url}/#key=${server.apiKey}`);
+  // Once: a Ctrl-C reaches this process both from the terminal and from the one that started it again.
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     await server.close();
     process.exit(0);
   };

@@ -126,14 +126,17 @@ export class BatchInserter {
    */
   sliceEnd(info: SourceInfo, records: readonly StoredRecord[], from: number, max: number): number {
     const end = Math.min(records.length, from + max);
-    let loads = 0;
+    let toLoad: Partition | undefined;
     let last: Partition | undefined;
     for (let i = from; i < end; i++) {
       const ts = records[i]!.ts;
       if (last && ts >= last.start && ts < last.end) continue;
       const p = this.map.existingFor(info, ts);
       // A partition not made yet is created empty, without a read.
-      if (p && !p.db && p.fileVersion > 0 && ++loads > 1) return Math.max(i, from + 1);
+      if (p && !p.db && p.fileVersion > 0 && p !== toLoad) {
+        if (toLoad) return i;
+        toLoad = p;
+      }
       last = p;
     }
     return end;
