@@ -53,11 +53,13 @@ function hash32(s: string): number {
   return h | 0;
 }
 
-/** A line's text, or null when the line is not one JSON string. */
 /** getMany reads nearby lines together: at most this many bytes between two of them, and this many in one read. */
 const RUN_GAP = 64 * 1024;
 const RUN_BYTES = 4 * 1024 * 1024;
+/** Texts hashed per slice (read back from the file a slice at a time). */
+const HASH_SLICE = 8192;
 
+/** A line's text, or null when the line is not one JSON string. */
 function parseText(line: string): string | null {
   try {
     const v = JSON.parse(line) as unknown;
@@ -233,12 +235,11 @@ export class TextDictionary {
     await this.loadInSteps();
     if (!this.loaded) return;
     const count = this.count;
-    const SLICE = 8192;
     try {
-      for (let after = 0; after < count; after += SLICE) {
+      for (let after = 0; after < count; after += HASH_SLICE) {
         const done = span(`background: hash ${path.basename(this.file)}`);
         try {
-          for (const { id, text } of this.slice(after, SLICE)) this.hashes[id] = hash32(text);
+          this.hashSlice(after);
         } finally {
           done();
         }
@@ -258,11 +259,15 @@ export class TextDictionary {
     this.load();
     const done = span(`dictionary: hash ${path.basename(this.file)}`);
     // Every id so far is in the file or pending: read back a slice at a time.
-    const SLICE = 8192;
-    for (let after = 0; after < this.count; after += SLICE) for (const { id, text } of this.slice(after, SLICE)) this.hashes[id] = hash32(text);
+    for (let after = 0; after < this.count; after += HASH_SLICE) this.hashSlice(after);
     this.indexed = true;
     this.rebuildTable();
     done();
+  }
+
+  /** Hashes the texts of the HASH_SLICE ids after `after`. */
+  private hashSlice(after: number): void {
+    for (const { id, text } of this.slice(after, HASH_SLICE)) this.hashes[id] = hash32(text);
   }
 
   /**
