@@ -46,7 +46,13 @@ function flush(): void {
     // rss is the process's (every thread); the heap figures are this thread's own isolate.
     const m = process.memoryUsage();
     const sizes: Record<string, number> = { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
-    for (const [name, read] of gauges) sizes[name] = read();
+    for (const [name, read] of gauges) {
+      try {
+        sizes[name] = read();
+      } catch {
+        // A gauge of something closed since (a store, its catalog): left out of this sample.
+      }
+    }
     pending.push(JSON.stringify({ what: 'memory', at: performance.timeOrigin + now, thread, sizes }));
   }
   const lines = `${pending.join('\n')}\n`;

@@ -89,4 +89,27 @@ describe('ApiHours', () => {
     );
     db.close();
   });
+
+  it('keeps decoded, once written, only the hours a window asked for', () => {
+    const db = openDbSync();
+    prepareCatalog(db);
+    const hours = new ApiHours(() => db);
+    // A window over the last 24 of 240 hours, then an import adding one URL to every hour.
+    const from = H0 + (HOURS - 24) * MICROS.hour;
+    expect([...hours.since(from)]).toEqual([]);
+    const batch: ApiHourBatch = new Map();
+    for (let h = 0; h < HOURS; h++) addToApiBatch(batch, H0 + h * MICROS.hour, 3, 2);
+    hours.merge(batch);
+    // Open hours are held until written (12 bytes a triple, one triple an hour).
+    expect(asCounts(hours.since(from)).size).toBe(24);
+    expect(hours.heldBytes()).toBe(HOURS * 12);
+    hours.flush();
+    expect(hours.heldBytes()).toBe(24 * 12);
+    // The older hours are still counted, read back from the catalog when a window reaches them.
+    const all = asCounts(hours.since(H0));
+    expect(all.size).toBe(HOURS);
+    expect(all.get(H0)).toEqual(new Map([['3:2', 1]]));
+    expect(hours.heldBytes()).toBe(HOURS * 12);
+    db.close();
+  });
 });

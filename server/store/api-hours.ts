@@ -3,8 +3,8 @@
  * catalog row per hour holding `[url, families, count]` triples as int32. A 7-day window reads
  * 168 rows of a few thousand triples instead of every record; the partial first hour of a
  * window is counted from its partition's records. Decoded once, and only from the earliest hour
- * a window asked for; the hours an import adds to stay decoded in memory and are written to the
- * catalog at the next save.
+ * a window asked for; the hours an import adds to stay decoded in memory until they are written
+ * to the catalog (as they settle, or at the next save), and after that only if a window reaches them.
  */
 import { span } from '../activity.ts';
 import type { Db } from './db.ts';
@@ -123,14 +123,26 @@ export class ApiHours {
     }
   }
 
-  /** One open hour to the catalog: it is closed, its triples kept decoded. */
+  /**
+   * One open hour to the catalog: it is closed, its triples kept decoded only if a window asked
+   * for it (from `decodedFrom` on). An import of 90 days at 10M records otherwise left every hour
+   * it added decoded, tens of MB no answer reads until a window reaches back that far.
+   */
   private write(hour: number, counts: Map<number, number>): void {
     const packed = this.stale.has(hour) || !this.hours.has(hour) ? encode(counts) : this.hours.get(hour)!;
-    this.hours.set(hour, packed);
+    if (hour >= this.decodedFrom) this.hours.set(hour, packed);
+    else this.hours.delete(hour);
     this.stale.delete(hour);
     this.catalog().run('INSERT OR REPLACE INTO api_hours (hour, counts) VALUES (?, ?)', [hour, new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength)]);
     this.open.delete(hour);
     this.touched.delete(hour);
+  }
+
+  /** Bytes of the decoded triples held (a gauge of the activity log). */
+  heldBytes(): number {
+    let total = 0;
+    for (const t of this.hours.values()) total += t.byteLength;
+    return total;
   }
 
   /** Forgets everything in memory (the catalog was restored or rows deleted). */

@@ -634,6 +634,15 @@ export class ColumnsCache {
     }
   }
 
+  /** Bytes of the columns and block indexes held (gauges of the activity log). */
+  heldBytes(): { columns: number; grams: number } {
+    let columns = 0;
+    let grams = 0;
+    for (const { cols } of this.columnCache.values()) columns += cols.bytes;
+    for (const v of this.gramsCache.values()) grams += v.g?.bytes ?? 0;
+    return { columns, grams };
+  }
+
   /** Forgets a partition's columns, block index and record texts. */
   forget(p: Partition): void {
     this.columnCache.delete(p);

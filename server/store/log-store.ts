@@ -25,6 +25,7 @@ import { BatchInserter, type BatchResult } from './batch-insert.ts';
 import type { BlockTexts } from './block-texts.ts';
 import type { RecordTokens } from './record-tokens.ts';
 import type { BlockGrams } from './block-grams.ts';
+import { gauge } from '../activity.ts';
 import { CATALOG_FILE, setMeta, URLS_META, type PartitionRow } from './catalog.ts';
 import type { Dictionary } from './catalog-dictionary.ts';
 import { CatalogState } from './catalog-state.ts';
@@ -37,7 +38,7 @@ import { ImportTransaction } from './import-transaction.ts';
 import { CONVERTED_KEY, convertLegacyStore, LEGACY_STORE_FILE, removeLegacyFiles } from './legacy-store.ts';
 import type { Partition } from './partition.ts';
 import { describePartition, PartitionMap } from './partition-map.ts';
-import type { RecordAddress } from './record-blocks.ts';
+import { cachedBlockBytes, type RecordAddress } from './record-blocks.ts';
 import type { StoredRecord } from './record.ts';
 import { DAY_GRAIN, HOUR_GRAIN, type OpenRollups } from './rollups.ts';
 import type { ColumnName, ScanColumns } from './scan-columns.ts';
@@ -130,6 +131,16 @@ export class LogStore {
       changed: () => this.changed(),
     });
     this.inserter = new BatchInserter(state, this.partitionMap, this.importTxn, () => this.changed());
+    // Where the main thread's memory goes, sampled with the process's figures when the log is on.
+    gauge('catalog', () => {
+      const [[pages, size]] = this.catalog.rows('SELECT page_count, page_size FROM pragma_page_count(), pragma_page_size()') as [[number, number]];
+      return pages * size;
+    });
+    gauge('apiHours', () => this.apiHours.heldBytes());
+    gauge('dictionaries', () => this.urls.heldBytes() + this.paths.heldBytes());
+    gauge('columnsCache', () => this.columnsCache.heldBytes().columns);
+    gauge('gramsCache', () => this.columnsCache.heldBytes().grams);
+    gauge('blocksCache', cachedBlockBytes);
   }
 
   /** The catalog database (dictionaries, partitions, summary, rollups). */

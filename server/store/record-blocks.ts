@@ -53,6 +53,9 @@ let cachedBytes = 0;
 const open = new Set<RecordBlocks>();
 let nextId = 1;
 
+/** Bytes of decompressed blocks held (a gauge of the activity log). */
+export const cachedBlockBytes = (): number => cachedBytes;
+
 function cachePut(owner: RecordBlocks, key: string, raw: Buffer): void {
   cache.set(key, { owner, raw });
   cachedBytes += raw.length;

@@ -685,6 +685,11 @@ export class TextDictionary {
     else if (fs.existsSync(this.file)) fs.truncateSync(this.file, this.committed.bytes);
   }
 
+  /** Bytes of its arrays (offsets, hashes, table): a gauge of the activity log. */
+  heldBytes(): number {
+    return this.offsets.byteLength + this.hashes.byteLength + this.table.byteLength;
+  }
+
   close(): void {
     this.reader = null;
     if (this.fd !== null) fs.closeSync(this.fd);
