@@ -53,6 +53,8 @@ export { isDiskFull } from './commit.ts';
 export interface StoreOptions {
   /** Bytes of partition databases kept in memory (least recently used ones are dropped). */
   memoryBudgetBytes?: number;
+  /** Bytes of partition columns kept in memory (tests; 64 MiB by default). */
+  columnsBudgetBytes?: number;
   /** Who holds the data folder's lock; `false` skips the lock (tests of the lock itself). */
   lockKind?: DataLockKind | false;
 }
@@ -124,7 +126,7 @@ export class LogStore {
     this.columnsCache = new ColumnsCache(this.partitionMap, state.paths, state.pathIds, {
       importing: () => this.importTxn.importing,
       committedRow: (p) => this.importTxn.committedRow(p),
-    });
+    }, opts.columnsBudgetBytes);
     this.importTxn = new ImportTransaction(dataDir, state, this.partitionMap, this.columnsCache, {
       save: () => this.save(),
       hasUnsaved: () => this.hasUnsaved(),
@@ -136,11 +138,13 @@ export class LogStore {
       const [[pages, size]] = this.catalog.rows('SELECT page_count, page_size FROM pragma_page_count(), pragma_page_size()') as [[number, number]];
       return pages * size;
     });
-    gauge('apiHours', () => this.apiHours.heldBytes());
-    gauge('dictionaries', () => this.urls.heldBytes() + this.paths.heldBytes());
-    gauge('columnsCache', () => this.columnsCache.heldBytes().columns);
-    gauge('gramsCache', () => this.columnsCache.heldBytes().grams);
-    gauge('blocksCache', cachedBlockBytes);
+    for (const name of ['apiHours', 'dictionaries', 'columnsCache', 'gramsCache', 'blocksCache'] as const) gauge(name, () => this.heldBytes()[name]);
+  }
+
+  /** Bytes the store's caches and decoded tables hold now (the activity log's gauges). */
+  heldBytes(): { apiHours: number; dictionaries: number; columnsCache: number; gramsCache: number; blocksCache: number } {
+    const { columns, grams } = this.columnsCache.heldBytes();
+    return { apiHours: this.apiHours.heldBytes(), dictionaries: this.urls.heldBytes() + this.paths.heldBytes(), columnsCache: columns, gramsCache: grams, blocksCache: cachedBlockBytes() };
   }
 
   /** The catalog database (dictionaries, partitions, summary, rollups). */
