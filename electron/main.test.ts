@@ -277,7 +277,7 @@ describe('main process', () => {
     expect(win().options.webPreferences).toMatchObject({ devTools: true });
     expect((fake.forks[0]!.options.env as Record<string, string>)[PREFERRED_PORT_ENV]).toBeUndefined();
     // glibc hands large freed blocks back to the system (server/memory-env.ts).
-    expect((fake.forks[0]!.options.env as Record<string, string>).MALLOC_MMAP_THRESHOLD_).toBe('1048576');
+    expect((fake.forks[0]!.options.env as Record<string, string>).MALLOC_MMAP_THRESHOLD_).toBe('4194304');
     const res = await fetch(`${server().url}/api/clock`, { headers: { 'X-API-KEY': server().apiKey } });
     expect(res.status).toBe(200);
   });

@@ -148,7 +148,7 @@ it('node scripts/run-server.mjs serve builds dist/server when needed and serves'
   expect((await fetch(`${url}/api/sources`, { headers: { 'X-API-KEY': 'k' } })).status).toBe(200);
   if (process.platform === 'linux') {
     // It started again with the server's environment (server/memory-env.ts): its child has it.
-    expect(fs.readFileSync(`/proc/${serverPidOf(s.child.pid!)}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=1048576');
+    expect(fs.readFileSync(`/proc/${serverPidOf(s.child.pid!)}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=4194304');
   }
   // SIGTERM to the process started reaches the server, which exits cleanly.
   s.child.kill('SIGTERM');
