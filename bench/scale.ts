@@ -464,6 +464,13 @@ async function runExplorer(client: Client, pid: number, edgeProject: string): Pr
 
 const activityFileOf = (dataDir: string) => `${dataDir}.activity.ndjson`;
 
+/** Moves an earlier run's activity log aside (named by when it was last written) instead of deleting it: runs are compared afterwards. */
+function setAsideActivity(file: string): void {
+  if (!fs.existsSync(file)) return;
+  const stamp = fs.statSync(file).mtime.toISOString().replace(/[:.]/g, '-');
+  fs.renameSync(file, file.replace(/\.ndjson$/, `.${stamp}.ndjson`));
+}
+
 /**
  * The two imports on a fresh folder with nothing asked meanwhile: the figure that compares with
  * DuckDB's load (the imports under probes give way to every page asked every 50 ms, and the
@@ -485,7 +492,7 @@ async function runImportsAlone(n: number, files: { fn: BenchFile; edge: BenchFil
 async function runImportsOnly(n: number, files: { fn: BenchFile; edge: BenchFile }, order: RecordOrder): Promise<ImportRun> {
   const dataDir = path.join(BENCH_DIR, `ours-${n}-${order}`);
   fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.rmSync(activityFileOf(dataDir), { force: true });
+  setAsideActivity(activityFileOf(dataDir));
   const s = await serve(dataDir, activityFileOf(dataDir));
   const run = await importUnderProbes(s.port, KEY, files, order, activityFileOf(dataDir), (msg) => console.error(`[${n}] ours: ${msg}`));
   await stop(s);
@@ -496,7 +503,7 @@ async function runImportsOnly(n: number, files: { fn: BenchFile; edge: BenchFile
 async function runOurs(n: number, files: { fn: BenchFile; edge: BenchFile }, small: BenchFile, order: RecordOrder): Promise<OursRun> {
   const dataDir = path.join(BENCH_DIR, `ours-${n}`);
   fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.rmSync(activityFileOf(dataDir), { force: true });
+  setAsideActivity(activityFileOf(dataDir));
   const s = await serve(dataDir, activityFileOf(dataDir));
   const rss = sampleRss(s.pid);
   const log = (msg: string) => console.error(`[${n}] ours: ${msg}`);
@@ -865,7 +872,7 @@ async function runSettled(n: number): Promise<boolean> {
   const dataDir = path.join(BENCH_DIR, `ours-${n}-fields`);
   const activity = activityFileOf(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.rmSync(activity, { force: true });
+  setAsideActivity(activity);
   const log = (msg: string) => console.error(`[${n} fields] ${msg}`);
   const loadStart = os.loadavg();
   const s = await serve(dataDir, activity);
