@@ -18,8 +18,8 @@ const MIN_MS = 2;
 let pending: string[] = [];
 const totals: Record<string, [count: number, ms: number]> = {};
 let scheduled = false;
-/** Sizes the log samples with each flush (at most once a second): name → bytes now. */
-const gauges = new Map<string, () => number>();
+/** Sizes the log samples with each flush (at most once a second): registered name → the sizes it reads (name → bytes now). */
+const gauges = new Map<string, () => Record<string, number>>();
 let sampledAt = -Infinity;
 const SAMPLE_MS = 1000;
 
@@ -46,9 +46,9 @@ function flush(): void {
     // rss is the process's (every thread); the heap figures are this thread's own isolate.
     const m = process.memoryUsage();
     const sizes: Record<string, number> = { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
-    for (const [name, read] of gauges) {
+    for (const read of gauges.values()) {
       try {
-        sizes[name] = read();
+        Object.assign(sizes, read());
       } catch {
         // A gauge of something closed since (a store, its catalog): left out of this sample.
       }
@@ -74,7 +74,12 @@ if (file) {
 
 /** A size (bytes) to sample with the process's memory figures, when the log is on: where memory goes during an import. */
 export function gauge(name: string, read: () => number): void {
-  if (file) gauges.set(name, read);
+  if (file) gauges.set(name, () => ({ [name]: read() }));
+}
+
+/** Several sizes read together (one pass over what they share), sampled like `gauge`'s; `key` names the group (a later one replaces it). */
+export function gaugeGroup(key: string, read: () => Record<string, number>): void {
+  if (file) gauges.set(key, read);
 }
 
 /** Whether spans are being written. */

@@ -19,7 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { gauge } from '../activity.ts';
+import { gaugeGroup } from '../activity.ts';
 import { type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
 import type { ApiHours } from './api-hours.ts';
 import { BatchInserter, type BatchResult } from './batch-insert.ts';
@@ -134,11 +134,10 @@ export class LogStore {
     });
     this.inserter = new BatchInserter(state, this.partitionMap, this.importTxn, () => this.changed());
     // Where the main thread's memory goes, sampled with the process's figures when the log is on.
-    gauge('catalog', () => {
+    gaugeGroup('store', () => {
       const [[pages, size]] = this.catalog.rows('SELECT page_count, page_size FROM pragma_page_count(), pragma_page_size()') as [[number, number]];
-      return pages * size;
+      return { catalog: pages * size, ...this.heldBytes() };
     });
-    for (const name of ['apiHours', 'dictionaries', 'columnsCache', 'gramsCache', 'blocksCache'] as const) gauge(name, () => this.heldBytes()[name]);
   }
 
   /** Bytes the store's caches and decoded tables hold now (the activity log's gauges). */
