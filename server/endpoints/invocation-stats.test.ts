@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAY, HOUR, MIN, NOW, SEC, at, fnRecord, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
+import { DAY, HOUR, MIN, NOW, SEC, at, fnRecord, importRecords, makeTestApp, rows, type TestApp } from '../testing/fixtures.ts';
 import type { InvocationStatsRow } from '../../contract/api-types.ts';
 
 const P = 'projaaaaaaaaaaaaaaaa';
@@ -136,5 +136,40 @@ describe('functions.invocation-stats aggregates', () => {
   it("another project's invocations are not counted", async () => {
     t = await makeTestApp({ fn: [fnRecord(bucket), fnRecord(bucket, { project: 'projbbbbbbbbbbbbbbbb' })] });
     expect((await stats({ interval: '1hr' })).reduce((s, x) => s + x.count, 0)).toBe(1);
+  });
+});
+
+describe('functions.invocation-stats exact buckets over records that keep coming', () => {
+  // 5min: second buckets from 10:25:45 to 10:30:45; the records' hour partition is 10:00-11:00.
+  const s0 = at('2026-11-22T10:29:00Z');
+
+  it('records added to the hour after an answer are counted in the next one, with their aggregates', async () => {
+    t = await makeTestApp({ fn: [fnRecord(s0, { exec: 10 }), fnRecord(s0 + 1, { exec: 30, status: 500 })] });
+    const first = (await stats({ interval: '5min' })).find((x) => x.timestamp === s0)!;
+    expect(first).toMatchObject({ count: 2, error_count: 1, min_execution_time: 10, max_execution_time: 30, avg_execution_time: 20 });
+    await importRecords(t.store, 'function_edge_logs', [fnRecord(s0 + 2, { exec: 2 }), fnRecord(s0 + SEC, { exec: 7, status: 404 }), fnRecord(s0 + 3, { exec: null })]);
+    t.clock.set('fixed', NOW + 1);
+    const r = await stats({ interval: '5min' });
+    // By hand: s0 holds 10, 30, 2 and one without a time; s0 + 1 s holds 7.
+    expect(r.find((x) => x.timestamp === s0)).toMatchObject({ count: 4, error_count: 1, min_execution_time: 2, max_execution_time: 30, avg_execution_time: 14, p95_execution_time: 30 });
+    expect(r.find((x) => x.timestamp === s0 + SEC)).toMatchObject({ count: 1, error_count: 1, min_execution_time: 7, p99_execution_time: 7 });
+    expect(r.reduce((n, x) => n + x.count, 0)).toBe(5);
+  });
+
+  it('one function\'s minute buckets (15min) follow new records too, and leave other functions out', async () => {
+    const m = at('2026-11-22T10:20:00Z');
+    t = await makeTestApp({ fn: [fnRecord(m, { functionId: 'fn-a', exec: 5 }), fnRecord(m, { functionId: 'fn-b', exec: 50 })] });
+    expect((await stats({ interval: '15min', function_id: 'fn-a' })).find((x) => x.timestamp === m)).toMatchObject({ count: 1, max_execution_time: 5 });
+    await importRecords(t.store, 'function_edge_logs', [fnRecord(m + MIN - 1, { functionId: 'fn-a', exec: 9 }), fnRecord(m + 5, { functionId: 'fn-b', exec: 99 })]);
+    t.clock.set('fixed', NOW + 1);
+    expect((await stats({ interval: '15min', function_id: 'fn-a' })).find((x) => x.timestamp === m)).toMatchObject({ count: 2, min_execution_time: 5, max_execution_time: 9, avg_execution_time: 7 });
+  });
+
+  it('for all functions, a record without a function id counts (as the endpoint SQL counts every record of the project)', async () => {
+    const bare = fnRecord(s0 + 4, { exec: 1 }) as { metadata: Record<string, unknown> };
+    delete bare.metadata.function_id;
+    t = await makeTestApp({ fn: [fnRecord(s0, { exec: 3 }), bare] });
+    expect((await stats({ interval: '5min' })).find((x) => x.timestamp === s0)).toMatchObject({ count: 2, min_execution_time: 1, max_execution_time: 3 });
+    expect((await stats({ interval: '5min', function_id: 'fn-hello' })).find((x) => x.timestamp === s0)).toMatchObject({ count: 1, min_execution_time: 3 });
   });
 });

@@ -20,6 +20,7 @@ import { formatDatetime, MICROS } from '../time.ts';
 import { RULE_BINDS, type ValidParams } from './params.ts';
 import { keepRowJson, type ResultRow } from './row-json.ts';
 import { nearestRank } from './sql-functions.ts';
+import { RowColumnsCache } from './row-columns.ts';
 import { matchesId, UrlMatches } from './url-matches.ts';
 
 export type SpeedPath = (store: LogStore, params: ValidParams, now: number) => ResultRow[];
@@ -38,7 +39,10 @@ export interface StoreHelpers {
   urlMatches: UrlMatches;
   /** Canonical records recently returned by logs.all, by partition and row. */
   recent: Map<string, { id: string; row: ResultRow }>;
-  edgeColumns: WeakMap<Partition, EdgeColumns>;
+  /** Edge partitions' ts, URL id and family bits: api-counts' partial hours. */
+  edgeRows: RowColumnsCache;
+  /** Function edge partitions' ts, project, function, exec and status: invocation-stats' exact buckets. */
+  functionRows: RowColumnsCache;
   /**
    * An hour rollup's counts per API family for the URLs a pattern matches, by the hour's triples
    * (a new array whenever the hour changes) and `<url epoch>:<pattern>`: within an epoch a URL id
@@ -60,7 +64,17 @@ const helpers = new WeakMap<LogStore, StoreHelpers>();
 
 export function helpersOf(store: LogStore): StoreHelpers {
   let h = helpers.get(store);
-  if (!h) helpers.set(store, (h = { urlMatches: new UrlMatches(store), recent: new Map(), edgeColumns: new WeakMap(), hourFamilies: new WeakMap() }));
+  if (!h)
+    helpers.set(
+      store,
+      (h = {
+        urlMatches: new UrlMatches(store),
+        recent: new Map(),
+        edgeRows: new RowColumnsCache('edge_logs', ['ts', 'url', 'families']),
+        functionRows: new RowColumnsCache('function_edge_logs', ['ts', 'project', 'function', 'exec', 'status']),
+        hourFamilies: new WeakMap(),
+      }),
+    );
   return h;
 }
 
@@ -111,22 +125,22 @@ export function invocationBuckets(store: LogStore, { project: projectRef, functi
   const fn = fnText ? store.functions.find(fnText) : undefined;
   if (project !== undefined && (!fnText || fn !== undefined)) {
     if (unit < MICROS.minute || (unit < MICROS.hour && fnText)) {
-      // Second buckets, and one function's minute buckets: exact, from the records (one range
-      // of the (project, function, ts) key per function).
-      const fns = fnText ? [fn!] : store.functionsOf('deno-relay-logs', project);
-      for (const p of store.partitionsWithProject('deno-relay-logs', project, first, last + unit - 1)) {
-        const rows = store
-          .use(p)
-          .rows('SELECT ts, exec, status FROM function_edge_logs WHERE project = ? AND function IN (SELECT value FROM json_each(?)) AND ts >= ? AND ts < ?', [
-            project,
-            JSON.stringify(fns),
-            first,
-            last + unit,
-          ]);
-        for (const [ts, exec, status] of rows) {
-          const b = bucket(trunc(ts as number, unit));
-          const e = exec as number | null;
-          if (countRecord(b, e, status as number | null)) (b.execs ??= []).push(e);
+      // Second buckets, and one function's minute buckets: exact, from the records (the
+      // partitions' rows as arrays: the window is the newest hour or two, asked again and again).
+      // All functions: every record of the project, those without a function id (stored as 0) too.
+      const only = fnText ? fn! : undefined;
+      const end = last + unit;
+      const { functionRows } = helpersOf(store);
+      for (const p of store.partitionsWithProject('deno-relay-logs', project, first, end - 1)) {
+        const rows = functionRows.of(store, p);
+        const [ts, proj, fnOf, exec, status] = rows.cols as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+        for (let i = 0; i < rows.length; i++) {
+          const t = ts[i]!;
+          if (t < first || t >= end || proj[i] !== project || (only !== undefined && fnOf[i] !== only)) continue;
+          const b = bucket(trunc(t, unit));
+          const e = exec[i]!;
+          const s = status[i]!;
+          if (countRecord(b, Number.isNaN(e) ? null : e, Number.isNaN(s) ? null : s)) (b.execs ??= []).push(e);
         }
       }
     } else {
@@ -264,45 +278,6 @@ function logsAll(store: LogStore, params: ValidParams, now: number): ResultRow[]
 
 // ---- usage.api-counts ----
 
-/** Timestamp, URL id and family bits of one edge partition's records, in row order. */
-export class EdgeColumns {
-  ts = new Float64Array(0);
-  url = new Int32Array(0);
-  fam = new Uint8Array(0);
-  length = 0;
-  private lastRid = 0;
-  private epoch = -1;
-
-  /** Reads the rows added since the last call (or all, after a rollback). */
-  sync(store: LogStore, p: Partition): this {
-    if (this.epoch !== store.urlEpoch) {
-      this.length = 0;
-      this.lastRid = 0;
-      this.epoch = store.urlEpoch;
-    }
-    if (this.length === p.row.rows) return this;
-    const fresh = store.use(p).rows('SELECT rid, ts, url, families FROM edge_logs WHERE rid > ? ORDER BY rid', [this.lastRid]);
-    if (this.length + fresh.length > this.ts.length) {
-      const cap = Math.max(this.length + fresh.length, this.ts.length * 2);
-      const grow = <T extends Float64Array | Int32Array | Uint8Array>(old: T, next: T): T => {
-        next.set(old.subarray(0, this.length));
-        return next;
-      };
-      this.ts = grow(this.ts, new Float64Array(cap));
-      this.url = grow(this.url, new Int32Array(cap));
-      this.fam = grow(this.fam, new Uint8Array(cap));
-    }
-    for (const [rid, ts, url, fam] of fresh) {
-      this.ts[this.length] = ts as number;
-      this.url[this.length] = url as number;
-      this.fam[this.length] = fam as number;
-      this.length++;
-      this.lastRid = rid as number;
-    }
-    return this;
-  }
-}
-
 /** Adds `n` records of family bits `fam` to a bucket's counts (one per API family, in API_FAMILIES order). */
 function countFamilies(c: number[], fam: number, n: number): void {
   for (let i = 0; i < API_FAMILIES.length; i++) if (fam & API_FAMILIES[i]!.bit) c[i] = c[i]! + n;
@@ -351,11 +326,9 @@ function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow
   }
   for (const p of store.partitions('cloudflare.logs.prod')) {
     if (p.end <= recordsFrom || p.start >= recordsTo || p.row.rows === 0) continue;
-    let cols = h.edgeColumns.get(p);
-    if (!cols) h.edgeColumns.set(p, (cols = new EdgeColumns()));
-    cols.sync(store, p);
-    const { ts, url, fam } = cols;
-    for (let i = 0; i < cols.length; i++) {
+    const rows = h.edgeRows.of(store, p);
+    const [ts, url, fam] = rows.cols as [Float64Array, Float64Array, Float64Array];
+    for (let i = 0; i < rows.length; i++) {
       const t = ts[i]!;
       if (t < start || t >= recordsTo || !matched(url[i]!)) continue;
       countFamilies(bucket(trunc(t, w.unit)), fam[i]!, 1);
