@@ -75,6 +75,50 @@ describe('QuantileSketch', () => {
     expect(s.quantiles([10, 30, 50, 80, 100])).toEqual([0, mid(-3), mid(5), mid(5), mid(700)]);
     // Written back sorted, it reads the same.
     expect(QuantileSketch.decode(s.encode()).quantiles([10, 30, 50, 80, 100])).toEqual(s.quantiles([10, 30, 50, 80, 100]));
-    expect(Array.from(new Int32Array(s.encode().buffer))).toEqual([1, 6, -3, 1, 5, 3, 700, 1]);
+    // Packed, by hand: int32 -3; zeros 1, n 6, 3 buckets; -3 zigzag 5 with 1; +8 (5) with 3; +695 (700) with 1.
+    expect(Array.from(s.encode())).toEqual([0xfd, 0xff, 0xff, 0xff, 1, 6, 3, 5, 1, 8, 3, 0xb7, 0x05, 1]);
+  });
+
+  it('packs exact whole-number values in a byte or two each, and reads them back as they were', () => {
+    const values = [0, 1, -1, 127, 128, -129, 2 ** 51, -(2 ** 51), 42, 42];
+    const s = new QuantileSketch();
+    for (const v of values) s.add(v);
+    const bytes = s.encode();
+    // int32 -2, n (one byte), then the zigzag varints, by hand: 1+1+1+2+2+2+8+8+1+1 bytes.
+    expect(bytes.length).toBe(4 + 1 + 27);
+    expect(Array.from(bytes.subarray(0, 5))).toEqual([0xfe, 0xff, 0xff, 0xff, values.length]);
+    const back = QuantileSketch.decode(bytes);
+    expect(back.exact).toEqual(values);
+    expect(back.n).toBe(values.length);
+  });
+
+  it('keeps exact values with fractions as float64, and reads the older float64 form of whole numbers', () => {
+    const s = new QuantileSketch();
+    for (const v of [1.5, 2, 1e-9]) s.add(v);
+    expect(new DataView(s.encode().buffer).getInt32(0, true)).toBe(-1);
+    expect(QuantileSketch.decode(s.encode()).exact).toEqual([1.5, 2, 1e-9]);
+    const older = new Uint8Array(8 + 2 * 8);
+    const view = new DataView(older.buffer);
+    view.setInt32(0, -1, true);
+    view.setInt32(4, 2, true);
+    view.setFloat64(8, 30, true);
+    view.setFloat64(16, 7, true);
+    expect(QuantileSketch.decode(older).quantiles([50, 100])).toEqual([7, 30]);
+  });
+
+  it('a folded sketch reads back the same counts, packed in under half the bytes of int32 pairs', () => {
+    for (const seed of [21, 22, 23]) {
+      const s = new QuantileSketch();
+      for (const v of valuesOf(seed, 5_000)) s.add(v);
+      s.add(0, 7);
+      const bytes = s.encode();
+      const back = QuantileSketch.decode(bytes);
+      const ps = [1, 5, 25, 50, 75, 95, 99, 99.9, 100];
+      expect(back.quantiles(ps), `seed ${seed}`).toEqual(s.quantiles(ps));
+      expect(back.n).toBe(s.n);
+      expect(back.zeros).toBe(s.zeros);
+      const buckets = new Set(valuesOf(seed, 5_000).filter((v) => v > 0).map((v) => Math.ceil(Math.log(v) / Math.log((1 + SKETCH_ALPHA) / (1 - SKETCH_ALPHA))))).size;
+      expect(bytes.length, `seed ${seed}: ${buckets} buckets`).toBeLessThan((8 + 8 * buckets) / 2);
+    }
   });
 });
