@@ -276,8 +276,8 @@ describe('main process', () => {
     // An unpackaged run keeps the developer tools; the first start has no port to remember yet.
     expect(win().options.webPreferences).toMatchObject({ devTools: true });
     expect((fake.forks[0]!.options.env as Record<string, string>)[PREFERRED_PORT_ENV]).toBeUndefined();
-    // glibc hands large freed blocks back to the system (server/memory-env.ts).
-    expect((fake.forks[0]!.options.env as Record<string, string>).MALLOC_MMAP_THRESHOLD_).toBe('4194304');
+    // glibc hands large freed blocks back to the system, and keeps two arenas (server/memory-env.ts).
+    expect(fake.forks[0]!.options.env).toMatchObject({ MALLOC_MMAP_THRESHOLD_: '4194304', MALLOC_ARENA_MAX: '2' });
     const res = await fetch(`${server().url}/api/clock`, { headers: { 'X-API-KEY': server().apiKey } });
     expect(res.status).toBe(200);
   });

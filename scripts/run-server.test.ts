@@ -148,7 +148,9 @@ it('node scripts/run-server.mjs serve builds dist/server when needed and serves'
   expect((await fetch(`${url}/api/sources`, { headers: { 'X-API-KEY': 'k' } })).status).toBe(200);
   if (process.platform === 'linux') {
     // It started again with the server's environment (server/memory-env.ts): its child has it.
-    expect(fs.readFileSync(`/proc/${serverPidOf(s.child.pid!)}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=4194304');
+    const environ = fs.readFileSync(`/proc/${serverPidOf(s.child.pid!)}/environ`, 'utf8').split('\0');
+    expect(environ).toContain('MALLOC_MMAP_THRESHOLD_=4194304');
+    expect(environ).toContain('MALLOC_ARENA_MAX=2');
   }
   // SIGTERM to the process started reaches the server, which exits cleanly.
   s.child.kill('SIGTERM');
