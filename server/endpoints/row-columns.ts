@@ -58,11 +58,6 @@ export class RowColumns {
     }
     return this;
   }
-
-  /** Bytes held by the arrays. */
-  get heldBytes(): number {
-    return this.cols.reduce((n, a) => n + a.byteLength, 0);
-  }
 }
 
 /**

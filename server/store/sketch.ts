@@ -9,7 +9,10 @@
 import { unzigzag, VarintReader, VarintWriter, zigzag } from './varint.ts';
 
 export const SKETCH_ALPHA = 0.005;
-/** The first int32 of a packed exact or folded sketch (see encode); -1 is the float64 exact form, and an older folded one starts with its zeros count (never negative). */
+/**
+ * The first int32 of a packed exact or folded sketch (see encode): -1 is the float64 exact form,
+ * and the older int32 folded form starts with its zeros count (never negative).
+ */
 const PACKED_EXACT = -2;
 const PACKED_FOLDED = -3;
 function header(form: number): Uint8Array {
@@ -140,7 +143,8 @@ export class QuantileSketch {
    *   time in whole ms takes one or two bytes, where a float64 took eight);
    * - exact otherwise: int32 -1, int32 n, the n values as float64;
    * - folded: int32 PACKED_FOLDED, varints zeros, n and the bucket count, then per bucket its
-   *   index (the first zigzag-varint, each next as its step from the one before) and its count (two or three bytes a bucket, where two int32s took eight).
+   *   index (the first zigzag-varint, each next as its step from the one before) and its count
+   *   (two or three bytes a bucket, where two int32s took eight).
    * At 10M function edge records the catalog's hour sketches took 17 MB as int32 and float64.
    */
   encode(): Uint8Array {
