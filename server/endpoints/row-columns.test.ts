@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAY, NOW, fnRecord, importRecords, storeKeeper } from '../testing/fixtures.ts';
+import { DAY, MIN, NOW, SEC, fnRecord, importRecords, storeKeeper } from '../testing/fixtures.ts';
+import { Rng } from '../demo/random.ts';
 import { RowColumnsCache } from './row-columns.ts';
 
 const keeper = storeKeeper();
@@ -27,5 +28,39 @@ describe('RowColumnsCache', () => {
     // The first partition was dropped; asked again, it is read again whole.
     expect(cache.of(store, parts[0]!).length).toBe(parts[0]!.row.rows);
     expect(cache.size).toBe(4);
+  });
+
+  it('lists the rows of the minutes a window overlaps, whatever order the rows came in, and the rows added later', async () => {
+    const store = await keeper.open(keeper.newDir());
+    const r = new Rng(5);
+    const hour = NOW - (NOW % (60 * MIN));
+    // 400 records over the hour in random order, then 100 more.
+    const at = () => hour + r.int(60 * MIN);
+    const first = Array.from({ length: 400 }, () => fnRecord(at()));
+    await importRecords(store, 'function_edge_logs', first);
+    const cache = new RowColumnsCache('function_edge_logs', ['ts'], 4);
+    const p = store.partitions('deno-relay-logs').find((x) => x.start <= hour && hour < x.end)!;
+    const inWindow = (from: number, to: number) => {
+      const c = cache.of(store, p);
+      const got: number[] = [];
+      for (const list of c.rowsOfMinutes(from, to)) for (const i of list) if (c.cols[0]![i]! >= from && c.cols[0]![i]! < to) got.push(c.cols[0]![i]!);
+      return got.sort((a, b) => a - b);
+    };
+    const expectIn = (records: Array<{ timestamp: number }>, from: number, to: number) =>
+      records
+        .map((x) => x.timestamp)
+        .filter((t) => t >= from && t < to)
+        .sort((a, b) => a - b);
+    // Windows that start and end inside minutes, one of a whole minute, one of five, the hour.
+    const windows: Array<[number, number]> = [
+      [hour + 7 * MIN + 13 * SEC, hour + 12 * MIN + 13 * SEC],
+      [hour + 30 * MIN, hour + 31 * MIN],
+      [hour, hour + 60 * MIN],
+      [hour + 59 * MIN + 59 * SEC, hour + 60 * MIN],
+    ];
+    for (const [from, to] of windows) expect(inWindow(from, to)).toEqual(expectIn(first, from, to));
+    const later = Array.from({ length: 100 }, () => fnRecord(at()));
+    await importRecords(store, 'function_edge_logs', later);
+    for (const [from, to] of windows) expect(inWindow(from, to)).toEqual(expectIn([...first, ...later], from, to));
   });
 });

@@ -7,6 +7,7 @@
  */
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
+import { MICROS } from '../time.ts';
 
 /**
  * One partition's columns, in row order, each a Float64Array (SQL NULL is NaN: none of these
@@ -18,6 +19,12 @@ export class RowColumns {
   length = 0;
   private lastRid = 0;
   private epoch = -1;
+  /**
+   * Row indexes by the minute of their first column (a timestamp, µs): a window of a few minutes
+   * visits only its minutes' rows, not the hour's (146k rows an hour at 10M function edge
+   * records, 1.5 ms to scan). Rows come in any order (exports newest first, or shuffled).
+   */
+  private readonly minutes = new Map<number, number[]>();
 
   constructor(
     private readonly table: string,
@@ -35,6 +42,7 @@ export class RowColumns {
     if (this.epoch !== store.urlEpoch) {
       this.length = 0;
       this.lastRid = 0;
+      this.minutes.clear();
       this.epoch = store.urlEpoch;
     }
     if (this.length === p.row.rows) return this;
@@ -53,10 +61,25 @@ export class RowColumns {
         const v = row[c + 1];
         cols[c]![this.length] = typeof v === 'number' ? v : NaN;
       }
+      const minute = Math.floor(cols[0]![this.length]! / MICROS.minute);
+      let list = this.minutes.get(minute);
+      if (!list) this.minutes.set(minute, (list = []));
+      list.push(this.length);
       this.length++;
       this.lastRid = row[0] as number;
     }
     return this;
+  }
+
+  /**
+   * The indexes of the rows whose timestamp (first column) is in a minute that [from, to)
+   * overlaps, one list per minute: the caller still checks each row's timestamp.
+   */
+  *rowsOfMinutes(from: number, to: number): Generator<readonly number[]> {
+    for (let m = Math.floor(from / MICROS.minute), last = Math.floor((to - 1) / MICROS.minute); m <= last; m++) {
+      const list = this.minutes.get(m);
+      if (list) yield list;
+    }
   }
 }
 

@@ -134,13 +134,15 @@ export function invocationBuckets(store: LogStore, { project: projectRef, functi
       for (const p of store.partitionsWithProject('deno-relay-logs', project, first, end - 1)) {
         const rows = functionRows.of(store, p);
         const [ts, proj, fnOf, exec, status] = rows.cols as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
-        for (let i = 0; i < rows.length; i++) {
-          const t = ts[i]!;
-          if (t < first || t >= end || proj[i] !== project || (only !== undefined && fnOf[i] !== only)) continue;
-          const b = bucket(trunc(t, unit));
-          const e = exec[i]!;
-          const s = status[i]!;
-          if (countRecord(b, Number.isNaN(e) ? null : e, Number.isNaN(s) ? null : s)) (b.execs ??= []).push(e);
+        for (const minute of rows.rowsOfMinutes(Math.max(first, p.start), Math.min(end, p.end))) {
+          for (const i of minute) {
+            const t = ts[i]!;
+            if (t < first || t >= end || proj[i] !== project || (only !== undefined && fnOf[i] !== only)) continue;
+            const b = bucket(trunc(t, unit));
+            const e = exec[i]!;
+            const s = status[i]!;
+            if (countRecord(b, Number.isNaN(e) ? null : e, Number.isNaN(s) ? null : s)) (b.execs ??= []).push(e);
+          }
         }
       }
     } else {
