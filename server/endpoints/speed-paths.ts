@@ -330,10 +330,12 @@ function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow
     if (p.end <= recordsFrom || p.start >= recordsTo || p.row.rows === 0) continue;
     const rows = h.edgeRows.of(store, p);
     const [ts, url, fam] = rows.cols as [Float64Array, Float64Array, Float64Array];
-    for (let i = 0; i < rows.length; i++) {
-      const t = ts[i]!;
-      if (t < start || t >= recordsTo || !matched(url[i]!)) continue;
-      countFamilies(bucket(trunc(t, w.unit)), fam[i]!, 1);
+    for (const minute of rows.rowsOfMinutes(Math.max(start, p.start), Math.min(recordsTo, p.end))) {
+      for (const i of minute) {
+        const t = ts[i]!;
+        if (t < start || t >= recordsTo || !matched(url[i]!)) continue;
+        countFamilies(bucket(trunc(t, w.unit)), fam[i]!, 1);
+      }
     }
   }
   return [...buckets.keys()]

@@ -1,7 +1,7 @@
 /**
  * Per-hour request counts of edge logs by (URL id, family bits), for usage.api-counts: one
- * catalog row per hour holding its `[url, families, count]` triples (packed: packHour). A 7-day window reads
- * 168 rows of a few thousand triples instead of every record; the partial first hour of a
+ * catalog row per hour holding its `[url, families, count]` triples (packed: packHour). A 7-day
+ * window reads 168 rows of a few thousand triples instead of every record; the partial first hour of a
  * window is counted from its partition's records. Decoded once, and only from the earliest hour
  * a window asked for; the hours an import adds to stay decoded in memory until they are written
  * to the catalog (as they settle, or at the next save), and after that only if a window reaches them.

@@ -30,6 +30,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { TextGroup } from './block-texts.ts';
 import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, readDerived } from './derived-header.ts';
+import { VarintWriter } from './varint.ts';
 
 const MAGIC = 0x4b54584c; // 'LXTK' little-endian
 // 2: a packed word list per class (1 packed the three together).
@@ -122,18 +123,14 @@ class SegmentWords {
 
 /** The LEB128 deltas of a sorted list (the first from 0). */
 function deltas(list: readonly number[]): Buffer {
-  const out: number[] = [0];
+  const out = new VarintWriter(1 + list.length * 2).bytes([0]);
   let last = 0;
   for (const v of list) {
-    let d = v - last;
+    out.put(v - last);
     last = v;
-    while (d >= 0x80) {
-      out.push((d & 0x7f) | 0x80);
-      d >>>= 7;
-    }
-    out.push(d);
   }
-  return Buffer.from(out);
+  const bytes = out.done();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function bitmap(list: readonly number[], n: number): Buffer {

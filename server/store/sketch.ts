@@ -204,7 +204,7 @@ export class QuantileSketch {
       for (let k = 0; k < pairs.length; k += 2) s.addToIndex(pairs[k]!, pairs[k + 1]!);
       return s;
     }
-    if (view.getInt32(0, true) === -1) {
+    if (form === -1) {
       const n = view.getInt32(4, true);
       for (let i = 0; i < n; i++) s.exact!.push(view.getFloat64(8 + i * 8, true));
       s.n = n;

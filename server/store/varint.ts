@@ -47,12 +47,8 @@ export class VarintWriter {
 export class VarintReader {
   constructor(
     private readonly buf: Uint8Array,
-    public at = 0,
+    private at = 0,
   ) {}
-
-  get more(): boolean {
-    return this.at < this.buf.length;
-  }
 
   take(): number {
     let v = 0;
