@@ -62,7 +62,7 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
   let catalog: Db;
   try {
     read(catalogFile);
-    catalog = openDbSync(new Uint8Array(fs.readFileSync(catalogFile)));
+    catalog = openDbSync(fs.readFileSync(catalogFile), { handOver: true });
     prepareCatalog(catalog);
   } catch (err) {
     if (err instanceof EngineTrapped) throw err;

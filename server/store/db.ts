@@ -330,6 +330,13 @@ class SqlJsDb implements Db {
 export interface OpenOptions {
   /** SQLite's page cache, KiB. The file itself is in memory already, so a small cache suffices. */
   cacheKiB?: number;
+  /**
+   * The image is the caller's to give (read from a file for this database only): the in-memory
+   * file takes its memory instead of a copy, and the caller never reads or writes it again. A
+   * 10M-record hour is a 40 MB image; a scattered import loads hundreds of them, and each copy
+   * was garbage held until V8 collected it.
+   */
+  handOver?: boolean;
 }
 
 let loaded: SqlJsStatic | undefined;
@@ -378,7 +385,9 @@ export async function openDb(image?: Uint8Array, opts: OpenOptions = {}): Promis
 export function openDbSync(image?: Uint8Array, opts: OpenOptions = {}): Db {
   if (!loaded) throw new Error('the sql.js engine is not loaded yet');
   if (engineState.trapped) throw new EngineTrapped();
-  const db = new loaded.Database(image);
+  // sql.js's in-memory file slices the first data written to it: a Buffer's slice is a view.
+  const data = image && opts.handOver ? Buffer.from(image.buffer, image.byteOffset, image.byteLength) : image;
+  const db = new loaded.Database(data);
   // The database lives in memory: a rollback journal in memory is enough, and there is no
   // disk to sync; durability comes from the atomic save of the whole image.
   db.exec('PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;');

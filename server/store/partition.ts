@@ -179,7 +179,7 @@ export class Partition {
     if (this.db) return this.db;
     const v = this.fileVersion;
     const image = v > 0 ? this.readImage(v) : undefined;
-    const db = openDbSync(image, { cacheKiB: 256 });
+    const db = openDbSync(image, { cacheKiB: 256, handOver: true });
     if (!image) for (const stmt of partitionDdl(this.source, this.newestFirst)) db.exec(stmt);
     else {
       try {
@@ -204,7 +204,7 @@ export class Partition {
     const file = this.dbFile(v);
     let image: Uint8Array;
     try {
-      image = new Uint8Array(fs.readFileSync(file));
+      image = fs.readFileSync(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new StoreFileDamaged(partFileName(file), 'the file is missing');
       throw err;

@@ -69,7 +69,7 @@ function refuseOrphanedFiles(dataDir: string): void {
 function openCatalog(file: string, exists: boolean): Db {
   let catalog: Db | undefined;
   try {
-    catalog = openDbSync(exists ? new Uint8Array(fs.readFileSync(file)) : undefined);
+    catalog = openDbSync(exists ? fs.readFileSync(file) : undefined, { handOver: true });
     prepareCatalog(catalog);
   } catch (err) {
     catalog?.close();
