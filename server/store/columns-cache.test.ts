@@ -1,6 +1,8 @@
 /** The columns cache keeps to its budget, counting what its users load after it handed the columns out. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { importStream } from '../ingest/import.ts';
 import { at, DAY, edgeRecord, importRecords, storeKeeper } from '../testing/fixtures.ts';
+import { IMPORT_CACHE_SHARE } from './columns-cache.ts';
 import type { ColumnName } from './scan-columns.ts';
 
 const keeper = storeKeeper('le-columns-cache-');
@@ -37,5 +39,46 @@ describe('the columns cache', () => {
     expect(largest).toBeGreaterThanOrEqual(PER_DAY * 32);
     // Over the budget by at most the partition used last (it is never dropped).
     expect(store.heldBytes().columnsCache).toBeLessThanOrEqual(budget + largest);
+  });
+
+  it('keeps half its budget while an import runs, and the whole again once it ends', async () => {
+    const dir = keeper.newDir();
+    const records = Array.from({ length: DAYS * PER_DAY }, (_, i) => edgeRecord(T + Math.floor(i / PER_DAY) * DAY + (i % PER_DAY) * 20_000_000, { id: `h-${i}` }));
+    const first = await keeper.open(dir);
+    await importRecords(first, 'edge_logs', records);
+    await first.columnsSettled();
+    await keeper.close(first);
+
+    // A budget of six partitions' ts columns; each is read with its ts column only.
+    const each = PER_DAY * 8;
+    const budget = 6 * each;
+    const store = await keeper.open(dir, { columnsBudgetBytes: budget });
+    const parts = store.partitions('cloudflare.logs.prod');
+    const readAll = () => {
+      let most = 0;
+      for (const p of parts) {
+        store.columns(p, ['ts']);
+        most = Math.max(most, store.heldBytes().columnsCache);
+      }
+      return most;
+    };
+    expect(readAll()).toBeGreaterThan(budget * IMPORT_CACHE_SHARE + each);
+
+    // An import whose records come slowly: while it runs, the columns read keep to half.
+    let during = { atStart: -1, most: -1 };
+    async function* slowly(): AsyncGenerator<Buffer> {
+      yield Buffer.from(`${JSON.stringify(edgeRecord(T + DAYS * DAY + 1_000_000, { id: 'during-1' }))}\n`);
+      await new Promise((r) => setTimeout(r, 50));
+      during = { atStart: store.heldBytes().columnsCache, most: readAll() };
+      yield Buffer.from(`${JSON.stringify(edgeRecord(T + DAYS * DAY + 2_000_000, { id: 'during-2' }))}\n`);
+    }
+    const report = await importStream(store, slowly(), { source: 'edge_logs' });
+    expect(report.imported).toBe(2);
+    // Its start dropped the oldest columns past half; each later read keeps within half plus the one read.
+    expect(during.atStart).toBeLessThanOrEqual(budget * IMPORT_CACHE_SHARE);
+    expect(during.most).toBeLessThanOrEqual(budget * IMPORT_CACHE_SHARE + each);
+    // Ended: the whole budget again.
+    expect(readAll()).toBeGreaterThan(budget * IMPORT_CACHE_SHARE + each);
+    expect(store.heldBytes().columnsCache).toBeLessThanOrEqual(budget + each);
   });
 });

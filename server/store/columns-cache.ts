@@ -29,6 +29,13 @@ const COLUMN_CACHE_BYTES = 64 * 1024 * 1024;
 const HANDED_OUT_MEASURED = 8;
 /** Bytes of block indexes kept in memory (4 KiB per 256 KiB block: a week at 10M is about 280 MB, read again as needed). */
 const GRAMS_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * The share of their budgets the columns and block indexes keep while an import runs: the
+ * import's partitions take the memory (at 10M records a scattered import loads 40 MB hours one
+ * after another, up to the partitions' own budget), and a request during it reads the rest from
+ * their files.
+ */
+export const IMPORT_CACHE_SHARE = 0.5;
 /** Partitions whose record texts' group list is kept in memory (a few dozen bytes per group: a 10M store has under a thousand partitions). */
 const TEXTS_CACHE_ENTRIES = 4096;
 /** The background columns builder's least pause between steps, and how recent a request makes it pause longer (ms). */
@@ -42,6 +49,8 @@ export interface ColumnsHooks {
   /** The partition's row as the last commit has it. */
   committedRow(p: Partition): PartitionRow | null;
 }
+
+const gramsBytes = (v: { g: BlockGrams | null }): number => v.g?.bytes ?? 0;
 
 export class ColumnsCache {
   /** Columns of clean partitions by the version they were read from, least recently used first, each with its bytes when last used (what trimColumnCache sums). */
@@ -70,6 +79,8 @@ export class ColumnsCache {
   private closing = false;
   /** Saved partitions' columns built on the answering thread for a request (no file yet): each holds every page up. */
   builtForRequests = 0;
+  /** The share of the budgets in force (IMPORT_CACHE_SHARE while an import runs). */
+  private share = 1;
 
   constructor(
     private readonly map: PartitionMap,
@@ -559,14 +570,7 @@ export class ColumnsCache {
       this.gramsGaps.add(p);
       this.queue(p);
     }
-    let total = 0;
-    for (const v of this.gramsCache.values()) total += v.g?.bytes ?? 0;
-    for (const [q, v] of this.gramsCache) {
-      if (total <= GRAMS_CACHE_BYTES) break;
-      if (q === p) continue;
-      total -= v.g?.bytes ?? 0;
-      this.gramsCache.delete(q);
-    }
+    this.dropPast(this.gramsCache, gramsBytes, GRAMS_CACHE_BYTES * this.share, p);
     return g;
   }
 
@@ -624,6 +628,30 @@ export class ColumnsCache {
     }
   }
 
+  /**
+   * Keeps `share` of the columns' and block indexes' budgets from now on, dropping the least
+   * recently used past it at once (an import starting), or all of them again (its end).
+   */
+  narrow(share: number): void {
+    this.share = share;
+    if (share >= 1) return;
+    for (const e of this.columnCache.values()) e.bytes = e.cols.bytes;
+    this.dropPast(this.columnCache, (e) => e.bytes, this.columnBudget * share, null);
+    this.dropPast(this.gramsCache, gramsBytes, GRAMS_CACHE_BYTES * share, null);
+  }
+
+  /** Drops entries, least recently used first, until the rest hold at most `budget` bytes (never `keep`'s). */
+  private dropPast<V>(cache: Map<Partition, V>, bytes: (v: V) => number, budget: number, keep: Partition | null): void {
+    let total = 0;
+    for (const v of cache.values()) total += bytes(v);
+    for (const [q, v] of cache) {
+      if (total <= budget) break;
+      if (q === keep) continue;
+      total -= bytes(v);
+      cache.delete(q);
+    }
+  }
+
   /** Drops the least recently used columns past the budget (never `keep`'s). */
   private trimColumnCache(keep: Partition): void {
     // Measuring every cached partition at every use was most of a warm answer: only the one just
@@ -635,14 +663,7 @@ export class ColumnsCache {
       const e = this.columnCache.get(q);
       if (e) e.bytes = e.cols.bytes;
     }
-    let total = 0;
-    for (const { bytes } of this.columnCache.values()) total += bytes;
-    for (const [q, { bytes }] of this.columnCache) {
-      if (total <= this.columnBudget) break;
-      if (q === keep) continue;
-      total -= bytes;
-      this.columnCache.delete(q);
-    }
+    this.dropPast(this.columnCache, (e) => e.bytes, this.columnBudget * this.share, keep);
   }
 
   /** Bytes of the columns and block indexes held (gauges of the activity log). */
@@ -650,7 +671,7 @@ export class ColumnsCache {
     let columns = 0;
     let grams = 0;
     for (const { cols } of this.columnCache.values()) columns += cols.bytes;
-    for (const v of this.gramsCache.values()) grams += v.g?.bytes ?? 0;
+    for (const v of this.gramsCache.values()) grams += gramsBytes(v);
     return { columns, grams };
   }
 

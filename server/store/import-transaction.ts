@@ -14,10 +14,11 @@ import { span, spanOf } from '../activity.ts';
 import { blockWorkerDeaths, warmBlockWorker } from './block-packer.ts';
 import { CATALOG_FILE, setMeta, type PartitionRow } from './catalog.ts';
 import type { CatalogState } from './catalog-state.ts';
-import type { ColumnsCache } from './columns-cache.ts';
+import { IMPORT_CACHE_SHARE, type ColumnsCache } from './columns-cache.ts';
 import { DAY_MICROS, type Partition } from './partition.ts';
 import type { PartitionMap } from './partition-map.ts';
 import { buildScanColumnsInSteps, columnsFileOf, type ColumnName, type ScanColumns } from './scan-columns.ts';
+import { narrowBlockCache } from './record-blocks.ts';
 import { linkOrCopy, removeVersionFiles, ROLLBACK_FILE } from './store-files.ts';
 import { turnForRequests } from '../turns.ts';
 
@@ -126,6 +127,10 @@ export class ImportTransaction {
       stepFailed: null,
       stopped: false,
     });
+    // The explorer's caches give the import's partitions room until it ends (the whole run's
+    // peak of memory was an import after the explorer had filled them).
+    this.cols.narrow(IMPORT_CACHE_SHARE);
+    narrowBlockCache(IMPORT_CACHE_SHARE);
     try {
       const result = await work();
       // The last blocks of the partitions the commit writes are packed on the worker meanwhile.
@@ -155,6 +160,8 @@ export class ImportTransaction {
       throw err;
     } finally {
       this.state = null;
+      this.cols.narrow(1);
+      narrowBlockCache(1);
       fs.rmSync(catalogBefore, { force: true });
       this.catalog.deleteObsolete();
     }

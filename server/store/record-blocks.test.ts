@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/fixtures.ts';
 import { readBlockGrams, trigramBits } from './block-grams.ts';
-import { BLOCK_BYTES, RecordBlocks, recordBlocksHeld, verifyRecordFile, type RecordAddress } from './record-blocks.ts';
+import { BLOCK_BYTES, narrowBlockCache, RecordBlocks, recordBlocksHeld, verifyRecordFile, type RecordAddress } from './record-blocks.ts';
 
 const dirs: string[] = [];
 const files: RecordBlocks[] = [];
@@ -63,6 +63,24 @@ describe('record files', () => {
     // The bounds were reached: 150 files of 3 blocks hold more than either.
     expect(maxOpen).toBe(64);
     expect(maxCached).toBeGreaterThan(30 * 1024 * 1024);
+
+    // An import narrows the budget to half: the oldest blocks go at once, and reads keep to it.
+    try {
+      narrowBlockCache(0.5);
+      expect(recordBlocksHeld().cachedBytes).toBeLessThanOrEqual(16 * 1024 * 1024);
+      let narrowMax = 0;
+      for (const { file, recs } of all) {
+        for (let i = 0; i < recs.length; i += 37) expect(file.read(recs[i]!.addr).toString()).toBe(recs[i]!.text);
+        narrowMax = Math.max(narrowMax, recordBlocksHeld().cachedBytes);
+      }
+      expect(narrowMax).toBeLessThanOrEqual(16 * 1024 * 1024);
+      expect(narrowMax).toBeGreaterThan(14 * 1024 * 1024);
+    } finally {
+      narrowBlockCache(1);
+    }
+    // Its end gives the whole budget back.
+    for (const { file, recs } of all) for (let i = 0; i < recs.length; i += 37) file.read(recs[i]!.addr);
+    expect(recordBlocksHeld().cachedBytes).toBeGreaterThan(30 * 1024 * 1024);
   });
 
   it.skipIf(process.platform !== 'linux')('a file written and not yet fsynced keeps its descriptor while others come and go; after its sync it may close', async () => {

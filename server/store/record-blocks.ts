@@ -43,6 +43,8 @@ const NEWLINE = 0x0a;
  * records of hundreds of partitions whose databases are never loaded (nor unloaded).
  */
 const CACHE_BYTES = 32 * 1024 * 1024;
+/** The budget in force (narrowed while an import runs: see narrowBlockCache). */
+let cacheBudget = CACHE_BYTES;
 /** Record files open at once (a week's search touches hundreds; some systems allow 256 descriptors). */
 const MAX_OPEN = 64;
 
@@ -59,11 +61,21 @@ export const cachedBlockBytes = (): number => cachedBytes;
 function cachePut(owner: RecordBlocks, key: string, raw: Buffer): void {
   cache.set(key, { owner, raw });
   cachedBytes += raw.length;
+  trimCache();
+}
+
+function trimCache(): void {
   for (const [k, v] of cache) {
-    if (cachedBytes <= CACHE_BYTES) break;
+    if (cachedBytes <= cacheBudget) break;
     cache.delete(k);
     cachedBytes -= v.raw.length;
   }
+}
+
+/** Keeps `share` of the decompressed blocks' budget from now on (an import runs: its partitions take the memory), dropping the oldest past it at once. */
+export function narrowBlockCache(share: number): void {
+  cacheBudget = CACHE_BYTES * Math.min(1, share);
+  trimCache();
 }
 
 function cacheDrop(owner: RecordBlocks): void {
