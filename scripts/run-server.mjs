@@ -76,7 +76,7 @@ export function bundleIsFresh({ outDir = SERVER_OUT_DIR, root = ROOT, entries = 
  * leaves a stamp that no longer matches.
  */
 export async function buildServer({ outDir = SERVER_OUT_DIR, root = ROOT, entries = serverEntries(root) } = {}) {
-  const { build } = await import('esbuild');
+  const { build, stop } = await import('esbuild');
   const stamp = sourceStamp(root, entries);
   const tmp = `${outDir}.tmp-${process.pid}-${Date.now()}`;
   try {
@@ -102,6 +102,8 @@ export async function buildServer({ outDir = SERVER_OUT_DIR, root = ROOT, entrie
     for (const f of [...files, STAMP]) fs.renameSync(path.join(tmp, f), path.join(outDir, f));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
+    // esbuild's service process otherwise lives as long as this one (31 MB beside the server).
+    await stop();
   }
   return { outDir, entries };
 }

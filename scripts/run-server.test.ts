@@ -79,6 +79,17 @@ describe('buildServer', () => {
     await buildServer({ outDir, entries });
   });
 
+  it.skipIf(process.platform !== 'linux')('leaves no esbuild service running (it would live as long as the launcher, beside the server)', () => {
+    const services = fs.readdirSync('/proc').filter((d) => {
+      try {
+        return /^\d+$/.test(d) && fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(process.pid) && fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('--service');
+      } catch {
+        return false;
+      }
+    });
+    expect(services).toEqual([]);
+  });
+
   it('writes the entries as .mjs, the queries next to them and a stamp that makes them fresh', () => {
     const files = fs.readdirSync(outDir).sort();
     const queries = fs.readdirSync(path.join(ROOT, 'queries')).filter((f) => f.endsWith('.sql'));
