@@ -8,7 +8,7 @@ import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from
 import { recordBlocksHeld } from '../store/record-blocks.ts';
 import { textGroupsRead } from '../store/block-texts.ts';
 import { readExplorerQuery, singleParams } from './query.ts';
-import { partitionsTalliedFromColumns, searchTallies, stopSearches } from './search-summary.ts';
+import { partitionsTalliedFromColumns, searchTallies, searchWalksHeld, stopSearches } from './search-summary.ts';
 
 const keeper = storeKeeper('le-shared-');
 afterEach(() => keeper.cleanup());
@@ -159,5 +159,31 @@ describe('the shared walk of a text search', () => {
     while (!last.complete) last = await searchTallies(store, q, 50);
     expect(last.through).toBe(q.start);
     expect(last.count).toBe(recs.filter((r) => r.event_message.includes('Zürich')).length);
+  });
+
+  it('a finished walk is dropped when the stored data changes, and one running then as soon as it finishes', async () => {
+    const store = await keeper.open(keeper.newDir());
+    const recs = records();
+    await importRecords(store, 'edge_logs', recs);
+    const params = new URLSearchParams(`source=edge_logs&q=zürich&${window}`);
+    const q = readExplorerQuery(store, singleParams((n) => params.getAll(n)), NOW);
+    let t = await searchTallies(store, q, 0);
+    while (!t.complete) t = await searchTallies(store, q, 50);
+    expect(searchWalksHeld(store)).toEqual({ running: 0, finished: 1 });
+    // Another search, left running (asked without waiting).
+    const other = readExplorerQuery(store, singleParams((n) => new URLSearchParams(`source=edge_logs&q=fine&${window}`).getAll(n)), NOW);
+    expect((await searchTallies(store, other, 0)).complete).toBe(false);
+    expect(searchWalksHeld(store)).toEqual({ running: 1, finished: 1 });
+    // An import changes the data: the finished walk goes at once; the running one once it ends.
+    await importRecords(store, 'edge_logs', [{ ...recs[0]!, id: 'changed-1', timestamp: NOW - 3.5 * DAY }]);
+    expect(searchWalksHeld(store).finished).toBe(0);
+    for (let i = 0; i < 200 && searchWalksHeld(store).running > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(searchWalksHeld(store)).toEqual({ running: 0, finished: 0 });
+    // A walk of the data as it is now is kept once finished.
+    let now = await searchTallies(store, q, 0);
+    while (!now.complete) now = await searchTallies(store, q, 50);
+    expect(now.count).toBe(t.count + 1);
+    expect(searchWalksHeld(store)).toEqual({ running: 0, finished: 1 });
+    stopSearches(store);
   });
 });

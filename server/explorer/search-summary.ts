@@ -65,9 +65,23 @@ interface Walk {
 const stores = new WeakMap<LogStore, Map<string, Walk>>();
 const walksOf = (store: LogStore) => {
   let m = stores.get(store);
-  if (!m) stores.set(store, (m = new Map()));
+  if (!m) {
+    const walks: Map<string, Walk> = (m = new Map());
+    stores.set(store, walks);
+    // A finished walk of data that changed answers nobody again, and a week's holds tens of MB
+    // (its paths): dropped at the change, not at the next search (an import that follows a
+    // search would otherwise carry them to its end); one that finishes after it, as it finishes.
+    // Running ones stop at the next search.
+    store.onChange(() => dropStale(store));
+  }
   return m;
 };
+
+/** Drops the finished walks of data that has changed since they began (see walksOf). */
+function dropStale(store: LogStore): void {
+  const walks = walksOf(store);
+  for (const [k, w] of walks) if (w.finishedAt !== null && w.version !== store.dataVersion) walks.delete(k);
+}
 
 /** What makes two searches the same walk. */
 function keyOf(store: LogStore, q: ExplorerQuery, recordFields: readonly string[]): string {
@@ -172,10 +186,12 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
       tallies.through = q.start;
       tallies.complete = true;
       walk.finishedAt = performance.now();
+      dropStale(store);
     },
     (err: unknown) => {
       walk.error = err;
       walk.finishedAt = performance.now();
+      dropStale(store);
     },
   );
   return walk;
@@ -309,6 +325,15 @@ function snapshot(t: SearchTallies): SearchTallies {
     values: new Map([...t.values].map(([f, m]) => [f, new Map(m)])),
     paths: new Map(t.paths),
   };
+}
+
+/** Walks a store keeps now, running and finished (tests). */
+export function searchWalksHeld(store: LogStore): { running: number; finished: number } {
+  let running = 0;
+  let finished = 0;
+  for (const w of walksOf(store).values()) if (w.finishedAt === null) running++;
+  else finished++;
+  return { running, finished };
 }
 
 /** Stops every walk of a store (tests, shutdown). */

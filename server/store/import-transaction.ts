@@ -130,7 +130,7 @@ export class ImportTransaction {
     // The explorer's caches give the import's partitions room until it ends (the whole run's
     // peak of memory was an import after the explorer had filled them).
     this.cols.narrow(IMPORT_CACHE_SHARE);
-    narrowBlockCache(IMPORT_CACHE_SHARE);
+    const widenBlocks = narrowBlockCache(IMPORT_CACHE_SHARE);
     try {
       const result = await work();
       // The last blocks of the partitions the commit writes are packed on the worker meanwhile.
@@ -161,7 +161,7 @@ export class ImportTransaction {
     } finally {
       this.state = null;
       this.cols.narrow(1);
-      narrowBlockCache(1);
+      widenBlocks();
       fs.rmSync(catalogBefore, { force: true });
       this.catalog.deleteObsolete();
     }

@@ -65,8 +65,8 @@ describe('record files', () => {
     expect(maxCached).toBeGreaterThan(30 * 1024 * 1024);
 
     // An import narrows the budget to half: the oldest blocks go at once, and reads keep to it.
+    const widen = narrowBlockCache(0.5);
     try {
-      narrowBlockCache(0.5);
       expect(recordBlocksHeld().cachedBytes).toBeLessThanOrEqual(16 * 1024 * 1024);
       let narrowMax = 0;
       for (const { file, recs } of all) {
@@ -76,7 +76,7 @@ describe('record files', () => {
       expect(narrowMax).toBeLessThanOrEqual(16 * 1024 * 1024);
       expect(narrowMax).toBeGreaterThan(14 * 1024 * 1024);
     } finally {
-      narrowBlockCache(1);
+      widen();
     }
     // Its end gives the whole budget back.
     for (const { file, recs } of all) for (let i = 0; i < recs.length; i += 37) file.read(recs[i]!.addr);

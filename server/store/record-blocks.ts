@@ -45,6 +45,8 @@ const NEWLINE = 0x0a;
 const CACHE_BYTES = 32 * 1024 * 1024;
 /** The budget in force (narrowed while an import runs: see narrowBlockCache). */
 let cacheBudget = CACHE_BYTES;
+/** The shares asked for by imports running now (one process may hold several stores). */
+const narrowings = new Set<{ share: number }>();
 /** Record files open at once (a week's search touches hundreds; some systems allow 256 descriptors). */
 const MAX_OPEN = 64;
 
@@ -72,10 +74,22 @@ function trimCache(): void {
   }
 }
 
-/** Keeps `share` of the decompressed blocks' budget from now on (an import runs: its partitions take the memory), dropping the oldest past it at once. */
-export function narrowBlockCache(share: number): void {
-  cacheBudget = CACHE_BYTES * Math.min(1, share);
-  trimCache();
+/**
+ * Keeps `share` of the decompressed blocks' budget until the returned function is called (an
+ * import runs: its partitions take the memory), dropping the oldest past it at once.
+ */
+export function narrowBlockCache(share: number): () => void {
+  const hold = { share };
+  narrowings.add(hold);
+  const apply = () => {
+    cacheBudget = CACHE_BYTES * Math.min(1, ...[...narrowings].map((n) => n.share));
+    trimCache();
+  };
+  apply();
+  return () => {
+    narrowings.delete(hold);
+    apply();
+  };
 }
 
 function cacheDrop(owner: RecordBlocks): void {
