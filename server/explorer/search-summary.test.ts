@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { recordBlocksHeld } from '../store/record-blocks.ts';
 import { textGroupsRead } from '../store/block-texts.ts';
+import type { LogStore } from '../store/log-store.ts';
 import { readExplorerQuery, singleParams } from './query.ts';
 import { partitionsTalliedFromColumns, searchTallies, searchWalksHeld, stopSearches } from './search-summary.ts';
 
@@ -39,6 +40,19 @@ async function json<T>(t: TestApp, url: string): Promise<T> {
   const res = await t.request(url);
   expect(res.status, url).toBe(200);
   return (await res.json()) as T;
+}
+
+const queryOf = (store: LogStore, text: string) => {
+  const params = new URLSearchParams(`source=edge_logs&q=${encodeURIComponent(text)}&${window}`);
+  return readExplorerQuery(store, singleParams((n) => params.getAll(n)), NOW);
+};
+
+/** A store holding records(), and the query of a search for `zürich` over the window. */
+async function storeWithRecords() {
+  const store = await keeper.open(keeper.newDir());
+  const recs = records();
+  await importRecords(store, 'edge_logs', recs);
+  return { store, recs, q: queryOf(store, 'zürich') };
 }
 
 describe('the shared walk of a text search', () => {
@@ -145,11 +159,7 @@ describe('the shared walk of a text search', () => {
   });
 
   it('while the walk runs, an answer says how far back it has counted; the walk goes on to the same total', async () => {
-    const store = await keeper.open(keeper.newDir());
-    const recs = records();
-    await importRecords(store, 'edge_logs', recs);
-    const params = new URLSearchParams(`source=edge_logs&q=zürich&${window}`);
-    const q = readExplorerQuery(store, singleParams((n) => params.getAll(n)), NOW);
+    const { store, recs, q } = await storeWithRecords();
     const first = await searchTallies(store, q, 0);
     expect(first.complete).toBe(false);
     expect(first.through).toBeLessThan(q.end);
@@ -162,16 +172,12 @@ describe('the shared walk of a text search', () => {
   });
 
   it('a finished walk is dropped when the stored data changes, and one running then as soon as it finishes', async () => {
-    const store = await keeper.open(keeper.newDir());
-    const recs = records();
-    await importRecords(store, 'edge_logs', recs);
-    const params = new URLSearchParams(`source=edge_logs&q=zürich&${window}`);
-    const q = readExplorerQuery(store, singleParams((n) => params.getAll(n)), NOW);
+    const { store, recs, q } = await storeWithRecords();
     let t = await searchTallies(store, q, 0);
     while (!t.complete) t = await searchTallies(store, q, 50);
     expect(searchWalksHeld(store)).toEqual({ running: 0, finished: 1 });
     // Another search, left running (asked without waiting).
-    const other = readExplorerQuery(store, singleParams((n) => new URLSearchParams(`source=edge_logs&q=fine&${window}`).getAll(n)), NOW);
+    const other = queryOf(store, 'fine');
     expect((await searchTallies(store, other, 0)).complete).toBe(false);
     expect(searchWalksHeld(store)).toEqual({ running: 1, finished: 1 });
     // An import changes the data: the finished walk goes at once; the running one once it ends.

@@ -12,15 +12,20 @@ const DAYS = 12;
 const PER_DAY = 3000;
 const T = at('2026-10-01T00:00:00Z');
 
+/** A data folder of sparse records in time order (one day partition each), their columns files written; the store closed. */
+async function writtenStore(idPrefix: string): Promise<string> {
+  const dir = keeper.newDir();
+  const records = Array.from({ length: DAYS * PER_DAY }, (_, i) => edgeRecord(T + Math.floor(i / PER_DAY) * DAY + (i % PER_DAY) * 20_000_000, { id: `${idPrefix}-${i}` }));
+  const first = await keeper.open(dir);
+  await importRecords(first, 'edge_logs', records);
+  await first.columnsSettled();
+  await keeper.close(first);
+  return dir;
+}
+
 describe('the columns cache', () => {
   it('stays within its budget when the columns it handed out have more loaded into them', async () => {
-    const dir = keeper.newDir();
-    // Sparse records in time order: one day partition each, their columns files written.
-    const records = Array.from({ length: DAYS * PER_DAY }, (_, i) => edgeRecord(T + Math.floor(i / PER_DAY) * DAY + (i % PER_DAY) * 20_000_000, { id: `c-${i}` }));
-    const first = await keeper.open(dir);
-    await importRecords(first, 'edge_logs', records);
-    await first.columnsSettled();
-    await keeper.close(first);
+    const dir = await writtenStore('c');
 
     // A budget of three partitions' ts columns (8 bytes a row), on a store opened afresh.
     const budget = 3 * PER_DAY * 8;
@@ -42,12 +47,7 @@ describe('the columns cache', () => {
   });
 
   it('keeps half its budget while an import runs, and the whole again once it ends', async () => {
-    const dir = keeper.newDir();
-    const records = Array.from({ length: DAYS * PER_DAY }, (_, i) => edgeRecord(T + Math.floor(i / PER_DAY) * DAY + (i % PER_DAY) * 20_000_000, { id: `h-${i}` }));
-    const first = await keeper.open(dir);
-    await importRecords(first, 'edge_logs', records);
-    await first.columnsSettled();
-    await keeper.close(first);
+    const dir = await writtenStore('h');
 
     // A budget of six partitions' ts columns; each is read with its ts column only.
     const each = PER_DAY * 8;
