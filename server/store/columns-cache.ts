@@ -38,7 +38,7 @@ const GRAMS_CACHE_BYTES = 32 * 1024 * 1024;
 export const IMPORT_CACHE_SHARE = 0.5;
 /** Partitions whose record texts' group list is kept in memory (a few dozen bytes per group: a 10M store has under a thousand partitions). */
 const TEXTS_CACHE_ENTRIES = 4096;
-/** The background columns builder's least pause between steps, and how recent a request makes it pause longer (ms). */
+/** The background columns builder's least pause between steps while requests come, and how recent a request must be for it to pause (ms). */
 const COLUMN_PAUSE_MS = 5;
 const COLUMN_IDLE_MS = 100;
 
@@ -79,8 +79,6 @@ export class ColumnsCache {
   private closing = false;
   /** Saved partitions' columns built on the answering thread for a request (no file yet): each holds every page up. */
   builtForRequests = 0;
-  /** The share of the budgets in force (IMPORT_CACHE_SHARE while an import runs). */
-  private share = 1;
 
   constructor(
     private readonly map: PartitionMap,
@@ -631,16 +629,16 @@ export class ColumnsCache {
     }
   }
 
-  /**
-   * Keeps `share` of the columns' and block indexes' budgets from now on, dropping the least
-   * recently used past it at once (an import starting), or all of them again (its end).
-   */
-  narrow(share: number): void {
-    this.share = share;
-    if (share >= 1) return;
+  /** The share of the columns' and block indexes' budgets in force: IMPORT_CACHE_SHARE while an import runs. */
+  private get share(): number {
+    return this.hooks.importing() ? IMPORT_CACHE_SHARE : 1;
+  }
+
+  /** An import has begun: the least recently used columns and block indexes past its share of their budgets go now. */
+  importStarted(): void {
     for (const e of this.columnCache.values()) e.bytes = e.cols.bytes;
-    this.dropPast(this.columnCache, (e) => e.bytes, this.columnBudget * share, null);
-    this.dropPast(this.gramsCache, gramsBytes, GRAMS_CACHE_BYTES * share, null);
+    this.dropPast(this.columnCache, (e) => e.bytes, this.columnBudget * this.share, null);
+    this.dropPast(this.gramsCache, gramsBytes, GRAMS_CACHE_BYTES * this.share, null);
   }
 
   /** Drops entries, least recently used first, until the rest hold at most `budget` bytes (never `keep`'s). */

@@ -129,7 +129,7 @@ export class ImportTransaction {
     });
     // The explorer's caches give the import's partitions room until it ends (the whole run's
     // peak of memory was an import after the explorer had filled them).
-    this.cols.narrow(IMPORT_CACHE_SHARE);
+    this.cols.importStarted();
     const widenBlocks = narrowBlockCache(IMPORT_CACHE_SHARE);
     try {
       const result = await work();
@@ -160,7 +160,6 @@ export class ImportTransaction {
       throw err;
     } finally {
       this.state = null;
-      this.cols.narrow(1);
       widenBlocks();
       fs.rmSync(catalogBefore, { force: true });
       this.catalog.deleteObsolete();
