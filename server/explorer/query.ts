@@ -25,6 +25,7 @@ import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
 import { textHits, type TextHitTest } from './text-hits.ts';
+import { urlHits, urlTest, type UrlHits } from './url-hits.ts';
 import { MATCH, NO_MATCH, UNKNOWN, wordHits, wordPlan, type WordHits } from './token-hits.ts';
 import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
@@ -354,11 +355,16 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     // A walk that counts, of a text search alone: the words, or the words and texts, may decide every row of the partition.
     const countable = pass && matcher && limits.columns && limits.tiesInAnyOrder && !rest.length;
     const exactWords = countable && wordHit?.exact && wordHit.whole && c.n <= wordHit.records;
-    const textHit = pass && to > from && !exactWords ? (matcher?.texts?.(p, wordHit) ?? null) : null;
+    const check = () => {
+      checkStop(limits.deadline, limits.signal);
+      stillThere();
+    };
+    const verdicts = pass && to > from && !exactWords && matcher?.texts ? await searchVerdicts(c, pass, from, to, wordHit, matcher.urls, check) : null;
+    const textHit = verdicts ? (matcher?.texts?.(p, verdicts) ?? null) : null;
     const decided = exactWords
       ? (i: number) => wordHit.of[c!.rid[i]! - 1] === MATCH
-      : countable && textHit && pass
-        ? rowsDecided(c, pass, from, to, wordHit, textHit)
+      : countable && textHit && verdicts
+        ? rowsDecided(verdicts, c, from, to, textHit)
         : null;
     if (decided) {
       // Every row is decided by the words and texts: counted from the columns (see ScanLimits.columns).
@@ -382,10 +388,10 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       // the record texts decide; else the records themselves.
       let hit: boolean | undefined;
       const rid = c.rid[k]!;
-      if (wordHit && rid <= wordHit.records) {
-        const v = wordHit.of[rid - 1];
-        if (v === NO_MATCH) return false;
-        if (v === MATCH && wordHit.exact) hit = true;
+      if (verdicts) {
+        const v = verdicts[rid - 1];
+        if (v === RULED_OUT) return false;
+        if (v === MATCHES) hit = true;
       }
       if (hit === undefined && textHit) hit = textHit.test(rid - 1);
       if (hit === false) return false;
@@ -460,21 +466,53 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
   return { last, complete: true };
 }
 
+/** What decides a record of the window for a text search: ruled out (or not in the window), its text, or a match. */
+const RULED_OUT = 0;
+const BY_TEXT = 1;
+const MATCHES = 2;
+
 /**
- * Whether each row of [from, to) that passes the row filter matches the text search, as told by
- * the record words (a word rules a record out, or in when the words are exact) and then the
- * record texts; null when the texts leave a row to its record (no usable group holds it). The
- * groups read stay with `texts` for the walk that then reads those records.
+ * Per record of a partition (by its number in the record file), for the rows of [from, to) that
+ * pass the row filter: what decides it. The record words rule records out (or in, for a word
+ * search), then an edge record's URL may rule it in (url-hits.ts); the rest are left to their
+ * text (or, without record texts, their record). Only those records' text chunks are read.
  */
-function rowsDecided(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, texts: TextHitTest): ((i: number) => boolean) | null {
-  const matched = new Uint8Array(to - from);
+async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, urls: UrlHits | null, check: () => void): Promise<Uint8Array> {
   const { rid } = c;
+  let top = 0;
+  for (let i = from; i < to; i++) if (rid[i]! > top) top = rid[i]!;
+  const out = new Uint8Array(top);
   for (let i = from; i < to; i++) {
     if (!pass(i)) continue;
     const r = rid[i]! - 1;
     const v = words && r < words.records ? words.of[r] : UNKNOWN;
-    if (v === NO_MATCH) continue;
-    const hit = v === MATCH && words!.exact ? true : texts.test(r);
+    out[r] = v === NO_MATCH ? RULED_OUT : v === MATCH && words!.exact ? MATCHES : BY_TEXT;
+  }
+  if (urls) {
+    const url = c.url;
+    await urls.decide(url, from, to, (i) => out[rid[i]! - 1] === BY_TEXT, check);
+    for (let i = from; i < to; i++) {
+      const r = rid[i]! - 1;
+      if (out[r] === BY_TEXT && urls.matches(url[i]!)) out[r] = MATCHES;
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether each row of [from, to) matches the text search and the row filter, as `verdicts`
+ * (searchVerdicts) and then the record texts tell; null when the texts leave a row to its record
+ * (no usable group holds it). The groups read stay with `texts` for the walk that then reads
+ * those records.
+ */
+function rowsDecided(verdicts: Uint8Array, c: ScanColumns, from: number, to: number, texts: TextHitTest): ((i: number) => boolean) | null {
+  const matched = new Uint8Array(to - from);
+  const { rid } = c;
+  for (let i = from; i < to; i++) {
+    const r = rid[i]! - 1;
+    const v = verdicts[r];
+    if (v === RULED_OUT) continue;
+    const hit = v === MATCHES ? true : texts.test(r);
     if (hit === undefined) return null;
     if (hit) matched[i - from] = 1;
   }
@@ -488,8 +526,10 @@ function rowsDecided(c: ScanColumns, pass: (i: number) => boolean, from: number,
  * rows: each array left out is 36 MB not read.
  */
 function tallyColumnsOf(q: ExplorerQuery, read: readonly ColumnName[] | undefined): ColumnName[] {
-  if (!read) return ROW_COLUMNS.filter((n) => n !== 'blk' && n !== 'boff' && n !== 'url');
-  return [...new Set<ColumnName>(['ts', 'rid', ...filterColumns(q), ...read])];
+  // The URLs when they may decide a search (url-hits.ts).
+  const urls: ColumnName[] = q.q && q.source.hot === 'edge' ? ['url'] : [];
+  if (!read) return ROW_COLUMNS.filter((n) => n !== 'blk' && n !== 'boff' && (n !== 'url' || urls.length));
+  return [...new Set<ColumnName>(['ts', 'rid', ...filterColumns(q), ...read, ...urls])];
 }
 
 /** A partition's columns with every row array loaded (`c` itself when it can load them, else as the store reads them again). */
@@ -565,8 +605,10 @@ interface TextMatcher {
   row: (row: ScanRow, record: () => Buffer) => boolean;
   /** The text search by a partition's record words (store/record-tokens.ts), when it has them and the search has words: see wordHits. */
   words: ((p: Partition) => WordHits | null) | null;
-  /** The text search by a partition's record texts (store/block-texts.ts), when it has them: see textHits. */
-  texts: ((p: Partition, words: WordHits | null) => TextHitTest | null) | null;
+  /** The text search by a partition's record texts (store/block-texts.ts), when it has them, for the records `verdicts` leaves to them (searchVerdicts): see textHits. */
+  texts: ((p: Partition, verdicts: Uint8Array) => TextHitTest | null) | null;
+  /** The text search by an edge record's URL (url-hits.ts). */
+  urls: UrlHits | null;
   /** What the record must pass besides the text search (field conditions), once the record texts passed it. */
   rest: ((row: ScanRow, record: () => Buffer) => boolean) | null;
   block: ((raw: Buffer | null) => boolean) | null;
@@ -601,6 +643,7 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
   return {
     words: text?.words ?? null,
     texts: text?.texts ?? null,
+    urls: text?.urls ?? null,
     rest: (_, record) => rest(record()),
     grams: [...(text?.grams ?? []), ...grams],
     block:
@@ -624,7 +667,8 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
   // Only ASCII letters fold (rawSafe texts are printable ASCII). JSON may have escaped some of
   // the text's characters in the record (`\/`): those are looked at as the text they stand for.
   const inBlock = search.rawSafe ? throughEscapes(blockSearch(search.lower)) : null;
-  const urlHits = new Map<number, boolean>();
+  const urlSeen = new Map<number, boolean>();
+  const inUrl = urlTest(search);
   const grams = searchLiterals(search)
     .map((t) => trigramBits(Buffer.from(t, 'latin1')))
     .filter((b): b is Int32Array => b !== null);
@@ -636,12 +680,13 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
           return t?.size ? wordHits(t, plan, (blk) => store.tokensDamaged(p, blk)) : null;
         }
       : null,
-    texts: (p, words) => {
+    texts: (p, verdicts) => {
       const t = store.blockTexts(p);
-      // Only the chunks of text holding records the words leave in are read.
-      const candidate = words ? (r: number) => r >= words.records || words.of[r] !== NO_MATCH : undefined;
-      return t ? textHits(t, search, (blk) => store.textsDamaged(p, blk), candidate) : null;
+      // Only the chunks of text holding records the words and URLs leave to them are read.
+      return t ? textHits(t, search, (blk) => store.textsDamaged(p, blk), (r) => verdicts[r] === BY_TEXT) : null;
     },
+    // (Every record matches an empty text: nothing to decide.)
+    urls: q.source.hot === 'edge' && (search.re !== null || search.lower !== '') ? urlHits(store, search) : null,
     rest: null,
     grams,
     block: inBlock ? (raw) => raw === null || inBlock(raw) : null,
@@ -652,8 +697,8 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
       if (inBlock && !inBlock(raw)) return false;
       if (row.url !== null) {
         // Once per distinct URL of the search, not once per record.
-        let hit = urlHits.get(row.url);
-        if (hit === undefined) urlHits.set(row.url, (hit = test(store.urls.get(row.url))));
+        let hit = urlSeen.get(row.url);
+        if (hit === undefined) urlSeen.set(row.url, (hit = inUrl(store.urls.get(row.url))));
         if (hit) return true;
       }
       // The message read straight from the record's bytes when JSON wrote it plainly (no

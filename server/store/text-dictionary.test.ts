@@ -331,4 +331,27 @@ describe('TextDictionary, reading before adding', () => {
     expect(() => d.idsContaining('a"b', 0, 10)).toThrow();
     d.close();
   });
+
+  it('idsFound takes places found in any order, each line once, and decides lines with escapes and pending texts by its test', () => {
+    const texts = ['/REST/v1/a', 'none', '/rest/V1/b "quoted"', 'rest/v1 twice rest/v1', '\u0001/rest/v1/c', 'x/rEsT/v1/'];
+    const d = new TextDictionary(file(), { bytes: 0, count: 0 });
+    texts.forEach((t) => d.idOf(t));
+    d.flush();
+    const pending = ['/Rest/V1/pending', 'other pending'];
+    pending.forEach((t) => d.idOf(t));
+    // Case-insensitive: every place any spelling starts, found last to first (not in order).
+    const find = (bytes: Buffer, visit: (at: number) => boolean) => {
+      const lower = Buffer.from(bytes.toString('latin1').toLowerCase(), 'latin1');
+      const at: number[] = [];
+      for (let i = lower.indexOf('rest/v1'); i >= 0; i = lower.indexOf('rest/v1', i + 1)) at.push(i);
+      for (const i of at.reverse()) if (visit(i)) return;
+    };
+    const test = (t: string) => t.toLowerCase().includes('rest/v1');
+    const all = [...texts, ...pending];
+    const expected = all.flatMap((t, i) => (test(t) ? [i + 1] : []));
+    expect(expected).toEqual([1, 3, 4, 5, 6, 7]);
+    expect(d.idsFound(find, test, 0, 100)).toEqual({ ids: expected, last: all.length });
+    expect(d.idsFound(find, test, 2, 3)).toEqual({ ids: [3, 4, 5], last: 5 });
+    d.close();
+  });
 });

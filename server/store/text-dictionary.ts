@@ -509,12 +509,27 @@ export class TextDictionary {
 
   /**
    * Of the texts with ids after `after` (at most `limit` of them), the ids of those containing
-   * `literal`, found in the file's bytes without decoding the lines: a literal of printable ASCII
-   * without a quote or a backslash is in a text exactly where it is in the text's line, unless
-   * the line has an escape (such a line is decoded to be sure). `last` is the last id looked at.
+   * `literal`, found in the file's bytes without decoding the lines (see idsFound).
    */
   idsContaining(literal: string, after: number, limit: number): { ids: number[]; last: number } {
     if (!/^[ !#-[\]-~]*$/.test(literal)) throw new Error('idsContaining takes printable ASCII without a quote or a backslash');
+    const lit = Buffer.from(literal, 'latin1');
+    const find = (bytes: Buffer, visit: (at: number) => boolean) => {
+      // (An empty literal is found at every byte: indexOf never gives -1 for it.)
+      for (let hit = bytes.indexOf(lit); hit >= 0 && hit < bytes.length && !visit(hit); hit = bytes.indexOf(lit, hit + 1));
+    };
+    return this.idsFound(find, (text) => text.includes(literal), after, limit);
+  }
+
+  /**
+   * Of the texts with ids after `after` (at most `limit` of them), the ids (ascending) of those
+   * `find` finds a text in, looking at the file's bytes without decoding the lines: a text of
+   * printable ASCII without a quote or a backslash is in a line's text exactly where it is in
+   * its bytes, unless the line has an escape, which `test` then decides on the decoded text (as
+   * it does for texts not written yet). `find` calls `visit` with each place it finds the text
+   * at, in any order; `visit` returns true to stop. `last` is the last id looked at.
+   */
+  idsFound(find: (bytes: Buffer, visit: (at: number) => boolean) => void, test: (text: string) => boolean, after: number, limit: number): { ids: number[]; last: number } {
     this.load();
     const ids: number[] = [];
     const last = Math.min(this.count, after + limit);
@@ -524,12 +539,29 @@ export class TextDictionary {
     if (lastInFile > after) {
       const start = this.offsets[after + 1]!;
       const bytes = this.readBytes(start, this.offsets[lastInFile + 1]!);
-      const lit = Buffer.from(literal, 'latin1');
-      let id = after + 1;
+      // The lines holding a place found, each once: a line starts where the one before it ends.
+      const found = new Set<number>();
+      let next = after + 1;
+      find(bytes, (at) => {
+        let id: number;
+        if (this.offsets[next]! - start <= at && at < this.offsets[next + 1]! - start) id = next;
+        else {
+          let lo = after + 1;
+          let hi = lastInFile;
+          while (lo < hi) {
+            const mid = (lo + hi + 1) >> 1;
+            if (this.offsets[mid]! - start <= at) lo = mid;
+            else hi = mid - 1;
+          }
+          id = lo;
+        }
+        found.add(id);
+        next = Math.min(id + 1, lastInFile);
+        return false;
+      });
       // Where the next backslash is (the end when none is left): lines before it have no escape.
       let escape = -1;
-      for (let hit = bytes.indexOf(lit); hit >= 0 && id <= lastInFile; ) {
-        while (this.offsets[id + 1]! - start <= hit) id++;
+      for (const id of [...found].sort((a, b) => a - b)) {
         const from = this.offsets[id]! - start;
         const to = this.offsets[id + 1]! - start - 1;
         if (escape < from) {
@@ -538,12 +570,14 @@ export class TextDictionary {
         }
         // A line as idOf writes it: the text's bytes between two quotes, nothing escaped.
         const plain = bytes[from] === QUOTE && bytes[to - 1] === QUOTE && escape >= to;
-        if (plain || parseText(bytes.toString('utf8', from, to))?.includes(literal)) ids.push(id);
-        id++;
-        if (id <= lastInFile) hit = bytes.indexOf(lit, this.offsets[id]! - start);
+        if (plain) ids.push(id);
+        else {
+          const text = parseText(bytes.toString('utf8', from, to));
+          if (text !== null && test(text)) ids.push(id);
+        }
       }
     }
-    for (let id = Math.max(after + 1, firstPending); id <= last; id++) if (this.pendingTexts[id - firstPending]!.includes(literal)) ids.push(id);
+    for (let id = Math.max(after + 1, firstPending); id <= last; id++) if (test(this.pendingTexts[id - firstPending]!)) ids.push(id);
     return { ids, last };
   }
 

@@ -1,0 +1,174 @@
+/**
+ * A text search decided by edge records' URLs (url-hits.ts): counts, histograms and pages equal
+ * a plain reading of the records for texts in URLs of any case, URLs urls.log writes with
+ * escapes, matches held only by a message, and patterns; a phrase its URLs hold decides its
+ * records without reading a text chunk or a record block; verdicts kept across requests do not
+ * outlive the URL ids they were given for.
+ */
+import { RE2JS } from 're2js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
+import { recordBlocksHeld } from '../store/record-blocks.ts';
+import { textChunksRead } from '../store/block-texts.ts';
+import { urlHits } from './url-hits.ts';
+
+const keeper = storeKeeper('le-urlhits-');
+afterEach(() => keeper.cleanup());
+
+const REF = 'projaaaaaaaaaaaaaaaa';
+
+/**
+ * Four kinds of edge record, in turn: a REST URL its message does not repeat; the same path in
+ * upper case with a quote (urls.log escapes it); another URL, with the phrase in the message
+ * only; a storage URL. `tag` changes every URL, so a second import names other URLs.
+ */
+function records(n: number, tag = '') {
+  return Array.from({ length: n }, (_, i) => {
+    const kind = i % 4;
+    const url =
+      kind === 0
+        ? `https://x.supabase.co/rest/v1/t${i % 50}${tag}?id=${i}`
+        : kind === 1
+          ? `https://x.supabase.co/REST/V1/Orders${tag}?q="a"&i=${i % 20}`
+          : kind === 2
+            ? `https://x.supabase.co/auth/v2/login${tag}`
+            : `https://x.supabase.co/storage/v1/object/x${i % 30}${tag}.png`;
+    return {
+      id: `r-${tag}-${i}`,
+      timestamp: NOW - i * MIN,
+      project: REF,
+      event_message: kind === 2 ? `note /rest/v1/ in message` : kind === 1 ? 'POST | 201' : 'GET | 200 | ok',
+      metadata: { request: { method: kind === 1 ? 'POST' : 'GET', url, headers: { note: `padding ${'x'.repeat(400 + (i % 300))}` } }, response: { status_code: kind === 1 ? 201 : 200 } },
+    };
+  });
+}
+type Rec = ReturnType<typeof records>[number];
+
+const window = `start=${encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString())}&end=${encodeURIComponent(new Date((NOW + MIN) / 1000).toISOString())}`;
+const qs = (q: string, regex: boolean) => `source=edge_logs&q=${encodeURIComponent(q)}${regex ? '&regex=1' : ''}&${window}`;
+
+async function json<T>(t: TestApp, url: string): Promise<T> {
+  const res = await t.request(url);
+  expect(res.status, url).toBe(200);
+  return (await res.json()) as T;
+}
+
+const countOf = async (t: TestApp, q: string, regex = false) => (await json<{ result: { count: number } }>(t, `/api/logs/count?${qs(q, regex)}`)).result.count;
+
+/** Every page of a search, newest first: the ids. */
+async function idsOf(t: TestApp, q: string, regex = false): Promise<string[]> {
+  const got: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const body: { result: Array<{ id: string }>; next: string | null } = await json(t, `/api/logs?${qs(q, regex)}&limit=170${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    got.push(...body.result.map((r) => r.id));
+    cursor = body.next;
+  } while (cursor);
+  return got;
+}
+
+/** The records a search must find, newest first: its message or its URL holds a match (every text here is ASCII). */
+function matching(recs: readonly Rec[], q: string, regex: boolean): Rec[] {
+  const re = regex ? RE2JS.compile(`(?i)${q}`) : null;
+  const test = (text: string) => (re ? re.matcher(text).find() : text.toLowerCase().includes(q.toLowerCase()));
+  return recs.filter((r) => test(r.event_message) || test(r.metadata.request.url));
+}
+
+const SEARCHES: Array<[string, boolean]> = [
+  ['/rest/v1/', false],
+  ['/REST/v1/t1', false],
+  ['rest/v1/orders', false],
+  ['"a"&i=1', false],
+  ['in message', false],
+  ['rest/v1/t\\d+\\?id=1', true],
+  ['orders.*i=\\d$', true],
+  ['\\d\\.png$', true],
+];
+
+describe('text search decided by the URLs', () => {
+  it('counts, histograms and pages exactly what a plain reading finds, before and after the words and texts are built', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const recs = records(2400);
+    await importRecords(store, 'edge_logs', recs);
+    const t = appOver(store);
+    const all = async (stage: string) => {
+      for (const [q, regex] of SEARCHES) {
+        const want = matching(recs, q, regex);
+        expect(want.length, q).toBeGreaterThan(0);
+        expect(await countOf(t, q, regex), `${q}, ${stage}`).toBe(want.length);
+        const hist = await json<{ result: Array<{ count: number }> }>(t, `/api/logs/histogram?${qs(q, regex)}`);
+        expect(hist.result.reduce((s, b) => s + b.count, 0), `${q} histogram, ${stage}`).toBe(want.length);
+        expect(await idsOf(t, q, regex), `${q} pages, ${stage}`).toEqual(want.map((r) => r.id));
+      }
+    };
+    await all('right after the import');
+    await store.columnsSettled();
+    // Asked again by a new app: its walks are not the ones kept above.
+    await all('settled');
+  });
+
+  it('a phrase the URLs hold decides its records without reading a text chunk or a record block', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const recs = records(2400);
+    await importRecords(store, 'edge_logs', recs);
+    await store.columnsSettled();
+    const t = appOver(store);
+    const chunks = textChunksRead();
+    const blocks = recordBlocksHeld().decompressed;
+    // Not a word alone (the words narrow it, they do not decide it); no message holds it.
+    const want = matching(recs, '/rest/v1/t', false);
+    expect(want.length).toBe(600);
+    expect(await countOf(t, '/rest/v1/t')).toBe(600);
+    expect(textChunksRead() - chunks).toBe(0);
+    expect(recordBlocksHeld().decompressed - blocks).toBe(0);
+    // A phrase also held by messages: those records' chunks are read, and counted right.
+    expect(await countOf(t, '/rest/v1/')).toBe(matching(recs, '/rest/v1/', false).length);
+    expect(textChunksRead() - chunks).toBeGreaterThan(0);
+  });
+
+  it('tests a few URLs one by one and many by reading urls.log, with the same verdicts', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    await importRecords(store, 'edge_logs', records(2400));
+    const n = store.urls.size();
+    const scans = vi.spyOn(store.urls, 'idsFound');
+    const texts = Array.from({ length: n }, (_, i) => store.urls.get(i + 1));
+    for (const [q, regex] of SEARCHES) {
+      const re = regex ? RE2JS.compile(`(?i)${q}`) : null;
+      const want = texts.map((u) => (re ? re.matcher(u).find() : u.toLowerCase().includes(q.toLowerCase())));
+      const ids = Int32Array.from({ length: n }, (_, i) => i + 1);
+      const search = { text: q, lower: q.toLowerCase(), re: regex ? RE2JS.compile(`(?i)${q}`) : null, rawSafe: false };
+      // Five URLs: looked up one by one (too few to read the file for).
+      const few = urlHits(store, search);
+      scans.mockClear();
+      await few.decide(ids, 0, 5, () => true, () => {});
+      expect(scans, q).not.toHaveBeenCalled();
+      expect(Array.from({ length: 5 }, (_, i) => few.matches(i + 1)), q).toEqual(want.slice(0, 5));
+      // All but the last URL: read from the file (a plain text, or a pattern's literal part) up to the last one wanted, or looked up.
+      const many = urlHits(store, search);
+      await many.decide(ids, 0, n, (i) => i !== n - 1, () => {});
+      // Read from the file unless neither the text nor the pattern has a literal it can look for there.
+      expect(scans.mock.calls.length > 0, q).toBe(q !== '"a"&i=1');
+      expect(texts.map((_, i) => many.matches(i + 1)), q).toEqual(want.map((w, i) => w && i !== n - 1));
+    }
+  });
+
+  it('verdicts are not kept past a deletion: URL ids then name other URLs', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    const first = records(800);
+    await importRecords(store, 'edge_logs', first);
+    const t = appOver(store);
+    expect(await countOf(t, '/rest/v1/t1a')).toBe(0);
+    expect(await countOf(t, 'v1/t1?')).toBe(matching(first, 'v1/t1?', false).length);
+    await store.deleteSource('cloudflare.logs.prod');
+    // The same ids now name URLs with a tag: what the verdicts said of the old ones is wrong for these.
+    const second = records(800, 'a');
+    await importRecords(store, 'edge_logs', second);
+    for (const q of ['/rest/v1/t1a', 'v1/t1?']) expect(await countOf(t, q), q).toBe(matching(second, q, false).length);
+    await store.columnsSettled();
+    for (const q of ['/rest/v1/t1a', 'v1/t1?']) expect(await countOf(t, q), `${q}, settled`).toBe(matching(second, q, false).length);
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * A text search decided by an edge record's URL: a record whose request URL holds the search
+ * (or a match of the pattern) matches without its text being read, since a match within the URL
+ * is one (text-hits.ts). The URL is a hot column (an id into store.urls), so each distinct URL
+ * is tested once per search, not once per record: `/rest/v1/` is in a third of the edge
+ * records of a week but in far fewer distinct URLs, and those records' texts are then never
+ * inflated. A record whose URL does not match is left to its text (its message may hold it).
+ */
+import type { LogStore } from '../store/log-store.ts';
+import type { ExplorerQuery } from './query-types.ts';
+import { textFinder } from './block-search.ts';
+import { requiredLiterals } from './regex-literals.ts';
+
+type Search = NonNullable<ExplorerQuery['q']>;
+
+/** A URL id's verdict: not tested yet, no match, a match, or being tested by a walk. */
+const UNTESTED = 0;
+const NO = 1;
+const YES = 2;
+const TESTING = 3;
+
+/** Printable ASCII: its bytes are its UTF-8 text, and its letters fold as text-hits.ts folds them. */
+const isPrintableAscii = (text: string) => /^[\x20-\x7e]*$/.test(text);
+/** Found in a URL's line of urls.log as it is (JSON writes it without escapes). */
+const isRawSafe = (text: string) => isPrintableAscii(text) && !/["\\]/.test(text);
+const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+
+/** Whether a URL holds a match, as the record texts decide it (text-hits.ts: ASCII letters fold for a printable ASCII text). */
+export function urlTest(search: Search): (url: string) => boolean {
+  const { re, lower } = search;
+  if (re) return (url) => re.test(url);
+  if (isPrintableAscii(lower)) return (url) => asciiLower(url).includes(lower);
+  return (url) => url.toLowerCase().includes(lower);
+}
+
+/** URL ids tested per step: a walk yields between steps. */
+const STEP = 50_000;
+/** Reading all of urls.log pays when the URLs to test average fewer bytes of it than this each (a read of one costs about this much). */
+const BYTES_PER_LOOKUP = 2_000;
+/** Searches whose verdicts are kept (a page, its histogram and its facets ask the same one). */
+const KEPT = 8;
+
+/** The verdicts of one search over the store's URLs, as far as they have been tested. */
+class Verdicts {
+  of = new Uint8Array(0);
+  constructor(readonly epoch: number) {}
+  grow(id: number): void {
+    if (id < this.of.length) return;
+    const more = new Uint8Array(Math.max(id + 1, this.of.length * 2));
+    more.set(this.of);
+    this.of = more;
+  }
+}
+
+const kept = new WeakMap<LogStore, Map<string, Verdicts>>();
+
+function verdictsOf(store: LogStore, search: Search): Verdicts {
+  let byStore = kept.get(store);
+  if (!byStore) kept.set(store, (byStore = new Map()));
+  const key = `${search.re ? 're' : 'text'}:${search.text}`;
+  let v = byStore.get(key);
+  // URL ids name other texts once urls.log was cut (an edge source deleted): test again.
+  if (!v || v.epoch !== store.urlEpoch) v = new Verdicts(store.urlEpoch);
+  byStore.delete(key);
+  byStore.set(key, v);
+  if (byStore.size > KEPT) byStore.delete(byStore.keys().next().value!);
+  return v;
+}
+
+/** The URL decisions of a search on the store's edge records. */
+export interface UrlHits {
+  /**
+   * Tests the URLs of `ids` (URL ids, 0 for none) that no walk has tested yet, in steps with a
+   * turn for others between them (`check` after each: it throws to stop); then `matches` tells.
+   */
+  decide(ids: ArrayLike<number>, from: number, to: number, take: (i: number) => boolean, check: () => void): Promise<void>;
+  /** Whether URL `id` holds a match: false when untested (the record's text then decides). */
+  matches(id: number): boolean;
+}
+
+/** URL decisions for `search` over `store` (kept for the next requests of the same search). */
+export function urlHits(store: LogStore, search: Search): UrlHits {
+  const test = urlTest(search);
+  const lower = search.re ? null : search.lower;
+  // A pattern's longest literal: a URL without it cannot match (ASCII letters fold, as the pattern is case-insensitive).
+  const literal = search.re
+    ? requiredLiterals(search.text)
+        .filter((l) => l !== '' && isRawSafe(l))
+        .map((l) => l.toLowerCase())
+        .sort((a, b) => b.length - a.length)[0]
+    : undefined;
+  const scanned = lower !== null && lower !== '' && isRawSafe(lower) ? lower : literal;
+  const find = scanned !== undefined ? textFinder(scanned) : null;
+  let v = verdictsOf(store, search);
+
+  /** Every URL id in (after, last]: the lines holding `scanned` found in the file's bytes, the rest ruled out. */
+  const scan = (into: Verdicts, after: number, last: number): number[] => {
+    const { ids } = store.urls.idsFound(find!, (t) => asciiLower(t).includes(scanned!), after, last - after);
+    for (let id = after + 1; id <= last; id++) if (into.of[id] === UNTESTED || into.of[id] === TESTING) into.of[id] = NO;
+    return ids;
+  };
+  /** Decides `ids` by their texts. */
+  const lookUp = (into: Verdicts, ids: readonly number[]) => {
+    for (const [id, url] of store.urls.getMany(ids)) into.of[id] = test(url) ? YES : NO;
+  };
+
+  return {
+    async decide(ids, from, to, take, check) {
+      if (v.epoch !== store.urlEpoch) v = verdictsOf(store, search);
+      const mine = v;
+      const wanted: number[] = [];
+      let top = 0;
+      for (let i = from; i < to; i++) {
+        const id = ids[i]!;
+        if (id === 0 || !take(i)) continue;
+        if (id >= mine.of.length) mine.grow(id);
+        if (mine.of[id] !== UNTESTED) continue;
+        mine.of[id] = TESTING;
+        wanted.push(id);
+        if (id > top) top = id;
+      }
+      if (!wanted.length) return;
+      try {
+        if (find && wanted.length * BYTES_PER_LOOKUP > store.urls.bytes) {
+          // Many URLs: every line up to the highest wanted id read once, in steps.
+          for (let after = 0; after < top; after += STEP) {
+            const last = Math.min(top, after + STEP);
+            const found = scan(mine, after, last);
+            if (lower !== null) for (const id of found) mine.of[id] = YES;
+            else lookUp(mine, found);
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            check();
+          }
+        } else {
+          for (let k = 0; k < wanted.length; k += STEP) {
+            lookUp(mine, wanted.slice(k, k + STEP));
+            if (k + STEP < wanted.length) {
+              await new Promise<void>((resolve) => setImmediate(resolve));
+              check();
+            }
+          }
+        }
+      } finally {
+        // A walk stopped midway leaves its untested URLs to the next one.
+        for (const id of wanted) if (mine.of[id] === TESTING) mine.of[id] = UNTESTED;
+      }
+    },
+    matches: (id) => v.of[id] === YES,
+  };
+}
