@@ -360,11 +360,12 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       stillThere();
     };
     const verdicts = pass && to > from && !exactWords && matcher?.texts ? await searchVerdicts(c, pass, from, to, wordHit, matcher.urls, check) : null;
-    const textHit = verdicts ? (matcher?.texts?.(p, verdicts) ?? null) : null;
+    // The texts file is not even opened when the words and URLs decided every record.
+    const textHit = verdicts?.byText ? (matcher?.texts?.(p, verdicts.of) ?? null) : null;
     const decided = exactWords
       ? (i: number) => wordHit.of[c!.rid[i]! - 1] === MATCH
-      : countable && textHit && verdicts
-        ? rowsDecided(verdicts, c, from, to, textHit)
+      : countable && verdicts && (textHit || !verdicts.byText)
+        ? rowsDecided(verdicts.of, c, from, to, textHit)
         : null;
     if (decided) {
       // Every row is decided by the words and texts: counted from the columns (see ScanLimits.columns).
@@ -389,7 +390,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       let hit: boolean | undefined;
       const rid = c.rid[k]!;
       if (verdicts) {
-        const v = verdicts[rid - 1];
+        const v = verdicts.of[rid - 1];
         if (v === RULED_OUT) return false;
         if (v === MATCHES) hit = true;
       }
@@ -477,42 +478,44 @@ const MATCHES = 2;
  * search), then an edge record's URL may rule it in (url-hits.ts); the rest are left to their
  * text (or, without record texts, their record). Only those records' text chunks are read.
  */
-async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, urls: UrlHits | null, check: () => void): Promise<Uint8Array> {
+async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, urls: UrlHits | null, check: () => void): Promise<{ of: Uint8Array; byText: number }> {
   const { rid } = c;
   let top = 0;
   for (let i = from; i < to; i++) if (rid[i]! > top) top = rid[i]!;
   const out = new Uint8Array(top);
+  const url = urls ? c.url : null;
   for (let i = from; i < to; i++) {
     if (!pass(i)) continue;
     const r = rid[i]! - 1;
     const v = words && r < words.records ? words.of[r] : UNKNOWN;
     out[r] = v === NO_MATCH ? RULED_OUT : v === MATCH && words!.exact ? MATCHES : BY_TEXT;
+    if (url && out[r] === BY_TEXT && url[i] !== 0) urls!.want(url[i]!);
   }
-  if (urls) {
-    const url = c.url;
-    await urls.decide(url, from, to, (i) => out[rid[i]! - 1] === BY_TEXT, check);
-    for (let i = from; i < to; i++) {
-      const r = rid[i]! - 1;
-      if (out[r] === BY_TEXT && urls.matches(url[i]!)) out[r] = MATCHES;
-    }
+  await urls?.decide(check);
+  let byText = 0;
+  for (let i = from; i < to; i++) {
+    const r = rid[i]! - 1;
+    if (out[r] !== BY_TEXT) continue;
+    if (url && urls!.matches(url[i]!)) out[r] = MATCHES;
+    else byText++;
   }
-  return out;
+  return { of: out, byText };
 }
 
 /**
  * Whether each row of [from, to) matches the text search and the row filter, as `verdicts`
- * (searchVerdicts) and then the record texts tell; null when the texts leave a row to its record
+ * (searchVerdicts) and then the record texts tell (none needed when the verdicts leave nothing to them); null when the texts leave a row to its record
  * (no usable group holds it). The groups read stay with `texts` for the walk that then reads
  * those records.
  */
-function rowsDecided(verdicts: Uint8Array, c: ScanColumns, from: number, to: number, texts: TextHitTest): ((i: number) => boolean) | null {
+function rowsDecided(verdicts: Uint8Array, c: ScanColumns, from: number, to: number, texts: TextHitTest | null): ((i: number) => boolean) | null {
   const matched = new Uint8Array(to - from);
   const { rid } = c;
   for (let i = from; i < to; i++) {
     const r = rid[i]! - 1;
     const v = verdicts[r];
     if (v === RULED_OUT) continue;
-    const hit = v === MATCHES ? true : texts.test(r);
+    const hit = v === MATCHES ? true : texts?.test(r);
     if (hit === undefined) return null;
     if (hit) matched[i - from] = 1;
   }

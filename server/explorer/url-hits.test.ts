@@ -138,20 +138,23 @@ describe('text search decided by the URLs', () => {
     for (const [q, regex] of SEARCHES) {
       const re = regex ? RE2JS.compile(`(?i)${q}`) : null;
       const want = texts.map((u) => (re ? re.matcher(u).find() : u.toLowerCase().includes(q.toLowerCase())));
-      const ids = Int32Array.from({ length: n }, (_, i) => i + 1);
+      const ids = Array.from({ length: n }, (_, i) => i + 1);
       const search = { text: q, lower: q.toLowerCase(), re: regex ? RE2JS.compile(`(?i)${q}`) : null, rawSafe: false };
       // Five URLs: looked up one by one (too few to read the file for).
       const few = urlHits(store, search);
       scans.mockClear();
-      await few.decide(ids, 0, 5, () => true, () => {});
+      for (const id of ids.slice(0, 5)) few.want(id);
+      await few.decide(() => {});
       expect(scans, q).not.toHaveBeenCalled();
       expect(Array.from({ length: 5 }, (_, i) => few.matches(i + 1)), q).toEqual(want.slice(0, 5));
-      // All but the last URL: read from the file (a plain text, or a pattern's literal part) up to the last one wanted, or looked up.
+      // All but the last URL: read from the file (a plain text, or a pattern's literal part),
+      // which tests every URL it holds, the last too; or looked up, which leaves the last untested.
       const many = urlHits(store, search);
-      await many.decide(ids, 0, n, (i) => i !== n - 1, () => {});
-      // Read from the file unless neither the text nor the pattern has a literal it can look for there.
-      expect(scans.mock.calls.length > 0, q).toBe(q !== '"a"&i=1');
-      expect(texts.map((_, i) => many.matches(i + 1)), q).toEqual(want.map((w, i) => w && i !== n - 1));
+      for (const id of ids.slice(0, n - 1)) many.want(id);
+      await many.decide(() => {});
+      const read = q !== '"a"&i=1';
+      expect(scans.mock.calls.length > 0, q).toBe(read);
+      expect(texts.map((_, i) => many.matches(i + 1)), q).toEqual(want.map((w, i) => w && (read || i !== n - 1)));
     }
   });
 

@@ -43,6 +43,10 @@ const KEPT = 8;
 /** The verdicts of one search over the store's URLs, as far as they have been tested. */
 class Verdicts {
   of = new Uint8Array(0);
+  /** URLs looked up one by one so far: once they would have cost a read of the whole file, the file is read. */
+  lookedUp = 0;
+  /** Every id up to this one has been tested by reading the file. */
+  scannedTo = 0;
   constructor(readonly epoch: number) {}
   grow(id: number): void {
     if (id < this.of.length) return;
@@ -69,11 +73,13 @@ function verdictsOf(store: LogStore, search: Search): Verdicts {
 
 /** The URL decisions of a search on the store's edge records. */
 export interface UrlHits {
+  /** Notes URL `id` (not 0) for the next `decide`, unless a walk tested or noted it already. */
+  want(id: number): void;
   /**
-   * Tests the URLs of `ids` (URL ids, 0 for none) that no walk has tested yet, in steps with a
-   * turn for others between them (`check` after each: it throws to stop); then `matches` tells.
+   * Tests the URLs noted since the last call, in steps with a turn for others between them
+   * (`check` after each: it throws to stop); then `matches` tells.
    */
-  decide(ids: ArrayLike<number>, from: number, to: number, take: (i: number) => boolean, check: () => void): Promise<void>;
+  decide(check: () => void): Promise<void>;
   /** Whether URL `id` holds a match: false when untested (the record's text then decides). */
   matches(id: number): boolean;
 }
@@ -101,40 +107,50 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
   };
   /** Decides `ids` by their texts. */
   const lookUp = (into: Verdicts, ids: readonly number[]) => {
+    into.lookedUp += ids.length;
     for (const [id, url] of store.urls.getMany(ids)) into.of[id] = test(url) ? YES : NO;
   };
 
+  let wanted: number[] = [];
+  let top = 0;
   return {
-    async decide(ids, from, to, take, check) {
-      if (v.epoch !== store.urlEpoch) v = verdictsOf(store, search);
+    want(id) {
+      if (id >= v.of.length) v.grow(id);
+      if (v.of[id] !== UNTESTED) return;
+      v.of[id] = TESTING;
+      wanted.push(id);
+      if (id > top) top = id;
+    },
+    async decide(check) {
       const mine = v;
-      const wanted: number[] = [];
-      let top = 0;
-      for (let i = from; i < to; i++) {
-        const id = ids[i]!;
-        if (id === 0 || !take(i)) continue;
-        if (id >= mine.of.length) mine.grow(id);
-        if (mine.of[id] !== UNTESTED) continue;
-        mine.of[id] = TESTING;
-        wanted.push(id);
-        if (id > top) top = id;
-      }
-      if (!wanted.length) return;
+      const ids = wanted;
+      const last = top;
+      wanted = [];
+      top = 0;
+      if (!ids.length) return;
       try {
-        if (find && wanted.length * BYTES_PER_LOOKUP > store.urls.bytes) {
-          // Many URLs: every line up to the highest wanted id read once, in steps.
-          for (let after = 0; after < top; after += STEP) {
-            const last = Math.min(top, after + STEP);
+        // URL ids name other texts since urls.log was cut (the edge records deleted): the walk stops at its next check.
+        if (mine.epoch !== store.urlEpoch) return;
+        if (find && (ids.length + mine.lookedUp) * BYTES_PER_LOOKUP > store.urls.bytes) {
+          // Many URLs (a week's partitions each want thousands, so the ones looked up before
+          // count too: at most twice the cost of reading the file at once): every line not
+          // read yet (all of them the first time) read once, in steps, so that the next
+          // partitions find their URLs tested.
+          const end = Math.max(last, store.urls.size());
+          mine.grow(end);
+          for (let after = mine.scannedTo; after < end; after += STEP) {
+            const last = Math.min(end, after + STEP);
             const found = scan(mine, after, last);
             if (lower !== null) for (const id of found) mine.of[id] = YES;
             else lookUp(mine, found);
+            mine.scannedTo = Math.max(mine.scannedTo, last);
             await new Promise<void>((resolve) => setImmediate(resolve));
             check();
           }
         } else {
-          for (let k = 0; k < wanted.length; k += STEP) {
-            lookUp(mine, wanted.slice(k, k + STEP));
-            if (k + STEP < wanted.length) {
+          for (let k = 0; k < ids.length; k += STEP) {
+            lookUp(mine, ids.slice(k, k + STEP));
+            if (k + STEP < ids.length) {
               await new Promise<void>((resolve) => setImmediate(resolve));
               check();
             }
@@ -142,7 +158,7 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
         }
       } finally {
         // A walk stopped midway leaves its untested URLs to the next one.
-        for (const id of wanted) if (mine.of[id] === TESTING) mine.of[id] = UNTESTED;
+        for (const id of ids) if (mine.of[id] === TESTING) mine.of[id] = UNTESTED;
       }
     },
     matches: (id) => v.of[id] === YES,
