@@ -85,12 +85,17 @@ const SEARCHES: Array<[string, boolean]> = [
   ['\\d\\.png$', true],
 ];
 
+/** A fresh store holding `records(n)`. */
+async function storeOf(n: number) {
+  const store = await keeper.open(keeper.newDir());
+  const recs = records(n);
+  await importRecords(store, 'edge_logs', recs);
+  return { store, recs };
+}
+
 describe('text search decided by the URLs', () => {
   it('counts, histograms and pages exactly what a plain reading finds, before and after the words and texts are built', async () => {
-    const dir = keeper.newDir();
-    const store = await keeper.open(dir);
-    const recs = records(2400);
-    await importRecords(store, 'edge_logs', recs);
+    const { store, recs } = await storeOf(2400);
     const t = appOver(store);
     const all = async (stage: string) => {
       for (const [q, regex] of SEARCHES) {
@@ -109,10 +114,7 @@ describe('text search decided by the URLs', () => {
   });
 
   it('a phrase the URLs hold decides its records without reading a text chunk or a record block', async () => {
-    const dir = keeper.newDir();
-    const store = await keeper.open(dir);
-    const recs = records(2400);
-    await importRecords(store, 'edge_logs', recs);
+    const { store, recs } = await storeOf(2400);
     await store.columnsSettled();
     const t = appOver(store);
     const chunks = textChunksRead();
@@ -129,9 +131,7 @@ describe('text search decided by the URLs', () => {
   });
 
   it('tests a few URLs one by one and many by reading urls.log, with the same verdicts', async () => {
-    const dir = keeper.newDir();
-    const store = await keeper.open(dir);
-    await importRecords(store, 'edge_logs', records(2400));
+    const { store } = await storeOf(2400);
     const n = store.urls.size();
     const scans = vi.spyOn(store.urls, 'idsFound');
     const texts = Array.from({ length: n }, (_, i) => store.urls.get(i + 1));
@@ -159,10 +159,7 @@ describe('text search decided by the URLs', () => {
   });
 
   it('verdicts are not kept past a deletion: URL ids then name other URLs', async () => {
-    const dir = keeper.newDir();
-    const store = await keeper.open(dir);
-    const first = records(800);
-    await importRecords(store, 'edge_logs', first);
+    const { store, recs: first } = await storeOf(800);
     const t = appOver(store);
     expect(await countOf(t, '/rest/v1/t1a')).toBe(0);
     expect(await countOf(t, 'v1/t1?')).toBe(matching(first, 'v1/t1?', false).length);
