@@ -76,6 +76,8 @@ export class ColumnsCache {
   private columnPump: Promise<void> | null = null;
   /** Columns files requests built, being written off the thread (writeColumnsSoon). */
   private readonly soonWrites = new Set<Promise<void>>();
+  /** Every columns file write under way (writeColumnsOffThread). */
+  private readonly writing = new Set<Promise<void>>();
   private closing = false;
   /** Saved partitions' columns built on the answering thread for a request (no file yet): each holds every page up. */
   builtForRequests = 0;
@@ -611,6 +613,24 @@ export class ColumnsCache {
    * else thrown.
    */
   async writeColumnsOffThread(p: Partition, version: number, cols: ScanColumns, still: () => boolean, bestEffort = true): Promise<void> {
+    const write = this.writeColumns(p, version, cols, still, bestEffort);
+    this.writing.add(write);
+    try {
+      await write;
+    } finally {
+      this.writing.delete(write);
+    }
+  }
+
+  /**
+   * Resolves once every columns file being written now is in place or dropped, its temp file
+   * gone: a source deleted meanwhile leaves no file of a write that was under way.
+   */
+  async writesDone(): Promise<void> {
+    await Promise.allSettled([...this.writing]);
+  }
+
+  private async writeColumns(p: Partition, version: number, cols: ScanColumns, still: () => boolean, bestEffort: boolean): Promise<void> {
     const file = columnsFileOf(p.dbFile(version));
     const tmp = `${file}${COLUMNS_WRITING_TMP}`;
     try {

@@ -471,6 +471,8 @@ export class LogStore {
         for (let v = 1; v <= Math.max(p.maxVersion, p.row.version); v++) removeVersionFiles(p.dbFile(v));
         removeVersionFiles(p.blocks.file);
       }
+      // A columns file written off the thread when the files went: it finds its partition gone and drops its temp file.
+      await this.columnsCache.writesDone();
       this.deletingSources.delete(info.code);
       // Row numbers of a new partition of the same day or hour start again: caches must not match them.
       state.urlEpoch++;
