@@ -139,11 +139,11 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
           const end = Math.max(last, store.urls.size());
           mine.grow(end);
           for (let after = mine.scannedTo; after < end; after += STEP) {
-            const last = Math.min(end, after + STEP);
-            const found = scan(mine, after, last);
+            const upTo = Math.min(end, after + STEP);
+            const found = scan(mine, after, upTo);
             if (lower !== null) for (const id of found) mine.of[id] = YES;
             else lookUp(mine, found);
-            mine.scannedTo = Math.max(mine.scannedTo, last);
+            mine.scannedTo = Math.max(mine.scannedTo, upTo);
             await new Promise<void>((resolve) => setImmediate(resolve));
             check();
           }
