@@ -24,7 +24,7 @@ import { EXPLORER_MAX_LIMIT, MAX_PATTERN_LENGTH } from '../../contract/registry.
 import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
-import { textHits, type TextHitTest } from './text-hits.ts';
+import { isRawSafe, textHits, type TextHitTest } from './text-hits.ts';
 import { urlHits, urlTest, type UrlHits } from './url-hits.ts';
 import { MATCH, NO_MATCH, UNKNOWN, wordHits, wordPlan, type WordHits } from './token-hits.ts';
 import { recordTexts } from '../store/block-texts.ts';
@@ -128,8 +128,6 @@ function list(get: Params, name: string): { include: string[]; exclude: string[]
   return out;
 }
 
-/** A text JSON writes as it is (printable ASCII without quotes or backslashes): found in a record's bytes when its text holds it. */
-const isRawSafe = (text: string) => /^[\x20-\x7e]*$/.test(text) && !/["\\]/.test(text);
 
 function statusSpec(v: string): StatusSpec {
   const spec = readStatus(v);

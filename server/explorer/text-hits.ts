@@ -14,7 +14,9 @@ import { requiredLiterals } from './regex-literals.ts';
 type Search = NonNullable<ExplorerQuery['q']>;
 
 /** Printable ASCII: its bytes are its UTF-8 text, and ASCII letters fold as every search path folds them. */
-const isPrintableAscii = (text: string) => /^[\x20-\x7e]*$/.test(text);
+export const isPrintableAscii = (text: string): boolean => /^[\x20-\x7e]*$/.test(text);
+/** A text JSON writes as it is (printable ASCII without quotes or backslashes): found in a line's or record's bytes when its text holds it. */
+export const isRawSafe = (text: string): boolean => isPrintableAscii(text) && !/["\\]/.test(text);
 
 /** A partition's text search by its record texts (see textHits). */
 export interface TextHitTest {

@@ -10,6 +10,7 @@ import type { LogStore } from '../store/log-store.ts';
 import type { ExplorerQuery } from './query-types.ts';
 import { textFinder } from './block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
+import { isPrintableAscii, isRawSafe } from './text-hits.ts';
 
 type Search = NonNullable<ExplorerQuery['q']>;
 
@@ -19,10 +20,6 @@ const NO = 1;
 const YES = 2;
 const TESTING = 3;
 
-/** Printable ASCII: its bytes are its UTF-8 text, and its letters fold as text-hits.ts folds them. */
-const isPrintableAscii = (text: string) => /^[\x20-\x7e]*$/.test(text);
-/** Found in a URL's line of urls.log as it is (JSON writes it without escapes). */
-const isRawSafe = (text: string) => isPrintableAscii(text) && !/["\\]/.test(text);
 const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 
 /** Whether a URL holds a match, as the record texts decide it (text-hits.ts: ASCII letters fold for a printable ASCII text). */

@@ -539,13 +539,12 @@ export class TextDictionary {
     if (lastInFile > after) {
       const start = this.offsets[after + 1]!;
       const bytes = this.readBytes(start, this.offsets[lastInFile + 1]!);
-      // The lines holding a place found, each once: a line starts where the one before it ends.
-      const found = new Set<number>();
+      // The lines holding a place found, marked (places come in any order, several to a line).
+      const holds = new Uint8Array(lastInFile - after);
       let next = after + 1;
       find(bytes, (at) => {
-        let id: number;
-        if (this.offsets[next]! - start <= at && at < this.offsets[next + 1]! - start) id = next;
-        else {
+        let id = next;
+        if (!(this.offsets[id]! - start <= at && at < this.offsets[id + 1]! - start)) {
           let lo = after + 1;
           let hi = lastInFile;
           while (lo < hi) {
@@ -555,13 +554,14 @@ export class TextDictionary {
           }
           id = lo;
         }
-        found.add(id);
+        holds[id - after - 1] = 1;
         next = Math.min(id + 1, lastInFile);
         return false;
       });
       // Where the next backslash is (the end when none is left): lines before it have no escape.
       let escape = -1;
-      for (const id of [...found].sort((a, b) => a - b)) {
+      for (let id = after + 1; id <= lastInFile; id++) {
+        if (!holds[id - after - 1]) continue;
         const from = this.offsets[id]! - start;
         const to = this.offsets[id + 1]! - start - 1;
         if (escape < from) {
