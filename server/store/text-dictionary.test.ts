@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TextDictionary } from './text-dictionary.ts';
+import { SAVE_LINES_AFTER, TextDictionary } from './text-dictionary.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -353,5 +353,145 @@ describe('TextDictionary, reading before adding', () => {
     expect(d.idsFound(find, test, 0, 100)).toEqual({ ids: expected, last: all.length });
     expect(d.idsFound(find, test, 2, 3)).toEqual({ ids: [3, 4, 5], last: 5 });
     d.close();
+  });
+});
+
+describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
+  /** Enough URLs that reading them line by line saves their offsets (past SAVE_LINES_AFTER bytes). */
+  const urls = (n: number, tag = '') => Array.from({ length: n }, (_, i) => `https://p${i % 97}.supabase.co/rest/v1/items${tag}?select=*&id=eq.${i}&pad=${'x'.repeat(i % 40)}`);
+  /** The texts of a file's lines, read with nothing but split and JSON.parse. */
+  const linesOf = (f: string, bytes?: number) =>
+    fs
+      .readFileSync(f)
+      .subarray(0, bytes)
+      .toString('utf8')
+      .split('\n')
+      .slice(0, -1)
+      .map((l) => JSON.parse(l) as string);
+  const many = urls(60_000);
+
+  it('a file read line by line saves its offsets; the next open takes them and reads every text as the file holds it', async () => {
+    const f = file();
+    expect(Buffer.byteLength(many.join('\n'))).toBeGreaterThan(SAVE_LINES_AFTER);
+    const d = await committed(f, many);
+    const state = d.committedState;
+    expect(fs.existsSync(`${f}.lines`)).toBe(false);
+    expect(d.size()).toBe(many.length);
+    d.close();
+    expect(fs.existsSync(`${f}.lines`)).toBe(true);
+    const savedAt = fs.statSync(`${f}.lines`).mtimeMs;
+    const again = new TextDictionary(f, state);
+    // The saved offsets are checked by a CRC of the bytes, a megabyte per read: far fewer reads than 256 KiB line by line.
+    const { calls } = readsDuring(() => again.size());
+    expect(calls).toBeLessThan(Math.ceil(state.bytes / (1024 * 1024)) + 4);
+    expect(again.size()).toBe(many.length);
+    const expected = linesOf(f);
+    for (let id = 1; id <= many.length; id += 7) expect(again.get(id)).toBe(expected[id - 1]);
+    expect([...again.getMany([1, 2, many.length])]).toEqual([[1, expected[0]], [2, expected[1]], [many.length, expected[many.length - 1]]]);
+    expect(again.idsContaining('id=eq.59999&', 0, many.length).ids).toEqual([60_000]);
+    // Not written again: nothing was read line by line.
+    expect(fs.statSync(`${f}.lines`).mtimeMs).toBe(savedAt);
+    again.close();
+  });
+
+  it('lines committed after the saved ones are read line by line after them; new texts get the next ids', async () => {
+    const f = file();
+    const d = await committed(f, many);
+    d.size();
+    d.close();
+    const more = new TextDictionary(f, d.committedState);
+    for (const u of urls(300, '-more')) more.idOf(u);
+    more.flush();
+    const state = more.state();
+    more.close();
+    const again = new TextDictionary(f, state);
+    expect(again.size()).toBe(many.length + 300);
+    const expected = linesOf(f);
+    for (const id of [1, many.length, many.length + 1, many.length + 300]) expect(again.get(id)).toBe(expected[id - 1]);
+    expect(again.idOf(`https://p0.supabase.co/rest/v1/items-more?select=*&id=eq.0&pad=`)).toBe(many.length + 1);
+    again.close();
+  });
+
+  it('bytes changed where the offsets were saved: read line by line, a line that is no JSON string named as damage, a changed text read as it now is', async () => {
+    const f = file();
+    const d = await committed(f, many);
+    d.size();
+    const state = d.committedState;
+    d.close();
+    const bytes = fs.readFileSync(f);
+    const at = bytes.indexOf('items', Math.floor(bytes.length / 2));
+    // The same length, still JSON: only the CRC tells the file changed.
+    bytes.write('ITEMS', at, 'latin1');
+    fs.writeFileSync(f, bytes);
+    const changed = new TextDictionary(f, state);
+    expect(changed.size()).toBe(many.length);
+    const expected = linesOf(f);
+    expect(expected.filter((t) => t.includes('ITEMS'))).toHaveLength(1);
+    expect(changed.idsContaining('ITEMS', 0, many.length).ids.map((id) => changed.get(id))).toEqual(expected.filter((t) => t.includes('ITEMS')));
+    changed.close();
+    // A quote in the middle of a line: damage, as without saved offsets.
+    bytes[at] = 0x22;
+    fs.writeFileSync(f, bytes);
+    const damaged = new TextDictionary(f, state);
+    expect(() => damaged.size()).toThrow(/^the store file urls\.log is damaged \(a line is not a JSON string\)/);
+    damaged.close();
+  });
+
+  it('a saved file cut, garbled or longer than what the catalog commits is not used; the texts are the file’s', async () => {
+    const f = file();
+    const d = await committed(f, many);
+    d.size();
+    const state = d.committedState;
+    d.close();
+    const saved = fs.readFileSync(`${f}.lines`);
+    const expected = linesOf(f);
+    const variants: Array<[string, Buffer]> = [
+      ['cut', saved.subarray(0, saved.length - 100)],
+      ['garbled', Buffer.concat([saved.subarray(0, 40), Buffer.from([saved[40]! ^ 0xff]), saved.subarray(41)])],
+      ['empty', Buffer.alloc(0)],
+    ];
+    for (const [what, bytes] of variants) {
+      fs.writeFileSync(`${f}.lines`, bytes);
+      const again = new TextDictionary(f, state);
+      expect(again.size(), what).toBe(many.length);
+      for (const id of [1, 30_001, many.length]) expect(again.get(id), what).toBe(expected[id - 1]);
+      again.close();
+      // Read line by line, so saved again whole.
+      expect(fs.readFileSync(`${f}.lines`).equals(saved), what).toBe(true);
+    }
+    // A catalog that commits fewer texts (a source deleted, then some imported again): its own lines only.
+    const fewer = { count: 1000, bytes: linesOf(f).slice(0, 1000).reduce((n, t) => n + Buffer.byteLength(`${JSON.stringify(t)}\n`), 0) };
+    const back = new TextDictionary(f, fewer);
+    expect(back.size()).toBe(1000);
+    expect(back.get(1000)).toBe(expected[999]);
+    back.close();
+  });
+
+  it('a derived file (paths.log) keeps its token and ids through saved offsets; a cut before their end reads line by line', () => {
+    const f = file();
+    const d = new TextDictionary(f, 'derived');
+    const token = d.epoch;
+    for (const u of many) d.idOf(u);
+    d.syncNow();
+    d.close();
+    const read = new TextDictionary(f, 'derived');
+    expect(read.size()).toBe(many.length + 1);
+    read.close();
+    expect(fs.existsSync(`${f}.lines`)).toBe(true);
+    const again = new TextDictionary(f, 'derived');
+    expect(again.epoch).toBe(token);
+    expect(again.size()).toBe(many.length + 1);
+    expect(again.get(2)).toBe(many[0]);
+    expect(again.get(many.length + 1)).toBe(many[many.length - 1]);
+    again.close();
+    // A crash cut the file in the middle of a line, before where the saved offsets end.
+    const size = fs.statSync(f).size;
+    fs.truncateSync(f, Math.floor(size / 2));
+    const whole = linesOf(f, fs.readFileSync(f).lastIndexOf(0x0a) + 1);
+    const cut = new TextDictionary(f, 'derived');
+    expect(cut.epoch).toBe(token);
+    expect(cut.size()).toBe(whole.length);
+    expect(cut.get(whole.length)).toBe(whole[whole.length - 1]);
+    cut.close();
   });
 });

@@ -17,8 +17,10 @@
  * to id, and bounded caches of recent lookups both ways; a lookup that misses them reads the
  * candidate's line back. Loaded on first use, not at start, in two steps: reading a text by id
  * needs only the line offsets, found with each line checked on its bytes (about a tenth of the
- * time of decoding every line); adding texts needs the hashes, which decode every line, so they
- * are computed on the first `idOf` (an import), not for the explorer's or the API's first answer.
+ * time of decoding every line), or taken from the offsets a previous run saved once the file's
+ * bytes are found unchanged (saved-lines.ts); adding texts needs the hashes, which decode every
+ * line, so they are computed on the first `idOf` (an import), not for the explorer's or the API's
+ * first answer.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,6 +28,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { span } from '../activity.ts';
 import { StoreFileDamaged } from './damage.ts';
+import { readSavedLines, type SavedLines, writeSavedLines } from './saved-lines.ts';
 
 const NEWLINE = 0x0a;
 /** Recent text -> id kept as strings (repeated texts of a batch hit here, not the file). */
@@ -40,6 +43,10 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** Bytes of the file read in one step while loading its lines (a few ms of work). */
 const READ_CHUNK = 256 * 1024;
+/** Bytes read in one step while checking a file's bytes against its saved line offsets (CRC only: about a ms of work). */
+const CHECK_CHUNK = 1024 * 1024;
+/** Line offsets found line by line are saved (saved-lines.ts) once they cover this many bytes. */
+export const SAVE_LINES_AFTER = 4 * 1024 * 1024;
 /** Bytes `tailCrc` reads: what names the part of a dictionary a derived file was made from. */
 export const TAIL_BYTES = 64 * 1024;
 
@@ -93,6 +100,12 @@ interface LineReader {
   count: number;
   end: number;
   done: boolean;
+  /** Saved line offsets whose bytes are being checked (their CRC computed) before they are taken. */
+  saved: SavedLines | null;
+  /** CRC-32 of the bytes read so far: while checking, up to `pos`; then up to `end`. */
+  crc: number;
+  /** Bytes of lines found line by line (not taken from saved offsets). */
+  scanned: number;
 }
 
 export class TextDictionary {
@@ -204,7 +217,44 @@ export class TextDictionary {
     const fd = this.open();
     if (!this.derived) this.reserve(this.committed.count + 1);
     const bytes = this.derived ? fs.fstatSync(fd).size : this.committed.bytes;
-    return { fd, bytes, pos: 0, carry: Buffer.alloc(0), count: 0, end: 0, done: false };
+    const saved = readSavedLines(this.file);
+    return { fd, bytes, pos: 0, carry: Buffer.alloc(0), count: 0, end: 0, done: false, saved: saved && saved.bytes <= bytes ? saved : null, crc: 0, scanned: 0 };
+  }
+
+  /**
+   * The lines of a file read line by line are saved for the next start (saved-lines.ts) when
+   * that took long enough to matter.
+   */
+  private saveLines(r: LineReader): void {
+    if (r.scanned < SAVE_LINES_AFTER || r.count === 0) return;
+    writeSavedLines(this.file, { count: r.count, bytes: r.end, crc: r.crc, starts: this.offsets.subarray(1, r.count + 1) });
+  }
+
+  /**
+   * A step of checking the file's first bytes against saved line offsets: their CRC computed a
+   * chunk at a time; once all are read, the offsets are taken when the CRC is theirs (and a
+   * derived file's first line is its token), or else the file is read line by line from its start.
+   */
+  private checkStep(r: LineReader, saved: SavedLines): boolean {
+    const buf = Buffer.allocUnsafe(Math.min(CHECK_CHUNK, saved.bytes - r.pos));
+    const n = buf.length ? fs.readSync(r.fd, buf, 0, buf.length, r.pos) : 0;
+    r.crc = zlib.crc32(buf.subarray(0, n), r.crc);
+    r.pos += n;
+    if (n > 0 && r.pos < saved.bytes) return false;
+    r.saved = null;
+    if (r.pos === saved.bytes && r.crc === saved.crc) {
+      this.reserve(saved.count + 1);
+      this.offsets.set(saved.starts, 1);
+      const firstEnd = (saved.count > 1 ? saved.starts[1]! : saved.bytes) - 1;
+      if (!this.derived || this.tokenLine(this.readBytes(0, firstEnd).toString('utf8'))) {
+        r.count = saved.count;
+        r.end = saved.bytes;
+        return r.pos >= r.bytes && (r.done = true);
+      }
+    }
+    // Not this file's offsets: every line read and checked, as without them.
+    r.pos = r.crc = 0;
+    return false;
   }
 
   private finishReading(r: LineReader): void {
@@ -222,6 +272,7 @@ export class TextDictionary {
     this.count = count;
     this.written = end;
     this.offsets[count + 1] = end;
+    this.saveLines(r);
   }
 
   /**
@@ -274,8 +325,10 @@ export class TextDictionary {
    * A derived file: every whole line that parses, up to the first that does not (a crash cut
    * it); the rest is cut off. A file without its token line is started again.
    */
-  private finishDerived({ fd, bytes: size, count, end }: LineReader): void {
+  private finishDerived(r: LineReader): void {
+    const { fd, bytes: size, count, end } = r;
     if (end < size) fs.ftruncateSync(fd, end);
+    this.saveLines(r);
     // What this run found whole: a columns file that may use more was built before a cut.
     this.committed = { bytes: end, count: -1 };
     this.count = count;
@@ -295,6 +348,7 @@ export class TextDictionary {
    * is not its token. True when the reading is over (every line read, or one refused).
    */
   private readStep(r: LineReader): boolean {
+    if (r.saved) return this.checkStep(r, r.saved);
     if (r.done || r.pos >= r.bytes) return (r.done = true);
     const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, r.bytes - r.pos));
     const n = fs.readSync(r.fd, buf, 0, buf.length, r.pos);
@@ -306,16 +360,27 @@ export class TextDictionary {
     const text = chunk.toString('latin1', 0, whole);
     const base = r.end;
     JSON_STRING_LINE.lastIndex = 0;
-    for (let at = 0; at < whole; ) {
-      if (!JSON_STRING_LINE.test(text)) return (r.done = true);
+    let at = 0;
+    let refused = false;
+    while (at < whole) {
+      if (!JSON_STRING_LINE.test(text)) {
+        refused = true;
+        break;
+      }
       const next = JSON_STRING_LINE.lastIndex;
-      if (r.count === 0 && this.derived && !this.tokenLine(chunk.toString('utf8', at, next - 1))) return (r.done = true);
+      if (r.count === 0 && this.derived && !this.tokenLine(chunk.toString('utf8', at, next - 1))) {
+        refused = true;
+        break;
+      }
       r.count++;
       this.reserve(r.count + 1);
       this.offsets[r.count] = base + at;
       at = next;
       r.end = base + at;
     }
+    r.crc = zlib.crc32(chunk.subarray(0, at), r.crc);
+    r.scanned += at;
+    if (refused) return (r.done = true);
     r.carry = Buffer.from(chunk.subarray(whole));
     return r.pos >= r.bytes && (r.done = true);
   }
