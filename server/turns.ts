@@ -37,11 +37,10 @@ export function readsAnswering(): number {
   return answering;
 }
 
-/** A turn for requests: one pass of the event loop, then until no read is being answered (at most MAX_TURN_WAIT_MS). */
-export async function turnForRequests(): Promise<void> {
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  if (answering === 0) return;
-  await new Promise<void>((resolve) => {
+/** Resolves once no read is being answered, or after `maxMs`. */
+export function readsAnswered(maxMs: number): Promise<void> {
+  if (answering === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);
       resolve();
@@ -49,7 +48,13 @@ export async function turnForRequests(): Promise<void> {
     const timer = setTimeout(() => {
       waiting = waiting.filter((r) => r !== done);
       resolve();
-    }, MAX_TURN_WAIT_MS);
+    }, maxMs);
     waiting.push(done);
   });
+}
+
+/** A turn for requests: one pass of the event loop, then until no read is being answered (at most MAX_TURN_WAIT_MS). */
+export async function turnForRequests(): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  await readsAnswered(MAX_TURN_WAIT_MS);
 }

@@ -10,6 +10,7 @@ import { ImportFailure, importFile, importStream } from '../ingest/import.ts';
 import { filesUnder } from '../hardening/helpers.ts';
 import type { SourceName } from '../sources.ts';
 import { storeKeeper } from '../testing/fixtures.ts';
+import { answeringStarted } from '../turns.ts';
 import { LogStore, type SourceSummary } from './log-store.ts';
 import { isDerivedPartFile } from './store-files.ts';
 
@@ -434,5 +435,26 @@ describe('change notifications', () => {
     await store.deleteSource('cloudflare.logs.prod');
     expect(store.dataVersion).toBeGreaterThan(v1);
     expect(calls).toBe(store.dataVersion - v0);
+  });
+});
+
+describe('the background builder and the reads being answered', () => {
+  it('takes no step while a read is being answered (for up to a second), and builds once it ends', async () => {
+    const dir = tempDir();
+    await close(await seeded(dir));
+    const cols = () => filesUnder(path.join(dir, 'parts')).filter((f) => f.endsWith('.cols'));
+    expect(cols().length).toBeGreaterThanOrEqual(3);
+    for (const f of cols()) fs.rmSync(path.join(dir, 'parts', f));
+    const reading = answeringStarted();
+    try {
+      const store = await open(dir);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(cols()).toEqual([]);
+      reading();
+      await store.columnsSettled();
+      expect(cols().length).toBeGreaterThanOrEqual(3);
+    } finally {
+      reading();
+    }
   });
 });
