@@ -1,6 +1,6 @@
 /** blockSearch against a plain lower-case `includes`, over texts that take either way. */
 import { describe, expect, it } from 'vitest';
-import { blockSearch } from './block-search.ts';
+import { blockSearch, denseTextFinder, textFinder } from './block-search.ts';
 
 /** The reference: ASCII letters folded, nothing else. */
 const plain = (block: Buffer, lower: string) => block.toString('latin1').replace(/[A-Z]/g, (c) => c.toLowerCase()).includes(lower);
@@ -47,5 +47,42 @@ describe('blockSearch', () => {
       const needle = Array.from({ length: 1 + rnd(5) }, () => alphabet[rnd(alphabet.length)]!.toLowerCase()).join('');
       expect(blockSearch(needle)(block), `${needle} in ${block.toString('latin1')}`).toBe(plain(block, needle));
     }
+  });
+});
+
+describe('denseTextFinder', () => {
+  /** Where a reference finds `lower` (ASCII letters folded), each start after the last one's end. */
+  const places = (bytes: Buffer, lower: string) => {
+    const text = bytes.toString('latin1').replace(/[A-Z]/g, (c) => c.toLowerCase());
+    const out: number[] = [];
+    for (let at = text.indexOf(lower); at >= 0; at = text.indexOf(lower, at + lower.length)) out.push(at);
+    return out;
+  };
+  const found = (bytes: Buffer, lower: string, stopAfter = Infinity) => {
+    const out: number[] = [];
+    denseTextFinder(lower)(bytes, (at) => out.push(at) >= stopAfter);
+    return out;
+  };
+
+  it('finds every place textFinder finds a text, and stops when told', () => {
+    let seed = 5;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), Math.floor(seed / 65536) % n);
+    const alphabet = ['a', 'b', 'A', 'B', '-', '.', '/', '\\', '(', '[', '*', '?', '$', '^', '|', '0', '\u00e9', '\u00c9', '\u00ff'];
+    for (let round = 0; round < 400; round++) {
+      const bytes = Buffer.from(Array.from({ length: 300 }, () => alphabet[rnd(alphabet.length)]).join(''), 'latin1');
+      const lower = Array.from({ length: 1 + rnd(3) }, () => alphabet[rnd(16)]!.toLowerCase()).join('');
+      const expected = places(bytes, lower);
+      expect(found(bytes, lower), `${lower} in ${bytes.toString('latin1')}`).toEqual(expected);
+      const starts: number[] = [];
+      textFinder(lower)(bytes, (at) => void starts.push(at));
+      // textFinder finds overlapping places too: every place found here is one of them.
+      for (const at of expected) expect(starts).toContain(at);
+      if (expected.length > 1) expect(found(bytes, lower, 1)).toEqual(expected.slice(0, 1));
+    }
+  });
+
+  it('folds ASCII letters only, in UTF-8 bytes read as latin1', () => {
+    expect(found(Buffer.from('x/REST/v1/y /rest/V1/', 'utf8'), '/rest/v1/')).toEqual([1, 12]);
+    expect(found(Buffer.from('\u212aelvin \u00e9t\u00e9 \u00c9T\u00c9', 'utf8'), 'kelvin')).toEqual([]);
   });
 });

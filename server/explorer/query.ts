@@ -278,10 +278,11 @@ export interface ScanLimits {
   /**
    * For a walk that only counts (tiesInAnyOrder): a partition whose rows the record words decide
    * (a search of word characters), or the words and then the record texts, with no condition
-   * read from the records, is handed over whole, its rows [from, to) with `pass` (every filter
-   * and the search), to be counted from its columns instead of visited row by row.
+   * read from the records, is handed over whole, its rows [from, to) with `counted` (1 at
+   * i - from for a row i that passes every filter and the search: an array, not a test per row,
+   * as 9M rows of a week are counted), to be counted from its columns instead of visited row by row.
    */
-  columns?: (c: ScanColumns, pass: (i: number) => boolean, from: number, to: number) => void;
+  columns?: (c: ScanColumns, counted: Uint8Array, from: number, to: number) => void;
   /** The row arrays `columns` reads (loaded before the walk decides, with those of the filters and the search). */
   columnsRead?: readonly ColumnName[];
   /** Called as the walk moves on (at each partition and every few thousand rows) with where it got to. */
@@ -361,14 +362,13 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     // The texts file is not even opened when the words and URLs decided every record.
     const textHit = verdicts?.byText ? (matcher?.texts?.(p, verdicts.of) ?? null) : null;
     const decided = exactWords
-      ? (i: number) => wordHit.of[c!.rid[i]! - 1] === MATCH
+      ? wordsDecided(wordHit.of, c, pass, from, to)
       : countable && verdicts && (textHit || !verdicts.byText)
         ? rowsDecided(verdicts.of, c, from, to, textHit)
         : null;
     if (decided) {
       // Every row is decided by the words and texts: counted from the columns (see ScanLimits.columns).
-      const filter = pass!;
-      limits.columns!(c, (i) => filter(i) && decided(i), from, to);
+      limits.columns!(c, decided, from, to);
       last = { ts: Math.min(p.start, q.end), rid: 0 };
       limits.onProgress?.(last);
       if (overBudget(performance.now())) return { last, complete: false };
@@ -501,23 +501,35 @@ async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from
 }
 
 /**
- * Whether each row of [from, to) matches the text search and the row filter, as `verdicts`
- * (searchVerdicts) and then the record texts tell (none needed when the verdicts leave nothing to them); null when the texts leave a row to its record
- * (no usable group holds it). The groups read stay with `texts` for the walk that then reads
- * those records.
+ * Whether each row of [from, to) matches the text search and the row filter (1 at i - from), as
+ * `verdicts` (searchVerdicts: a row the filter refuses is ruled out) and then the record texts
+ * tell (none needed when the verdicts leave nothing to them); null when the texts leave a row to
+ * its record (no usable group holds it). The groups read stay with `texts` for the walk that
+ * then reads those records.
  */
-function rowsDecided(verdicts: Uint8Array, c: ScanColumns, from: number, to: number, texts: TextHitTest | null): ((i: number) => boolean) | null {
+function rowsDecided(verdicts: Uint8Array, c: ScanColumns, from: number, to: number, texts: TextHitTest | null): Uint8Array | null {
   const matched = new Uint8Array(to - from);
   const { rid } = c;
   for (let i = from; i < to; i++) {
-    const r = rid[i]! - 1;
-    const v = verdicts[r];
+    const v = verdicts[rid[i]! - 1];
     if (v === RULED_OUT) continue;
-    const hit = v === MATCHES ? true : texts?.test(r);
+    if (v === MATCHES) {
+      matched[i - from] = 1;
+      continue;
+    }
+    const hit = texts?.test(rid[i]! - 1);
     if (hit === undefined) return null;
     if (hit) matched[i - from] = 1;
   }
-  return (i) => matched[i - from] === 1;
+  return matched;
+}
+
+/** Whether each row of [from, to) passes the row filter and the exact record words match it (1 at i - from). */
+function wordsDecided(words: Uint8Array, c: ScanColumns, pass: (i: number) => boolean, from: number, to: number): Uint8Array {
+  const matched = new Uint8Array(to - from);
+  const { rid } = c;
+  for (let i = from; i < to; i++) if (words[rid[i]! - 1] === MATCH && pass(i)) matched[i - from] = 1;
+  return matched;
 }
 
 /**

@@ -174,7 +174,7 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
       signal: stop.signal,
       tiesInAnyOrder: true,
       // Fields inside the records are read per row; without them a partition the words decide is counted from its columns.
-      columns: recordFields.length ? undefined : (c, pass, from, to) => tallyColumns(tallies, c, pass, from, to, { split, fields, bin, fnText, pathCounts }),
+      columns: recordFields.length ? undefined : (c, counted, from, to) => tallyColumns(tallies, c, counted, from, to, { split, fields, bin, fnText, pathCounts }),
       columnsRead: tallyColumnsRead(split, fields),
       onProgress: (last) => {
         tallies.through = Math.max(q.start, last.ts);
@@ -216,10 +216,11 @@ function tallyColumnsRead(split: 'status' | 'level', fields: readonly FilterFiel
 }
 
 /**
- * Adds the rows [from, to) of a partition's columns that pass to the tallies, as the walk's visit
- * adds a row: counted per id in typed arrays (IdCounts), then once per value.
+ * Adds the rows [from, to) of a partition's columns that are counted (1 at i - from) to the
+ * tallies, as the walk's visit adds a row: counted per id in typed arrays (IdCounts), then once
+ * per value.
  */
-function tallyColumns(t: SearchTallies, c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, shape: TallyShape): void {
+function tallyColumns(t: SearchTallies, c: ScanColumns, counted: Uint8Array, from: number, to: number, shape: TallyShape): void {
   columnTallies++;
   // Only the arrays tallyColumnsRead names are loaded: the split's, not the other one.
   const { ts, len, path } = c;
@@ -231,23 +232,27 @@ function tallyColumns(t: SearchTallies, c: ScanColumns, pass: (i: number) => boo
   const bins: Array<Float64Array | undefined> = [];
   const binOf = (k: number) => (bins[k] ??= shape.bin(keys[k]!));
   // Status codes and function ids are small numbers; dictionary ids index the partition's dictionary.
-  const counted = shape.fields.map((f) => [f, c[columnOfField(f)], new IdCounts(f === 'status' || f === 'function_id' ? 1024 : c.dicts[f as 'method' | 'level'].length), f === 'function_id' ? 0 : NONE] as const);
+  const facets = shape.fields.map((f) => [f, c[columnOfField(f)], new IdCounts(f === 'status' || f === 'function_id' ? 1024 : c.dicts[f as 'method' | 'level'].length), f === 'function_id' ? 0 : NONE] as const);
   const pathCounts = shape.pathCounts;
+  let count = 0;
+  let bytes = 0;
   for (let i = from; i < to; i++) {
-    if (!pass(i)) continue;
-    t.count++;
-    t.bytes += len[i]!;
+    if (counted[i - from] !== 1) continue;
+    count++;
+    bytes += len[i]!;
     const b = Math.floor((ts[i]! - first) / width);
     const s = splitColumn[i]!;
     binOf(byStatus ? statusClassIndex(s) : s === NONE ? keys.length - 1 : s)[b]! += 1;
-    for (let f = 0; f < counted.length; f++) {
-      const v = counted[f]![1][i]!;
-      if (v !== counted[f]![3]) counted[f]![2].add(v);
+    for (let f = 0; f < facets.length; f++) {
+      const v = facets[f]![1][i]!;
+      if (v !== facets[f]![3]) facets[f]![2].add(v);
     }
     const pid = path[i]!;
     if (pid !== NONE) pathCounts.add(pid);
   }
-  for (const [f, , ids] of counted) {
+  t.count += count;
+  t.bytes += bytes;
+  for (const [f, , ids] of facets) {
     const into = t.values.get(f)!;
     ids.drain((v, n) => {
       const value = f === 'status' ? v : f === 'function_id' ? shape.fnText(v) : c.dicts[f as 'method' | 'level'][v]!;
