@@ -1,6 +1,6 @@
 /** blockSearch against a plain lower-case `includes`, over texts that take either way. */
 import { describe, expect, it } from 'vitest';
-import { blockSearch, denseTextFinder, textFinder } from './block-search.ts';
+import { adaptiveTextFinder, blockSearch, denseTextFinder, textFinder } from './block-search.ts';
 
 /** The reference: ASCII letters folded, nothing else. */
 const plain = (block: Buffer, lower: string) => block.toString('latin1').replace(/[A-Z]/g, (c) => c.toLowerCase()).includes(lower);
@@ -84,5 +84,39 @@ describe('denseTextFinder', () => {
   it('folds ASCII letters only, in UTF-8 bytes read as latin1', () => {
     expect(found(Buffer.from('x/REST/v1/y /rest/V1/', 'utf8'), '/rest/v1/')).toEqual([1, 12]);
     expect(found(Buffer.from('\u212aelvin \u00e9t\u00e9 \u00c9T\u00c9', 'utf8'), 'kelvin')).toEqual([]);
+  });
+});
+
+describe('adaptiveTextFinder', () => {
+  it('finds what textFinder finds, step after step, before and after a step dense with its anchor', () => {
+    const steps = [
+      Buffer.from('"https://x.co/auth/v1/token"\n"https://x.co/REST/v1/t?a=1"\n'),
+      // The anchor `/v1/` every few bytes: later steps take the regular expression.
+      Buffer.from('/v1/'.repeat(500) + '/rest/v1/' + '/v1/'.repeat(500)),
+      Buffer.from('"https://x.co/rest/V1/a"\n"/Rest/v1/"\n"/rest/v2/"\n'),
+      Buffer.from('no match here'),
+    ];
+    const adaptive = adaptiveTextFinder('/rest/v1/');
+    for (const bytes of steps) {
+      const expected: number[] = [];
+      textFinder('/rest/v1/')(bytes, (at) => void expected.push(at));
+      const got: number[] = [];
+      adaptive(bytes, (at) => void got.push(at));
+      // Once dense, places do not overlap; none of these can.
+      expect(got.sort((a, b) => a - b), bytes.toString('latin1').slice(0, 60)).toEqual(expected.sort((a, b) => a - b));
+    }
+  });
+
+  it('keeps textFinder while the anchor is rare and takes the regular expression after a dense step (told by overlapping places, which only textFinder gives)', () => {
+    const adaptive = adaptiveTextFinder('aa');
+    const places = (bytes: string) => {
+      const out: number[] = [];
+      adaptive(Buffer.from(bytes), (at) => void out.push(at));
+      return out.sort((a, b) => a - b);
+    };
+    expect(places(`aaa${' '.repeat(2000)}`)).toEqual([0, 1]);
+    expect(places(`aaa${' '.repeat(2000)}`)).toEqual([0, 1]);
+    places('a'.repeat(2000));
+    expect(places('aaa')).toEqual([0]);
   });
 });

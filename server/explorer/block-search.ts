@@ -39,7 +39,7 @@ export function blockSearch(lower: string): (block: Buffer) => boolean {
  * folded: `visit` gets each start (not in order: one spelling of the anchor after another) and
  * returns true to stop. An empty text starts at 0.
  */
-export function textFinder(lower: string): (block: Buffer, visit: (at: number) => boolean) => void {
+export function textFinder(lower: string, onCheck?: () => void): (block: Buffer, visit: (at: number) => boolean) => void {
   const needle = Buffer.from(lower, 'latin1');
   if (needle.length === 0) return (_, visit) => void visit(0);
   const k = Math.min(ANCHOR_BYTES, needle.length);
@@ -92,8 +92,32 @@ export function textFinder(lower: string): (block: Buffer, visit: (at: number) =
   };
   return (block, visit) => {
     for (const a of spellings) {
-      for (let pos = block.indexOf(a); pos >= 0; pos = block.indexOf(a, pos + 1)) if (matchesAt(block, pos - at) && visit(pos - at)) return;
+      for (let pos = block.indexOf(a); pos >= 0; pos = block.indexOf(a, pos + 1)) {
+        onCheck?.();
+        if (matchesAt(block, pos - at) && visit(pos - at)) return;
+      }
     }
+  };
+}
+
+/** Bytes per place the anchor is found in past which denseTextFinder is the faster (a native call and a check each: about 350 ns against 1.5 ns a byte). */
+const DENSE_BYTES_PER_CHECK = 256;
+
+/**
+ * A finder for bytes searched a step at a time (urls.log, 50,000 lines a step): textFinder,
+ * whose anchor's places are counted; once a step met one every DENSE_BYTES_PER_CHECK bytes or
+ * more (`/v1/` of `/rest/v1/` is in every URL), denseTextFinder for the steps after it. A rare
+ * text keeps textFinder (0.11 s against 0.16 s over urls.log at 10M edge records).
+ */
+export function adaptiveTextFinder(lower: string): (bytes: Buffer, visit: (at: number) => boolean) => void {
+  let checks = 0;
+  const sparse = textFinder(lower, () => checks++);
+  let dense: ReturnType<typeof denseTextFinder> | null = null;
+  return (bytes, visit) => {
+    if (dense) return dense(bytes, visit);
+    checks = 0;
+    sparse(bytes, visit);
+    if (checks * DENSE_BYTES_PER_CHECK > bytes.length) dense = denseTextFinder(lower);
   };
 }
 

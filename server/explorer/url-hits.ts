@@ -8,7 +8,7 @@
  */
 import type { LogStore } from '../store/log-store.ts';
 import type { ExplorerQuery } from './query-types.ts';
-import { denseTextFinder } from './block-search.ts';
+import { adaptiveTextFinder } from './block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { isPrintableAscii, isRawSafe } from './text-hits.ts';
 
@@ -93,7 +93,7 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
         .sort((a, b) => b.length - a.length)[0]
     : undefined;
   const scanned = lower !== null && lower !== '' && isRawSafe(lower) ? lower : literal;
-  const find = scanned !== undefined ? denseTextFinder(scanned) : null;
+  const find = scanned !== undefined ? adaptiveTextFinder(scanned) : null;
   let v = verdictsOf(store, search);
 
   /** Every URL id in (after, last]: the lines holding `scanned` found in the file's bytes, the rest ruled out. */
