@@ -24,8 +24,8 @@ import { EXPLORER_MAX_LIMIT, MAX_PATTERN_LENGTH } from '../../contract/registry.
 import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
-import { isRawSafe, textHits, type TextHitTest } from './text-hits.ts';
-import { urlHits, urlTest, type UrlHits } from './url-hits.ts';
+import { isRawSafe, textHits, textTest, type TextHitTest } from './text-hits.ts';
+import { urlHits, type UrlHits } from './url-hits.ts';
 import { MATCH, NO_MATCH, UNKNOWN, wordHits, wordPlan, type WordHits } from './token-hits.ts';
 import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
@@ -675,13 +675,13 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
 function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
   const search = q.q;
   if (!search) return null;
-  const test = (text: string) => (search.re ? search.re.test(text) : text.toLowerCase().includes(search.lower));
+  // The one rule of what matches (text-hits.ts), for the records searched one by one too.
+  const test = textTest(search);
   const withUrl = q.source.hot === 'edge' || q.source.hot === 'function_edge';
   // Only ASCII letters fold (rawSafe texts are printable ASCII). JSON may have escaped some of
   // the text's characters in the record (`\/`): those are looked at as the text they stand for.
   const inBlock = search.rawSafe ? throughEscapes(blockSearch(search.lower)) : null;
   const urlSeen = new Map<number, boolean>();
-  const inUrl = urlTest(search);
   const grams = searchLiterals(search)
     .map((t) => trigramBits(Buffer.from(t, 'latin1')))
     .filter((b): b is Int32Array => b !== null);
@@ -711,7 +711,7 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
       if (row.url !== null) {
         // Once per distinct URL of the search, not once per record.
         let hit = urlSeen.get(row.url);
-        if (hit === undefined) urlSeen.set(row.url, (hit = inUrl(store.urls.get(row.url))));
+        if (hit === undefined) urlSeen.set(row.url, (hit = test(store.urls.get(row.url))));
         if (hit) return true;
       }
       // The message read straight from the record's bytes when JSON wrote it plainly (no

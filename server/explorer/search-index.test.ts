@@ -280,6 +280,37 @@ describe('text search by the record texts', () => {
     expect(got).toEqual(want);
   });
 
+  it('one rule of case for every way a record is searched: ASCII letters alone fold for an ASCII text (the Kelvin sign is no k), lower case for any other', async () => {
+    const dir = keeper.newDir();
+    const store = await keeper.open(dir);
+    // Messages with a quote are escaped in the record's JSON, so the records searched one by one are parsed, not read as bytes.
+    const messages = ['\u212aelvin "x"', 'KELVIN "y"', 'ADM\u0130N "z"', 'admin', '\u00dcMLAUT "q"', '\u00fcmlaut', 'STRASSE "s"', 'stra\u00dfe'];
+    const recs = messages.flatMap((m, k) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        id: `u-${k}-${i}`,
+        timestamp: NOW - (k * 40 + i) * MIN,
+        project: REF,
+        event_message: `GET | ${m} | ${i}`,
+        // The ASCII words in the record's other fields too, so its bytes hold them: they alone do not make a match.
+        metadata: { request: { method: 'GET', url: `https://x.supabase.co/rest/v1/${i % 2 ? '\u212a' : 'k'}/t`, path: '/rest/v1/t', headers: { note: 'kelvin admin strasse /k/' } }, response: { status_code: 200 } },
+      })),
+    );
+    await importRecords(store, 'edge_logs', recs);
+    const t = appOver(store);
+    const asciiFold = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+    const reference = (q: string) => (/^[\x20-\x7e]*$/.test(q) ? (text: string) => asciiFold(text).includes(q.toLowerCase()) : (text: string) => text.toLowerCase().includes(q.toLowerCase()));
+    const all = async (stage: string) => {
+      for (const q of ['kelvin', 'admin', 'ümlaut', 'ÜMLAUT', 'strasse', '/k/']) expect(await countOf(t, q), `${q}, ${stage}`).toBe(expectedOf(recs, reference(q)));
+    };
+    // The references differ where the rule matters.
+    expect(expectedOf(recs, reference('kelvin'))).toBe(40);
+    expect(expectedOf(recs, (text) => text.toLowerCase().includes('kelvin'))).toBe(80);
+    expect(expectedOf(recs, reference('/k/'))).toBe(recs.length / 2);
+    await all('right after the import');
+    await store.columnsSettled();
+    await all('texts and words built');
+  });
+
   it('a common word reads no record block once the texts are built (only its groups of texts)', async () => {
     const dir = keeper.newDir();
     const store = await keeper.open(dir);

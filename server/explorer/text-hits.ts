@@ -18,6 +18,22 @@ export const isPrintableAscii = (text: string): boolean => /^[\x20-\x7e]*$/.test
 /** A text JSON writes as it is (printable ASCII without quotes or backslashes): found in a line's or record's bytes when its text holds it. */
 export const isRawSafe = (text: string): boolean => isPrintableAscii(text) && !/["\\]/.test(text);
 
+/** ASCII letters lower-cased, nothing else. */
+export const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+
+/**
+ * Whether a text (a message, a URL) holds a match, by the one rule every way of searching
+ * follows: a pattern as RE2 runs it (case-insensitive); a printable ASCII text with ASCII letters
+ * folded alone, as the record texts, the words and the raw bytes are searched (so `kelvin` does
+ * not match the Kelvin sign's `K`); any other text with both lower-cased.
+ */
+export function textTest(search: Search): (text: string) => boolean {
+  const { re, lower } = search;
+  if (re) return (text) => re.test(text);
+  if (isPrintableAscii(lower)) return (text) => asciiLower(text).includes(lower);
+  return (text) => text.toLowerCase().includes(lower);
+}
+
 /** A partition's text search by its record texts (see textHits). */
 export interface TextHitTest {
   /** Whether the record numbered `record` in the record file (its row less one) matches; undefined when no usable group holds it (search its record). */
@@ -127,12 +143,13 @@ function groupMatcher(search: Search): (g: TextGroup, needed: (r: number) => boo
       return out;
     };
   }
+  const test = textTest(search);
   return (g, needed) => {
     const out = new Uint8Array(g.n);
     for (let r = 0; r < g.n; r++) {
       if (!needed(r)) continue;
       const url = urlOf(g, r);
-      if (messageOf(g, r).toLowerCase().includes(lower) || (url !== null && url.toLowerCase().includes(lower))) out[r] = 1;
+      if (test(messageOf(g, r)) || (url !== null && test(url))) out[r] = 1;
     }
     return out;
   };

@@ -10,7 +10,7 @@ import type { LogStore } from '../store/log-store.ts';
 import type { ExplorerQuery } from './query-types.ts';
 import { adaptiveTextFinder } from './block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
-import { isPrintableAscii, isRawSafe } from './text-hits.ts';
+import { asciiLower, isRawSafe, textTest } from './text-hits.ts';
 
 type Search = NonNullable<ExplorerQuery['q']>;
 
@@ -19,16 +19,6 @@ const UNTESTED = 0;
 const NO = 1;
 const YES = 2;
 const TESTING = 3;
-
-const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
-
-/** Whether a URL holds a match, as the record texts decide it (text-hits.ts: ASCII letters fold for a printable ASCII text). */
-export function urlTest(search: Search): (url: string) => boolean {
-  const { re, lower } = search;
-  if (re) return (url) => re.test(url);
-  if (isPrintableAscii(lower)) return (url) => asciiLower(url).includes(lower);
-  return (url) => url.toLowerCase().includes(lower);
-}
 
 /** URL ids tested per step: a walk yields between steps. */
 const STEP = 50_000;
@@ -83,7 +73,7 @@ export interface UrlHits {
 
 /** URL decisions for `search` over `store` (kept for the next requests of the same search). */
 export function urlHits(store: LogStore, search: Search): UrlHits {
-  const test = urlTest(search);
+  const test = textTest(search);
   const lower = search.re ? null : search.lower;
   // A pattern's longest literal: a URL without it cannot match (ASCII letters fold, as the pattern is case-insensitive).
   const literal = search.re
