@@ -184,6 +184,9 @@ export class LogStore {
       // Columns files missing, or of an earlier format or path dictionary (after an upgrade),
       // are built in the background, not by the first request that needs a week of them.
       for (const p of store.partitionMap.all()) store.columnsCache.queue(p);
+      // urls.log's line offsets too, a chunk per turn (saved ones: their CRC checked a megabyte
+      // a turn), so that a user's first search or URL count after a start does not read them.
+      void store.catalogState.urls.loadInSteps();
       return store;
     });
   }

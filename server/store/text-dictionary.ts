@@ -15,7 +15,8 @@
  *
  * In memory: per id its offset and a 32-bit hash (12 bytes), an open-addressing table from hash
  * to id, and bounded caches of recent lookups both ways; a lookup that misses them reads the
- * candidate's line back. Loaded on first use, not at start, in two steps: reading a text by id
+ * candidate's line back. Loaded in two steps, neither at open (`loadInSteps` reads the offsets
+ * a chunk per turn once the store is open; a use before that ends does the rest): reading a text by id
  * needs only the line offsets, found with each line checked on its bytes (about a tenth of the
  * time of decoding every line), or taken from the offsets a previous run saved once the file's
  * bytes are found unchanged (saved-lines.ts); adding texts needs the hashes, which decode every
