@@ -46,6 +46,10 @@ import { removeVersionFiles } from './store-files.ts';
 import { loadCommitted, openFolder } from './store-lifecycle.ts';
 import { dumpRows, sourceSummaries, type SourceSummary, type StoredRow } from './store-reads.ts';
 import type { TextDictionary } from './text-dictionary.ts';
+import { readsAnswered } from '../turns.ts';
+
+/** The longest urls.log's background read waits, between chunks, for the reads being answered (ms). */
+const URLS_READ_WAIT_MS = 1000;
 
 export type { BatchResult, SourceSummary, StoredRecord, StoredRow };
 export { isDiskFull } from './commit.ts';
@@ -185,8 +189,12 @@ export class LogStore {
       // are built in the background, not by the first request that needs a week of them.
       for (const p of store.partitionMap.all()) store.columnsCache.queue(p);
       // urls.log's line offsets too, a chunk per turn (saved ones: their CRC checked a megabyte
-      // a turn), so that a user's first search or URL count after a start does not read them.
-      void store.catalogState.urls.loadInSteps();
+      // a turn), so that a user's first search or URL count after a start does not read them;
+      // between chunks it waits for the reads being answered (one that needs them finishes them).
+      void store.catalogState.urls.loadInSteps(async () => {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        await readsAnswered(URLS_READ_WAIT_MS);
+      });
       return store;
     });
   }

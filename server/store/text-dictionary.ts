@@ -194,10 +194,11 @@ export class TextDictionary {
   /**
    * Loads the line offsets (as the first read would) a chunk at a time, with a turn for others
    * between chunks: started when the store opens, so the first request that reads a text does
-   * not wait for the whole file (paths.log at 10M records: tens of MB). Never throws: a damaged
-   * file is named by the first use instead.
+   * not wait for the whole file (paths.log at 10M records: tens of MB). `turn` is the wait
+   * between chunks (a pass of the event loop unless given). Never throws: a damaged file is named
+   * by the first use instead.
    */
-  async loadInSteps(): Promise<void> {
+  async loadInSteps(turn: () => Promise<void> = () => new Promise<void>((resolve) => setImmediate(resolve))): Promise<void> {
     try {
       while (!this.loaded) {
         const done = span(`background: read the lines of ${path.basename(this.file)}`);
@@ -207,7 +208,7 @@ export class TextDictionary {
         } finally {
           done();
         }
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await turn();
       }
     } catch {
       this.reader = null;
