@@ -8,6 +8,7 @@
 import type { RecordTokens, WordPart } from '../store/record-tokens.ts';
 import type { ExplorerQuery } from './query-types.ts';
 import { requiredLiterals } from './regex-literals.ts';
+import { isPrintableAscii } from './text-hits.ts';
 
 type Search = NonNullable<ExplorerQuery['q']>;
 
@@ -18,8 +19,6 @@ export interface WordPlan {
   exact: boolean;
 }
 
-/** Printable ASCII: its bytes are its text, and its letters fold as the words were folded. */
-const isPrintableAscii = (text: string) => /^[\x20-\x7e]*$/.test(text);
 
 /**
  * The words a printable ASCII text (lower case) needs, or null when it has no word character.

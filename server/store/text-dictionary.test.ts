@@ -369,6 +369,13 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
       .slice(0, -1)
       .map((l) => JSON.parse(l) as string);
   const many = urls(60_000);
+  /** A committed dictionary of `many` read once (which saves its offsets), closed: its committed state. */
+  async function readOnce(f: string): Promise<{ bytes: number; count: number }> {
+    const d = await committed(f, many);
+    d.size();
+    d.close();
+    return d.committedState;
+  }
 
   it('a file read line by line saves its offsets; the next open takes them and reads every text as the file holds it', async () => {
     const f = file();
@@ -396,10 +403,7 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
 
   it('lines committed after the saved ones are read line by line after them; new texts get the next ids', async () => {
     const f = file();
-    const d = await committed(f, many);
-    d.size();
-    d.close();
-    const more = new TextDictionary(f, d.committedState);
+    const more = new TextDictionary(f, await readOnce(f));
     for (const u of urls(300, '-more')) more.idOf(u);
     more.flush();
     const state = more.state();
@@ -414,10 +418,7 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
 
   it('bytes changed where the offsets were saved: read line by line, a line that is no JSON string named as damage, a changed text read as it now is', async () => {
     const f = file();
-    const d = await committed(f, many);
-    d.size();
-    const state = d.committedState;
-    d.close();
+    const state = await readOnce(f);
     const bytes = fs.readFileSync(f);
     const at = bytes.indexOf('items', Math.floor(bytes.length / 2));
     // The same length, still JSON: only the CRC tells the file changed.
@@ -439,10 +440,7 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
 
   it('a saved file cut, garbled or longer than what the catalog commits is not used; the texts are the file’s', async () => {
     const f = file();
-    const d = await committed(f, many);
-    d.size();
-    const state = d.committedState;
-    d.close();
+    const state = await readOnce(f);
     const saved = fs.readFileSync(`${f}.lines`);
     const expected = linesOf(f);
     const variants: Array<[string, Buffer]> = [
