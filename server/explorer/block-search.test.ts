@@ -2,6 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { adaptiveTextFinder, blockSearch, denseTextFinder, textFinder } from './block-search.ts';
 
+/** A finder's visit that keeps every place in `into` and never stops it. */
+const collect = (into: number[]) => (at: number) => {
+  into.push(at);
+  return false;
+};
+
 /** The reference: ASCII letters folded, nothing else. */
 const plain = (block: Buffer, lower: string) => block.toString('latin1').replace(/[A-Z]/g, (c) => c.toLowerCase()).includes(lower);
 
@@ -74,7 +80,7 @@ describe('denseTextFinder', () => {
       const expected = places(bytes, lower);
       expect(found(bytes, lower), `${lower} in ${bytes.toString('latin1')}`).toEqual(expected);
       const starts: number[] = [];
-      textFinder(lower)(bytes, (at) => void starts.push(at));
+      textFinder(lower)(bytes, collect(starts));
       // textFinder finds overlapping places too: every place found here is one of them.
       for (const at of expected) expect(starts).toContain(at);
       if (expected.length > 1) expect(found(bytes, lower, 1)).toEqual(expected.slice(0, 1));
@@ -99,9 +105,9 @@ describe('adaptiveTextFinder', () => {
     const adaptive = adaptiveTextFinder('/rest/v1/');
     for (const bytes of steps) {
       const expected: number[] = [];
-      textFinder('/rest/v1/')(bytes, (at) => void expected.push(at));
+      textFinder('/rest/v1/')(bytes, collect(expected));
       const got: number[] = [];
-      adaptive(bytes, (at) => void got.push(at));
+      adaptive(bytes, collect(got));
       // Once dense, places do not overlap; none of these can.
       expect(got.sort((a, b) => a - b), bytes.toString('latin1').slice(0, 60)).toEqual(expected.sort((a, b) => a - b));
     }
@@ -111,7 +117,7 @@ describe('adaptiveTextFinder', () => {
     const adaptive = adaptiveTextFinder('aa');
     const places = (bytes: string) => {
       const out: number[] = [];
-      adaptive(Buffer.from(bytes), (at) => void out.push(at));
+      adaptive(Buffer.from(bytes), collect(out));
       return out.sort((a, b) => a - b);
     };
     expect(places(`aaa${' '.repeat(2000)}`)).toEqual([0, 1]);

@@ -361,7 +361,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     const verdicts = pass && to > from && !exactWords && matcher?.texts ? await searchVerdicts(c, pass, from, to, wordHit, matcher.urls, check) : null;
     // The texts file is not even opened when the words and URLs decided every record.
     const textHit = verdicts?.byText ? (matcher?.texts?.(p, verdicts.of) ?? null) : null;
-    const decided = exactWords
+    const decided = exactWords && pass
       ? wordsDecided(wordHit.of, c, pass, from, to)
       : countable && verdicts && (textHit || !verdicts.byText)
         ? rowsDecided(verdicts.of, c, from, to, textHit)
