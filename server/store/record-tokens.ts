@@ -349,7 +349,8 @@ function parseWordList(raw: Buffer): WordList {
   const bytes = raw.subarray(listAt);
   if (bytes[0] !== 0x0a || bytes[bytes.length - 1] !== 0x0a) throw new Error('a word list of another count');
   // The newlines found by a loop over the bytes: an indexOf per word (a native call each) cost
-  // three times as much for the hex ids' lists, whose words are short.
+  // about a third more for the hex ids' lists, whose words are short (290 against 220 ms for 40
+  // hours at 10M).
   const starts = new Int32Array(count);
   let k = 0;
   const last = bytes.length - 1;
