@@ -16,6 +16,7 @@ import { readBlockTexts, textsDictionaryFails } from './block-texts.ts';
 import { readRecordTokens } from './record-tokens.ts';
 import { columnsFileOf, readScanColumns, ROW_COLUMNS, type ScanColumns } from './scan-columns.ts';
 import { PARTS_DIR, PATHS_FILE, URL_MATCHES_FILE, URLS_FILE } from './store-files.ts';
+import { checkSavedLines, linesFileOf } from './saved-lines.ts';
 import { readDerivedEpoch, verifyTextFile } from './text-dictionary.ts';
 import { checkUrlMatches, urlsLogAt } from './url-match-file.ts';
 
@@ -139,6 +140,13 @@ export async function checkStore(dataDir: string): Promise<CheckReport> {
       if (fs.existsSync(matchesFile)) read(matchesFile);
       const matches = checkUrlMatches(matchesFile, urlsLogAt(urlsFile, urlsState(catalog)));
       if (matches) find(URL_MATCHES_FILE, 'derived', matches);
+    }
+    // The saved line offsets of both dictionaries (derived: checked by their CRC at every load).
+    for (const [name, bytes] of [[URLS_FILE, urlsState(catalog).bytes], [PATHS_FILE, sizeOf(pathsFile)]] as const) {
+      const lines = linesFileOf(path.join(dataDir, name));
+      if (fs.existsSync(lines)) read(lines);
+      const problem = checkSavedLines(path.join(dataDir, name), bytes);
+      if (problem) find(path.basename(lines), 'derived', problem);
     }
   } finally {
     catalog.close();

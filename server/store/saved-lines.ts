@@ -72,3 +72,36 @@ export function writeSavedLines(dictionaryFile: string, saved: SavedLines): void
 
 /** The name of a dictionary's saved line offsets. */
 export const linesFileOf = (dictionaryFile: string): string => `${dictionaryFile}.lines`;
+
+/**
+ * What is wrong with a dictionary's saved offsets for `npm run check` (read only): null when there
+ * are none or they describe the dictionary's first `bytes` bytes (their CRC, and a line starting
+ * at each offset).
+ */
+export function checkSavedLines(dictionaryFile: string, bytes: number): string | null {
+  if (!fs.existsSync(linesFileOf(dictionaryFile))) return null;
+  const saved = readSavedLines(dictionaryFile);
+  const again = 'its lines are read one by one at the next start, and it is written again';
+  if (!saved) return `not whole or not of this format: ${again}`;
+  if (saved.bytes > bytes) return `it covers ${saved.bytes} bytes, more than the dictionary's ${bytes}: ${again}`;
+  let text: Buffer;
+  try {
+    const fd = fs.openSync(dictionaryFile, 'r');
+    try {
+      text = Buffer.alloc(saved.bytes);
+      if (fs.readSync(fd, text, 0, saved.bytes, 0) !== saved.bytes) return `the dictionary ends before byte ${saved.bytes}: ${again}`;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    return `the dictionary cannot be read (${(err as Error).message})`;
+  }
+  if (zlib.crc32(text) !== saved.crc) return `made from other bytes than the dictionary holds: ${again}`;
+  // Each offset just after a newline (the first at 0), and as many offsets as newlines.
+  let newlines = 0;
+  for (let i = 0; i < text.length; i++) if (text[i] === 0x0a) newlines++;
+  const misplaced = saved.starts.findIndex((at, i) => (i === 0 ? at !== 0 : text[at - 1] !== 0x0a || at <= saved.starts[i - 1]!));
+  if (misplaced >= 0 || newlines !== saved.count || text[text.length - 1] !== 0x0a) return `its offsets are not where the dictionary's lines start: ${again}`;
+  return null;
+}
+

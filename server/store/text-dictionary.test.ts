@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SAVE_LINES_AFTER, TextDictionary } from './text-dictionary.ts';
+import { checkSavedLines, linesFileOf, readSavedLines, writeSavedLines } from './saved-lines.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -491,5 +492,34 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     expect(cut.size()).toBe(whole.length);
     expect(cut.get(whole.length)).toBe(whole[whole.length - 1]);
     cut.close();
+  });
+});
+
+describe('checkSavedLines (npm run check)', () => {
+  it('finds nothing wrong with offsets a read saved, and names a changed dictionary, a garbled file, one too long and offsets off their lines', async () => {
+    const f = file();
+    const texts = Array.from({ length: 60_000 }, (_, i) => `https://x.supabase.co/rest/v1/t?id=eq.${i}&pad=${'y'.repeat(i % 50)}`);
+    const d = await committed(f, texts);
+    const state = d.committedState;
+    d.size();
+    d.close();
+    expect(checkSavedLines(path.join(path.dirname(f), 'missing.log'), 0)).toBeNull();
+    expect(checkSavedLines(f, state.bytes)).toBeNull();
+    expect(checkSavedLines(f, state.bytes - 1)).toMatch(/^it covers \d+ bytes, more than the dictionary's/);
+    const saved = readSavedLines(f)!;
+    // The same bytes, the offsets one line off: only the offsets are wrong.
+    const shifted = new Float64Array(saved.starts);
+    shifted[5] = shifted[5]! + 1;
+    writeSavedLines(f, { ...saved, starts: shifted });
+    expect(checkSavedLines(f, state.bytes)).toMatch(/^its offsets are not where the dictionary's lines start/);
+    writeSavedLines(f, { ...saved, count: saved.count - 1, starts: saved.starts.subarray(0, saved.count - 1) });
+    expect(checkSavedLines(f, state.bytes)).toMatch(/^made from other bytes|^its offsets are not where/);
+    writeSavedLines(f, saved);
+    const bytes = fs.readFileSync(f);
+    bytes[100] = bytes[100] === 0x61 ? 0x62 : 0x61;
+    fs.writeFileSync(f, bytes);
+    expect(checkSavedLines(f, state.bytes)).toMatch(/^made from other bytes than the dictionary holds/);
+    fs.writeFileSync(linesFileOf(f), 'garbage');
+    expect(checkSavedLines(f, state.bytes)).toMatch(/^not whole or not of this format/);
   });
 });
