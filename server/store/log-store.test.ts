@@ -5,14 +5,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ImportFailure, importFile, importStream } from '../ingest/import.ts';
 import { filesUnder } from '../hardening/helpers.ts';
 import type { SourceName } from '../sources.ts';
 import { storeKeeper } from '../testing/fixtures.ts';
 import { answeringStarted } from '../turns.ts';
 import { LogStore, type SourceSummary } from './log-store.ts';
+import type { ColumnsCache } from './columns-cache.ts';
+import { ROW_COLUMNS } from './scan-columns.ts';
 import { isDerivedPartFile } from './store-files.ts';
+import { TextDictionary } from './text-dictionary.ts';
 
 // 2023-03-23T14:40:18.149123Z, plus whole seconds.
 const T0 = Date.UTC(2023, 2, 23, 14, 40, 18) * 1000 + 149_123;
@@ -413,6 +416,39 @@ describe('deleteSource', () => {
     expect(counts(again)).toMatchObject({ edge_logs: 0, function_edge_logs: 3 });
     expect(await run(again, EDGE, 'edge_logs')).toMatchObject({ imported: 3, duplicates: 0 });
     expect(JSON.parse(records(again, 'cloudflare.logs.prod')[0]!)).toMatchObject({ id: 'e1', timestamp: T0 });
+  });
+
+  it('waits for a columns file being written off the thread when its files go, so none is left behind', async () => {
+    const dir = tempDir();
+    const store = await seeded(dir);
+    const [p] = store.partitions('cloudflare.logs.prod');
+    const version = p!.row.version;
+    const cols = store.committedColumns(p!, ROW_COLUMNS)!;
+    // The write is held before its temp file exists, until the deletion has removed the partition's files.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const sync = TextDictionary.prototype.syncOffThread;
+    const spy = vi.spyOn(TextDictionary.prototype, 'syncOffThread').mockImplementationOnce(async function (this: TextDictionary) {
+      await held;
+      return sync.call(this);
+    });
+    try {
+      const cache = (store as unknown as { columnsCache: ColumnsCache }).columnsCache;
+      const write = cache.writeColumnsOffThread(p!, version, cols, () => fs.existsSync(p!.dbFile(version)));
+      let deleted = false;
+      const deletion = store.deleteSource('cloudflare.logs.prod').then(() => (deleted = true));
+      for (let i = 0; i < 400 && fs.existsSync(p!.dbFile(version)); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(fs.existsSync(p!.dbFile(version))).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(deleted).toBe(false);
+      release();
+      await deletion;
+      await write;
+      expect(filesUnder(path.join(dir, 'parts', 'edge_logs'))).toEqual([]);
+    } finally {
+      release();
+      spy.mockRestore();
+    }
   });
 
   it('of an empty source returns 0', async () => {
