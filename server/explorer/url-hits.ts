@@ -69,6 +69,12 @@ export interface UrlHits {
   decide(check: () => void): Promise<void>;
   /** Whether URL `id` holds a match: false when untested (the record's text then decides). */
   matches(id: number): boolean;
+  /**
+   * For rows [from, to): a record whose verdict (`of`, by record number rid - 1) is `byText` and
+   * whose URL holds a match becomes `matches`; returns how many stay `byText`. One loop over the
+   * verdicts' array, for the week of rows a search decides at once.
+   */
+  settle(url: Int32Array, rid: Int32Array, from: number, to: number, of: Uint8Array, byText: number, matches: number): number;
 }
 
 /** URL decisions for `search` over `store` (kept for the next requests of the same search). */
@@ -149,5 +155,16 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
       }
     },
     matches: (id) => v.of[id] === YES,
+    settle(url, rid, from, to, of, byText, matches) {
+      const known = v.of;
+      let left = 0;
+      for (let i = from; i < to; i++) {
+        const r = rid[i]! - 1;
+        if (of[r] !== byText) continue;
+        if (known[url[i]!] === YES) of[r] = matches;
+        else left++;
+      }
+      return left;
+    },
   };
 }
