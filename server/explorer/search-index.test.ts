@@ -384,6 +384,64 @@ describe('text search by the record words', () => {
     expect(seg.postingsWhole()).toBe(true);
   });
 
+  it('finds every part in random texts as a plain reading does: long words, words of one record and of many, thousands of records', () => {
+    // A small generator of its own (not Math.random): the same texts every run.
+    let seed = 12345;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const alphabets = ['0123456789', '0123456789abcdef', 'abcdefghijklmnopqrstuvwxyz0123456789_'];
+    const pool: string[] = [];
+    const word = () => {
+      const a = alphabets[rand(3)]!;
+      // Most words short, some past 127 characters (a length of two LEB128 bytes).
+      const len = rand(10) === 0 ? 120 + rand(200) : 1 + rand(12);
+      return Array.from({ length: len }, () => a[rand(a.length)]).join('');
+    };
+    for (let i = 0; i < 400; i++) pool.push(word());
+    const n = 3000;
+    const messages = Array.from({ length: n }, () =>
+      Array.from({ length: rand(6) }, () => (rand(3) ? pool[rand(pool.length)]! : word()))
+        .map((w) => (rand(4) ? w : w.toUpperCase()))
+        .join([' ', '-', '/', '.', ' | '][rand(5)]),
+    );
+    const groups = [0, 1, 2].map((k) => {
+      const part = messages.slice(k * 1000, (k + 1) * 1000);
+      return unpackGroup(packGroup(part.map((message, i) => ({ blk: k * 4096, boff: i * 10, texts: { message, url: null } })), Buffer.alloc(0)), part.length, Buffer.alloc(0));
+    });
+    const dir = keeper.newDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'r.tokens');
+    appendRecordTokens(file, 9, 0, [tokenSegmentEntry(9, 0, 12288, 0, groups)]);
+    const tokens = readRecordTokens(file, 9, 12288)!;
+    expect(tokens.records).toBe(n);
+    const seg = tokens.segment(0);
+    const wordsOfRecord = messages.map((m) => m.toLowerCase().split(/[^a-z0-9_]+/).filter(Boolean));
+    const sits: Record<WordMode, (w: string, part: string) => boolean> = {
+      contains: (w, part) => w.includes(part),
+      prefix: (w, part) => w.startsWith(part),
+      suffix: (w, part) => w.endsWith(part),
+      exact: (w, part) => w === part,
+    };
+    const parts: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const w = pool[rand(pool.length)]!.toLowerCase();
+      const from = rand(w.length);
+      parts.push(w.slice(from, from + 1 + rand(4)), w);
+    }
+    parts.push('zzzzqqqq', '0', 'f', '_');
+    for (const part of parts) {
+      for (const mode of ['contains', 'prefix', 'suffix', 'exact'] as const) {
+        const out = new Uint8Array(n);
+        expect(seg.mark({ word: part, mode }, out), `${part} ${mode}`).toBe(true);
+        const want = wordsOfRecord.map((ws) => (ws.some((w) => sits[mode](w, part)) ? 1 : 0));
+        expect(out.join(''), `${part} ${mode}`).toBe(want.join(''));
+      }
+    }
+    expect(seg.postingsWhole()).toBe(true);
+  });
+
   it('splits a search into the words it needs', () => {
     expect(partsOf('wp-login.php')).toEqual([
       { word: 'wp', mode: 'suffix' },

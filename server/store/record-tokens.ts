@@ -19,12 +19,16 @@
  * the end of its last, u32 its first record, u32 records, u32 packed bytes of each class's word
  * list (CLASSES), u32 their CRC-32s, u32 bytes of its postings, u32 CRC-32 (seeded with the
  * record file's seed) of the 52 bytes before it; then each class's packed list, deflate-raw of:
- * u32 words, per word i32 `at`, i32 `bytes`, u32 `crc` (a word of a single record has that
- * record in `at` and -1 in `bytes`, the others the place and length of their postings and the
- * postings' CRC-32), then the words (`\n`, then each word followed by `\n`). Then the postings,
- * raw (read a word at a time): 0 and the word's records as LEB128 deltas, or 1 and a bitmap of
- * the segment's records, whichever is shorter. A search reads the lists of the classes that can
- * hold it and the postings of the words it matched.
+ * u32 words, u32 bytes of the words' text, u32 where the class's first postings start in the
+ * segment's postings; the text (`\n`, then each word followed by `\n`, in the order the records
+ * first hold them); then per word, as LEB128: its length, then 2 × (its first record − the
+ * previous word's first record) + 1 when it has postings (else + 0: a word of that record alone),
+ * and for a word with postings their bytes and their CRC-32 (a word's postings follow the
+ * previous word's). Then the postings, raw (read a word at a time): 0 and the word's records as
+ * LEB128 deltas, or 1 and a bitmap of the segment's records, whichever is shorter. A search reads
+ * the lists of the classes that can hold it, finds its places in their text, walks the words up
+ * to the last place (lengths tell where each word is: no pass over the text's bytes), and reads
+ * the postings of the words it matched.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
@@ -33,13 +37,16 @@ import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, readDerived } f
 import { VarintWriter } from './varint.ts';
 
 const MAGIC = 0x4b54584c; // 'LXTK' little-endian
-// 2: a packed word list per class (1 packed the three together).
-const FORMAT = 2;
+// 3: per word its length and first record as varints (2 had 12 bytes a word, and a search found
+// each word's place by a pass over the text: most of a digits search's time at 10M).
+const FORMAT = 3;
 const HEAD = DERIVED_HEAD;
 /** A segment's header: first block, end, first record, records, each class's packed bytes and CRC, postings bytes, the header's CRC. */
 const SECTIONS_AT = 24;
 const POST_AT = 48;
 const ENTRY_HEAD = 56;
+/** A class's inflated list starts with its words, its text's bytes and where its postings start. */
+const LIST_HEAD = 12;
 /** A segment closes once it holds this many records (about a busy hour of edge requests at 10M). */
 export const SEGMENT_RECORDS = 65_536;
 /** deflate level of the dictionaries: written once, read by every search. */
@@ -183,26 +190,27 @@ function segmentEntry(seed: number, blk: number, end: number, first: number, wor
   const postings: Buffer[] = [];
   let postBytes = 0;
   const sections = byClass.map((ws) => {
-    const meta = new Int32Array(ws.length * 3);
-    ws.forEach((w, i) => {
+    const head = Buffer.alloc(LIST_HEAD);
+    const text = Buffer.from(`\n${ws.map((w) => `${w}\n`).join('')}`, 'latin1');
+    head.writeUInt32LE(ws.length, 0);
+    head.writeUInt32LE(text.length, 4);
+    head.writeUInt32LE(postBytes, 8);
+    const index = new VarintWriter(ws.length * 3 + 16);
+    let previous = 0;
+    for (const w of ws) {
       const list = words.lists[words.ids.get(w)!]!;
-      if (list.length === 1) {
-        meta[3 * i] = list[0]!;
-        meta[3 * i + 1] = -1;
-        return;
-      }
+      // Words come in the order records first hold them (SegmentWords adds records in order).
+      if (list[0]! < previous) throw new Error('record words out of order');
+      index.put(w.length).put(2 * (list[0]! - previous) + (list.length > 1 ? 1 : 0));
+      previous = list[0]!;
+      if (list.length === 1) continue;
       const d = deltas(list);
       const bytes = d.length <= 1 + Math.ceil(words.n / 8) ? d : bitmap(list, words.n);
-      meta[3 * i] = postBytes;
-      meta[3 * i + 1] = bytes.length;
-      meta[3 * i + 2] = zlib.crc32(bytes) | 0;
+      index.put(bytes.length).put(zlib.crc32(bytes));
       postings.push(bytes);
       postBytes += bytes.length;
-    });
-    const count = Buffer.alloc(4);
-    count.writeUInt32LE(ws.length);
-    const list = Buffer.from(`\n${ws.map((w) => `${w}\n`).join('')}`, 'latin1');
-    return zlib.deflateRawSync(Buffer.concat([count, Buffer.from(meta.buffer), list]), { level: LEVEL });
+    }
+    return zlib.deflateRawSync(Buffer.concat([head, text, index.done()]), { level: LEVEL });
   });
   const head = Buffer.alloc(ENTRY_HEAD);
   head.writeDoubleLE(blk, 0);
@@ -218,15 +226,22 @@ function segmentEntry(seed: number, blk: number, end: number, first: number, wor
   return Buffer.concat([head, ...sections, ...postings]);
 }
 
-/** One class's words: the list (its bytes and where each word starts) and per word its postings' place. */
+/** One class's words: their text, and per word its length, first record and postings (see the file's layout). */
 interface WordList {
-  bytes: Buffer;
-  starts: Int32Array;
-  meta: Int32Array;
+  text: Buffer;
+  count: number;
+  index: Buffer;
+  /** Where the class's first postings start in the segment's postings. */
+  postBase: number;
 }
 
 /** Postings read from the file: [offset in the postings, bytes] → their bytes, or null when they fail their check. */
 type PostingsReader = (at: number, bytes: number, crc: number) => Buffer | null;
+
+/** A word a search matched: its first record, and its postings' place, bytes (-1: that record alone) and CRC-32. */
+type Matched = [first: number, at: number, bytes: number, crc: number];
+
+const NL = 0x0a;
 
 /** One segment of a record file's words: each class's list read and checked when a search first needs it, postings as words match. */
 export class TokenSegment {
@@ -250,38 +265,36 @@ export class TokenSegment {
    * postings it needed fail their check (`out` is then not to be used).
    */
   mark(part: WordPart, out: Uint8Array): boolean {
-    const matched: Array<[Int32Array, number]> = [];
+    const matched: Matched[] = [];
     const needle = Buffer.from(part.mode === 'exact' ? `\n${part.word}\n` : part.mode === 'prefix' ? `\n${part.word}` : part.mode === 'suffix' ? `${part.word}\n` : part.word, 'latin1');
     // A `\n` the needle starts with is the one before the word.
     const lead = part.mode === 'exact' || part.mode === 'prefix' ? 1 : 0;
     for (let c = wordClass(part.word); c < CLASSES; c++) {
       const list = this.listOf(c);
       if (!list) return false;
-      const { bytes, starts, meta } = list;
-      for (let at = bytes.indexOf(needle); at >= 0; ) {
-        const w = wordAt(starts, at + lead);
-        matched.push([meta, w]);
+      const { text } = list;
+      // A place in each word matched, ascending.
+      const places: number[] = [];
+      for (let at = text.indexOf(needle); at >= 0; ) {
+        places.push(at + lead);
         if (part.mode === 'exact') break;
         // On from the `\n` that ends this word: a word is counted once.
-        const next = w + 1 < starts.length ? starts[w + 1]! - 1 : bytes.length;
-        at = bytes.indexOf(needle, next);
+        at = text.indexOf(needle, text.indexOf(NL, at + lead));
       }
+      if (places.length && !wordsAt(list, places, matched)) return false;
     }
     let whole: Buffer | null | undefined;
     let listed = 0;
-    for (const [meta, w] of matched) if (meta[3 * w + 1]! >= 0) listed++;
+    for (const m of matched) if (m[2] >= 0) listed++;
     if (listed > WHOLE_POSTINGS_WORDS) {
       whole = this.whole();
       if (!whole) return false;
     }
-    for (const [meta, w] of matched) {
-      const at = meta[3 * w]!;
-      const bytes = meta[3 * w + 1]!;
+    for (const [first, at, bytes, crc] of matched) {
       if (bytes < 0) {
-        out[at] = 1;
+        if (first < this.n) out[first] = 1;
         continue;
       }
-      const crc = meta[3 * w + 2]! >>> 0;
       const p = whole ? whole.subarray(at, at + bytes) : this.postings(at, bytes, crc);
       if (!p || (whole && zlib.crc32(p) !== crc)) return false;
       markPostings(p, this.n, out);
@@ -294,28 +307,82 @@ export class TokenSegment {
     const whole = this.whole();
     if (!whole) return false;
     for (let c = 0; c < CLASSES; c++) {
-      const meta = this.listOf(c)?.meta;
-      if (!meta) return false;
-      for (let w = 0; 3 * w < meta.length; w++) {
-        const at = meta[3 * w]!;
-        const bytes = meta[3 * w + 1]!;
-        if (bytes >= 0 && (at + bytes > whole.length || zlib.crc32(whole.subarray(at, at + bytes)) !== meta[3 * w + 2]! >>> 0)) return false;
-      }
+      const list = this.listOf(c);
+      if (!list) return false;
+      // Every word: a place at each word's start.
+      const places: number[] = [];
+      for (let i = 0; i < list.text.length - 1; i++) if (list.text[i] === NL) places.push(i + 1);
+      const words: Matched[] = [];
+      if (places.length !== list.count || (places.length && !wordsAt(list, places, words))) return false;
+      for (const [, at, bytes, crc] of words) if (bytes >= 0 && (at + bytes > whole.length || zlib.crc32(whole.subarray(at, at + bytes)) !== crc)) return false;
     }
     return true;
   }
 }
 
-/** The word whose bytes hold position `at` of its list (starts ascending). */
-function wordAt(starts: Int32Array, at: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid]! <= at) lo = mid;
-    else hi = mid - 1;
+/**
+ * Adds to `into` the words of `list` holding `places` (ascending, each within a word): their
+ * lengths are walked from the first word up to the last place, never the text's bytes. False
+ * when the index does not describe the text (then nothing is to be used).
+ */
+function wordsAt(list: WordList, places: readonly number[], into: Matched[]): boolean {
+  const idx = list.index;
+  const { count } = list;
+  const end = idx.length;
+  let i = 0;
+  let pos = 1;
+  let first = 0;
+  let post = list.postBase;
+  let k = 0;
+  for (let w = 0; w < count && k < places.length; w++) {
+    // Four LEB128 numbers at most: the length, the first record's step and flag, the postings' bytes and CRC.
+    let len = 0;
+    let scale = 1;
+    let b: number;
+    do {
+      if (i >= end) return false;
+      b = idx[i++]!;
+      len += (b & 0x7f) * scale;
+      scale *= 128;
+    } while (b & 0x80);
+    let code = 0;
+    scale = 1;
+    do {
+      if (i >= end) return false;
+      b = idx[i++]!;
+      code += (b & 0x7f) * scale;
+      scale *= 128;
+    } while (b & 0x80);
+    first += Math.floor(code / 2);
+    let bytes = -1;
+    let crc = 0;
+    if (code % 2 === 1) {
+      bytes = 0;
+      scale = 1;
+      do {
+        if (i >= end) return false;
+        b = idx[i++]!;
+        bytes += (b & 0x7f) * scale;
+        scale *= 128;
+      } while (b & 0x80);
+      scale = 1;
+      do {
+        if (i >= end) return false;
+        b = idx[i++]!;
+        crc += (b & 0x7f) * scale;
+        scale *= 128;
+      } while (b & 0x80);
+    }
+    const after = pos + len;
+    if (places[k]! < pos) return false;
+    if (places[k]! < after) {
+      into.push([first, post, bytes, crc]);
+      while (k < places.length && places[k]! <= after) k++;
+    }
+    if (bytes >= 0) post += bytes;
+    pos = after + 1;
   }
-  return lo;
+  return k === places.length && pos <= list.text.length;
 }
 
 function markPostings(p: Buffer, n: number, out: Uint8Array): void {
@@ -340,27 +407,14 @@ function markPostings(p: Buffer, n: number, out: Uint8Array): void {
 
 /** A class's words, from its inflated section; throws when they are not whole. */
 function parseWordList(raw: Buffer): WordList {
-  const count = raw.length >= 4 ? raw.readUInt32LE(0) : -1;
-  const listAt = 4 + 12 * count;
-  if (count < 0 || listAt > raw.length) throw new Error('not a word list');
-  // A view when aligned (an inflated buffer of its own is): the hex ids' list is about 0.5 MB a segment at 10M.
-  const metaAt = raw.byteOffset + 4;
-  const meta = metaAt % 4 === 0 ? new Int32Array(raw.buffer, metaAt, 3 * count) : new Int32Array(raw.buffer.slice(metaAt, raw.byteOffset + listAt));
-  const bytes = raw.subarray(listAt);
-  if (bytes[0] !== 0x0a || bytes[bytes.length - 1] !== 0x0a) throw new Error('a word list of another count');
-  // The newlines found by a loop over the bytes: an indexOf per word (a native call each) cost
-  // about a third more for the hex ids' lists, whose words are short (290 against 220 ms for 40
-  // hours at 10M).
-  const starts = new Int32Array(count);
-  let k = 0;
-  const last = bytes.length - 1;
-  for (let i = 0; i < last; i++) {
-    if (bytes[i] !== 0x0a) continue;
-    if (k >= count) throw new Error('a word list longer than its count');
-    starts[k++] = i + 1;
-  }
-  if (k !== count) throw new Error('a word list of another count');
-  return { bytes, starts, meta };
+  if (raw.length < LIST_HEAD) throw new Error('not a word list');
+  const count = raw.readUInt32LE(0);
+  const textBytes = raw.readUInt32LE(4);
+  const postBase = raw.readUInt32LE(8);
+  if (LIST_HEAD + textBytes > raw.length || textBytes < 1) throw new Error('not a word list');
+  const text = raw.subarray(LIST_HEAD, LIST_HEAD + textBytes);
+  if (text[0] !== NL || text[textBytes - 1] !== NL) throw new Error('a word list of another count');
+  return { text, count, index: raw.subarray(LIST_HEAD + textBytes), postBase };
 }
 
 /** Segments read by this process (tests count the reads of a search). */
