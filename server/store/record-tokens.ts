@@ -329,54 +329,34 @@ function wordsAt(list: WordList, places: readonly number[], into: Matched[]): bo
   const idx = list.index;
   const { count } = list;
   const end = idx.length;
+  // A word's numbers: its length, its first record's step and flag, and for a word with postings their bytes and CRC.
+  const numbers = new Float64Array(4);
   let i = 0;
   let pos = 1;
   let first = 0;
   let post = list.postBase;
   let k = 0;
   for (let w = 0; w < count && k < places.length; w++) {
-    // Four LEB128 numbers at most: the length, the first record's step and flag, the postings' bytes and CRC.
-    let len = 0;
-    let scale = 1;
-    let b: number;
-    do {
-      if (i >= end) return false;
-      b = idx[i++]!;
-      len += (b & 0x7f) * scale;
-      scale *= 128;
-    } while (b & 0x80);
-    let code = 0;
-    scale = 1;
-    do {
-      if (i >= end) return false;
-      b = idx[i++]!;
-      code += (b & 0x7f) * scale;
-      scale *= 128;
-    } while (b & 0x80);
-    first += Math.floor(code / 2);
-    let bytes = -1;
-    let crc = 0;
-    if (code % 2 === 1) {
-      bytes = 0;
-      scale = 1;
+    let of = 2;
+    for (let j = 0; j < of; j++) {
+      let v = 0;
+      let scale = 1;
+      let b: number;
       do {
         if (i >= end) return false;
         b = idx[i++]!;
-        bytes += (b & 0x7f) * scale;
+        v += (b & 0x7f) * scale;
         scale *= 128;
       } while (b & 0x80);
-      scale = 1;
-      do {
-        if (i >= end) return false;
-        b = idx[i++]!;
-        crc += (b & 0x7f) * scale;
-        scale *= 128;
-      } while (b & 0x80);
+      numbers[j] = v;
+      if (j === 1 && v % 2 === 1) of = 4;
     }
-    const after = pos + len;
+    const after = pos + numbers[0]!;
+    first += Math.floor(numbers[1]! / 2);
+    const bytes = of === 4 ? numbers[2]! : -1;
     if (places[k]! < pos) return false;
     if (places[k]! < after) {
-      into.push([first, post, bytes, crc]);
+      into.push([first, post, bytes, of === 4 ? numbers[3]! : 0]);
       while (k < places.length && places[k]! <= after) k++;
     }
     if (bytes >= 0) post += bytes;
