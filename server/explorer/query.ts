@@ -278,11 +278,12 @@ export interface ScanLimits {
   /**
    * For a walk that only counts (tiesInAnyOrder): a partition whose rows the record words decide
    * (a search of word characters), or the words and then the record texts, with no condition
-   * read from the records, is handed over whole, its rows [from, to) with `counted` (1 at
-   * i - from for a row i that passes every filter and the search: an array, not a test per row,
-   * as 9M rows of a week are counted), to be counted from its columns instead of visited row by row.
+   * read from the records, is handed over whole: the first `count` of `rows` are the rows that
+   * pass every filter and the search, ascending (a list, not a test per row, as 9M rows of a
+   * week are counted), to be counted from its columns instead of visited row by row. `rows` is
+   * the walk's own: read it before returning.
    */
-  columns?: (c: ScanColumns, counted: Uint8Array, from: number, to: number) => void;
+  columns?: (c: ScanColumns, rows: Int32Array, count: number) => void;
   /** The row arrays `columns` reads (loaded before the walk decides, with those of the filters and the search). */
   columnsRead?: readonly ColumnName[];
   /** Called as the walk moves on (at each partition and every few thousand rows) with where it got to. */
@@ -368,7 +369,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
         : null;
     if (decided) {
       // Every row is decided by the words and texts: counted from the columns (see ScanLimits.columns).
-      limits.columns!(c, decided, from, to);
+      limits.columns!(c, decidedRows, decided.count);
       last = { ts: Math.min(p.start, q.end), rid: 0 };
       limits.onProgress?.(last);
       if (overBudget(performance.now())) return { last, complete: false };
@@ -509,36 +510,42 @@ async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from
 }
 
 /**
- * Whether each row of [from, to) matches the text search and the row filter (1 at i - from), as
- * `verdicts` (searchVerdicts: a row the filter refuses is ruled out) and then the record texts
+ * The rows of [from, to) that match the text search and the row filter, listed in decidedRows,
+ * as `verdicts` (searchVerdicts: a row the filter refuses is ruled out) and then the record texts
  * tell (none needed when the verdicts leave nothing to them); null when the texts leave a row to
  * its record (no usable group holds it). The groups read stay with `texts` for the walk that
  * then reads those records.
  */
-function rowsDecided(verdicts: Uint8Array, c: ScanColumns, from: number, to: number, texts: TextHitTest | null): Uint8Array | null {
-  const matched = new Uint8Array(to - from);
+function rowsDecided(verdicts: Uint8Array, c: ScanColumns, from: number, to: number, texts: TextHitTest | null): { count: number } | null {
+  const rows = rowsFor(to - from);
   const { rid } = c;
+  let count = 0;
   for (let i = from; i < to; i++) {
     const v = verdicts[rid[i]! - 1];
     if (v === RULED_OUT) continue;
     if (v === MATCHES) {
-      matched[i - from] = 1;
+      rows[count++] = i;
       continue;
     }
     const hit = texts?.test(rid[i]! - 1);
     if (hit === undefined) return null;
-    if (hit) matched[i - from] = 1;
+    if (hit) rows[count++] = i;
   }
-  return matched;
+  return { count };
 }
 
-/** Whether each row of [from, to) passes the row filter and the exact record words match it (1 at i - from). */
-function wordsDecided(words: Uint8Array, c: ScanColumns, pass: (i: number) => boolean, from: number, to: number): Uint8Array {
-  const matched = new Uint8Array(to - from);
+/** The rows of [from, to) that pass the row filter and the exact record words match, listed in decidedRows. */
+function wordsDecided(words: Uint8Array, c: ScanColumns, pass: (i: number) => boolean, from: number, to: number): { count: number } {
+  const rows = rowsFor(to - from);
   const { rid } = c;
-  for (let i = from; i < to; i++) if (words[rid[i]! - 1] === MATCH && pass(i)) matched[i - from] = 1;
-  return matched;
+  let count = 0;
+  for (let i = from; i < to; i++) if (words[rid[i]! - 1] === MATCH && pass(i)) rows[count++] = i;
+  return { count };
 }
+
+/** The rows a partition's words and texts decided, handed to ScanLimits.columns: one array for every walk, read before the walk's next turn. */
+let decidedRows = new Int32Array(0);
+const rowsFor = (n: number): Int32Array => (decidedRows.length >= n ? decidedRows : (decidedRows = new Int32Array(n)));
 
 /**
  * The arrays a walk that may count partitions from their columns reads first: the instants, the

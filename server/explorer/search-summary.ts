@@ -178,7 +178,7 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
       signal: stop.signal,
       tiesInAnyOrder: true,
       // Fields inside the records are read per row; without them a partition the words decide is counted from its columns.
-      columns: recordFields.length ? undefined : (c, counted, from, to) => tallyColumns(tallies, c, counted, from, to, { split, fields, bin, fnText, pathCounts }),
+      columns: recordFields.length ? undefined : (c, rows, count) => tallyColumns(tallies, c, rows, count, { split, fields, bin, fnText, pathCounts }),
       columnsRead: tallyColumnsRead(split, fields),
       onProgress: (last) => {
         tallies.through = Math.max(q.start, last.ts);
@@ -220,23 +220,18 @@ function tallyColumnsRead(split: 'status' | 'level', fields: readonly FilterFiel
 }
 
 /**
- * Adds the rows [from, to) of a partition's columns that are counted (1 at i - from) to the
- * tallies, as the walk's visit adds a row: counted per id in typed arrays (IdCounts), then once
- * per value.
+ * Adds the rows of a partition's columns that are counted (the first `count` of `rows`) to the
+ * tallies, as the walk's visit adds a row: each array read in a loop of its own (one loop doing
+ * everything per row took ~1.3x as long for a common word's millions of rows a week), values
+ * counted per id in typed arrays (IdCounts), then once per value.
  */
-function tallyColumns(t: SearchTallies, c: ScanColumns, counted: Uint8Array, from: number, to: number, shape: TallyShape): void {
+function tallyColumns(t: SearchTallies, c: ScanColumns, rows: Int32Array, count: number, shape: TallyShape): void {
   columnTallies++;
   // Only the arrays tallyColumnsRead names are loaded: the split's, not the other one.
   const { ts, len, path } = c;
   const byStatus = shape.split === 'status';
   const splitColumn = byStatus ? c.status : c.level;
   const { first, width } = t.fine;
-  // The rows counted, listed first; then each array is read in a loop of its own (a common
-  // word counts millions of rows a week: one loop doing everything per row took twice as long).
-  if (countedRows.length < to - from) countedRows = new Int32Array(to - from);
-  const rows = countedRows;
-  let count = 0;
-  for (let i = from; i < to; i++) if (counted[i - from] === 1) rows[count++] = i;
   let bytes = 0;
   for (let k = 0; k < count; k++) bytes += len[rows[k]!]!;
   // Per key of the split (status classes by index, levels by dictionary id and NONE last), made when first counted as the walk makes them.
@@ -274,9 +269,6 @@ function tallyColumns(t: SearchTallies, c: ScanColumns, counted: Uint8Array, fro
   const paths = t.paths;
   pathCounts.drain((pid, n) => paths.set(pid, (paths.get(pid) ?? 0) + n));
 }
-
-/** tallyColumns' list of the rows it counts, kept between calls (a busy hour is tens of thousands of rows). */
-let countedRows = new Int32Array(0);
 
 /** Drops walks of data that changed, finished ones past KEEP_MS, abandoned ones, and the least recently asked past MAX_SEARCHES. */
 function prune(walks: Map<string, Walk>, now: number, keep: string, version: number): void {
