@@ -34,7 +34,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { TextGroup } from './block-texts.ts';
 import { appendDerived, cutDerived, DERIVED_HEAD, derivedHeader, readDerived } from './derived-header.ts';
-import { VarintWriter } from './varint.ts';
+import { VarintReader, VarintWriter } from './varint.ts';
 
 const MAGIC = 0x4b54584c; // 'LXTK' little-endian
 // 3: per word its length and first record as varints (2 had 12 bytes a word, and a search found
@@ -326,41 +326,30 @@ export class TokenSegment {
  * when the index does not describe the text (then nothing is to be used).
  */
 function wordsAt(list: WordList, places: readonly number[], into: Matched[]): boolean {
-  const idx = list.index;
-  const { count } = list;
-  const end = idx.length;
-  // A word's numbers: its length, its first record's step and flag, and for a word with postings their bytes and CRC.
-  const numbers = new Float64Array(4);
-  let i = 0;
+  const idx = new VarintReader(list.index);
   let pos = 1;
   let first = 0;
   let post = list.postBase;
   let k = 0;
-  for (let w = 0; w < count && k < places.length; w++) {
-    let of = 2;
-    for (let j = 0; j < of; j++) {
-      let v = 0;
-      let scale = 1;
-      let b: number;
-      do {
-        if (i >= end) return false;
-        b = idx[i++]!;
-        v += (b & 0x7f) * scale;
-        scale *= 128;
-      } while (b & 0x80);
-      numbers[j] = v;
-      if (j === 1 && v % 2 === 1) of = 4;
+  try {
+    for (let w = 0; w < list.count && k < places.length; w++) {
+      // A word's numbers: its length, its first record's step and flag, and for a word with postings their bytes and CRC.
+      const after = pos + idx.take();
+      const code = idx.take();
+      first += Math.floor(code / 2);
+      const bytes = code % 2 === 1 ? idx.take() : -1;
+      const crc = bytes >= 0 ? idx.take() : 0;
+      if (places[k]! < pos) return false;
+      if (places[k]! < after) {
+        into.push([first, post, bytes, crc]);
+        while (k < places.length && places[k]! <= after) k++;
+      }
+      if (bytes >= 0) post += bytes;
+      pos = after + 1;
     }
-    const after = pos + numbers[0]!;
-    first += Math.floor(numbers[1]! / 2);
-    const bytes = of === 4 ? numbers[2]! : -1;
-    if (places[k]! < pos) return false;
-    if (places[k]! < after) {
-      into.push([first, post, bytes, of === 4 ? numbers[3]! : 0]);
-      while (k < places.length && places[k]! <= after) k++;
-    }
-    if (bytes >= 0) post += bytes;
-    pos = after + 1;
+  } catch {
+    // The index ends within a number.
+    return false;
   }
   return k === places.length && pos <= list.text.length;
 }
