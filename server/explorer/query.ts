@@ -26,7 +26,8 @@ import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from './block-search.ts';
 import { isRawSafe, textHits, textTest, type TextHitTest } from './text-hits.ts';
 import { urlHits, type UrlHits } from './url-hits.ts';
-import { MATCH, NO_MATCH, UNKNOWN, wordHits, wordPlan, type WordHits } from './token-hits.ts';
+import { wordPlan, wordSearch, type WordHits } from './token-hits.ts';
+import { MATCH, NO_MATCH, UNKNOWN } from '../store/record-tokens.ts';
 import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
@@ -335,7 +336,12 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
   let sinceCheck = 0;
   const paths = pathFilterTable(store, q);
   const stillThere = limits.watch ?? sourceWatch(store, q);
-  for (const p of partitionsOf(store, q)) {
+  // The record words of a search of words, read on the worker for the next partitions while this one is counted.
+  const plan = q.q ? wordPlan(q.q) : null;
+  const words = plan ? wordSearch(store, plan) : null;
+  const walked = partitionsOf(store, q);
+  for (let pi = 0; pi < walked.length; pi++) {
+    const p = walked[pi]!;
     if (last && p.start > last.ts) continue;
     stillThere();
     // A walk that may count partitions from their columns reads the arrays it counts first (a
@@ -351,7 +357,8 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
     const matcher = matcherOf(rest);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
-    const wordHit = pass && to > from ? (matcher?.words?.(p) ?? null) : null;
+    const wordHit = pass && to > from && words ? await words.hits(p, walked.slice(pi + 1, pi + 3)) : null;
+    stillThere();
     // A walk that counts, of a text search alone: the words, or the words and texts, may decide every row of the partition.
     const countable = pass && matcher && limits.columns && limits.tiesInAnyOrder && !rest.length;
     const exactWords = countable && wordHit?.exact && wordHit.whole && c.n <= wordHit.records;
@@ -631,8 +638,6 @@ function rowAt(p: Partition, c: ScanColumns, i: number): ScanRow {
  */
 interface TextMatcher {
   row: (row: ScanRow, record: () => Buffer) => boolean;
-  /** The text search by a partition's record words (store/record-tokens.ts), when it has them and the search has words: see wordHits. */
-  words: ((p: Partition) => WordHits | null) | null;
   /** The text search by a partition's record texts (store/block-texts.ts), when it has them, for the records `verdicts` leaves to them (searchVerdicts): see textHits. */
   texts: ((p: Partition, verdicts: Uint8Array) => TextHitTest | null) | null;
   /** The text search by an edge record's URL (url-hits.ts). */
@@ -669,7 +674,6 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
     return readable && fields(metadata);
   };
   return {
-    words: text?.words ?? null,
     texts: text?.texts ?? null,
     urls: text?.urls ?? null,
     rest: (_, record) => rest(record()),
@@ -700,14 +704,7 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
   const grams = searchLiterals(search)
     .map((t) => trigramBits(Buffer.from(t, 'latin1')))
     .filter((b): b is Int32Array => b !== null);
-  const plan = wordPlan(search);
   return {
-    words: plan
-      ? (p) => {
-          const t = store.recordTokens(p);
-          return t?.size ? wordHits(t, plan, (blk) => store.tokensDamaged(p, blk)) : null;
-        }
-      : null,
     texts: (p, verdicts) => {
       const t = store.blockTexts(p);
       // Only the chunks of text holding records the words and URLs leave to them are read.

@@ -16,6 +16,7 @@ import { recordBlocksHeld, seedOf } from '../store/record-blocks.ts';
 import { appendBlockTexts, textChunksRead, textGroupsRead, packGroup, readBlockTexts, textsEntry, unpackGroup, messageOf, urlOf, textsDictionary } from '../store/block-texts.ts';
 import { appendRecordTokens, readRecordTokens, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
 import { partsOf } from './token-hits.ts';
+import { activeWordWorker, setWordSearch, wordJobsDone, wordWorkerUnavailable } from '../store/word-search.ts';
 import { importStream } from '../ingest/import.ts';
 
 const keeper = storeKeeper('le-grams-');
@@ -508,6 +509,49 @@ describe('text search by the record words', () => {
     } while (cursor);
     expect(got.length).toBeGreaterThan(250);
     expect(got).toEqual(want);
+  });
+
+  it('reads the words on the word search worker with the answers of this thread, and answers the same when the worker is gone', async () => {
+    const store = await keeper.open(keeper.newDir());
+    const recs = withIds(records(3000, 29));
+    await importRecords(store, 'edge_logs', recs);
+    await store.columnsSettled();
+    const t = appOver(store);
+    const searches = ['timeout', 'took_4', '500', 'a1', 'mozilla/5', 'rest/v1', 'nothing'];
+    // Each round over another window's end (no record there), so that no answer of the round before is reused.
+    let round = 0;
+    const counts = async () => {
+      const end = encodeURIComponent(new Date((NOW + MIN) / 1000 + ++round * 1000).toISOString());
+      const start = encodeURIComponent(new Date((NOW - 10 * DAY) / 1000).toISOString());
+      return Promise.all(
+        searches.map(async (q) => {
+          const res = await t.request(`/api/logs/count?source=edge_logs&q=${encodeURIComponent(q)}&start=${start}&end=${end}`);
+          expect(res.status, q).toBe(200);
+          return ((await res.json()) as { result: { count: number } }).result.count;
+        }),
+      );
+    };
+    const expected = searches.map((q) => expectedOf(recs, (text) => text.toLowerCase().includes(q)));
+    try {
+      setWordSearch('inline');
+      const here = wordJobsDone();
+      expect(await counts()).toEqual(expected);
+      expect(wordJobsDone().worker).toBe(here.worker);
+      expect(wordJobsDone().here).toBeGreaterThan(here.here);
+      setWordSearch('worker');
+      const before = wordJobsDone();
+      expect(await counts()).toEqual(expected);
+      expect(wordWorkerUnavailable()).toBeUndefined();
+      expect(wordJobsDone().worker).toBeGreaterThan(before.worker);
+      expect(wordJobsDone().here).toBe(before.here);
+      // A worker that dies while jobs wait: they are read here instead.
+      const pending = counts();
+      await activeWordWorker()?.terminate();
+      expect(await pending).toEqual(expected);
+      expect(await counts()).toEqual(expected);
+    } finally {
+      setWordSearch('worker');
+    }
   });
 
   it('records added to a partition later are found: its short last segment is built again with them', async () => {

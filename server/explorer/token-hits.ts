@@ -5,7 +5,10 @@
  * exactly; any other search (spaces, punctuation, a pattern's literal parts) is narrowed to its
  * candidates, which the walk then tests by their texts (text-hits.ts) or records.
  */
-import type { RecordTokens, WordPart } from '../store/record-tokens.ts';
+import type { LogStore } from '../store/log-store.ts';
+import type { Partition } from '../store/partition.ts';
+import { markWords, type RecordTokens, type WordMarks, type WordPart } from '../store/record-tokens.ts';
+import { readHere, wordMarksOffThread } from '../store/word-search.ts';
 import type { ExplorerQuery } from './query-types.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { isPrintableAscii } from './text-hits.ts';
@@ -51,11 +54,6 @@ export function wordPlan(search: Search): WordPlan | null {
   return { parts, exact: parts.length === 1 && parts[0]!.mode === 'contains' };
 }
 
-/** Per record of a partition's record file: not a match, a match (or candidate, unless exact), or not known from the words. */
-export const NO_MATCH = 0;
-export const MATCH = 1;
-export const UNKNOWN = 2;
-
 /** A partition's text search by its record words: record r (row r + 1) as NO_MATCH, MATCH or UNKNOWN. */
 export interface WordHits {
   /** Records the words cover: rows past this many are not known from them. */
@@ -67,36 +65,45 @@ export interface WordHits {
 }
 
 /**
- * The records of a partition matching `plan` by its record words, every segment read now (the
- * word lists of the classes the parts can be in, and the postings of the words they match). A segment that fails its check leaves its records UNKNOWN
- * (searched by their texts or records), and `damaged` is told where it starts, once.
+ * The records of a partition matching `plan` by its record words, every segment read now on
+ * this thread (markWords). A segment that fails its check leaves its records UNKNOWN (searched
+ * by their texts or records), and `damaged` is told where it starts, once.
  */
 export function wordHits(tokens: RecordTokens, plan: WordPlan, damaged: (blk: number) => void): WordHits {
-  const of = new Uint8Array(tokens.records);
-  let told = false;
-  for (let j = 0; j < tokens.size; j++) {
-    const first = tokens.firstOf(j);
-    const n = tokens.recordsOf(j);
-    const seg = tokens.segment(j);
-    let acc: Uint8Array | null = null;
-    for (const part of plan.parts) {
-      const one = new Uint8Array(n);
-      if (!seg.mark(part, one)) {
-        acc = null;
-        break;
-      }
-      if (acc) for (let r = 0; r < n; r++) acc[r]! &= one[r]!;
-      else acc = one;
-    }
-    if (acc) {
-      of.set(acc, first);
-      continue;
-    }
-    of.fill(UNKNOWN, first, first + n);
-    if (!told) {
-      told = true;
-      damaged(tokens.startOf(j));
-    }
-  }
-  return { records: tokens.records, of, exact: plan.exact, whole: !told };
+  readHere();
+  const { records, of, damagedAt } = markWords(tokens, plan.parts);
+  if (damagedAt !== null) damaged(damagedAt);
+  return { records, of, exact: plan.exact, whole: damagedAt === null };
+}
+
+/** Partitions ahead of the walk whose words the worker reads while the walk counts the current one. */
+const AHEAD = 2;
+
+/** A walk's word search: each partition's WordHits, read on the word search's worker ahead of the walk. */
+export interface WordSearch {
+  /** Partition `p`'s hits (null: it has no words yet); `ahead` are the partitions the walk goes to next, in order. */
+  hits(p: Partition, ahead: readonly Partition[]): Promise<WordHits | null>;
+}
+
+export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
+  const jobs = new Map<Partition, Promise<WordMarks | null> | null>();
+  const ask = (p: Partition) => {
+    if (jobs.has(p)) return;
+    const t = store.recordTokens(p);
+    jobs.set(p, t?.size ? wordMarksOffThread(t.listing(), plan.parts) : null);
+  };
+  return {
+    async hits(p, ahead) {
+      ask(p);
+      for (const a of ahead.slice(0, AHEAD)) ask(a);
+      const job = jobs.get(p)!;
+      jobs.delete(p);
+      const marks = job && (await job);
+      // Words listed when the job was asked may have grown since: the rows past them are decided by their texts.
+      if (marks && marks.damagedAt === null) return { records: marks.records, of: marks.of, exact: plan.exact, whole: true };
+      // No worker, no words when asked, or a segment failed its check there: read here, where damage is reported.
+      const t = store.recordTokens(p);
+      return t?.size ? wordHits(t, plan, (blk) => store.tokensDamaged(p, blk)) : null;
+    },
+  };
 }

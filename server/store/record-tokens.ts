@@ -386,11 +386,13 @@ function parseWordList(raw: Buffer): WordList {
   return { text, count, index: raw.subarray(LIST_HEAD + textBytes), postBase };
 }
 
-/** Segments read by this process (tests count the reads of a search). */
+/** Segments read by this process and for it on the word search's worker (tests count the reads of a search). */
 let segmentsRead = 0;
 export const tokenSegmentsRead = (): number => segmentsRead;
+/** Segments the word search's worker read for this process (word-search.ts). */
+export const countSegmentsRead = (n: number): void => void (segmentsRead += n);
 
-interface SegmentEntry {
+export interface SegmentEntry {
   blk: number;
   end: number;
   first: number;
@@ -412,6 +414,11 @@ export class RecordTokens {
     private readonly seed: number,
     private readonly segments: readonly SegmentEntry[],
   ) {}
+
+  /** What another thread needs to read the same segments (word-search.ts): plain data. */
+  listing(): TokensListing {
+    return { file: this.file, seed: this.seed, segments: this.segments };
+  }
 
   /** Records covered from the file's first: records from here on have no segment yet. */
   get records(): number {
@@ -489,6 +496,60 @@ export class RecordTokens {
     }
     return buf;
   }
+}
+
+/** A record file's words as listed by RecordTokens, sent to another thread. */
+export interface TokensListing {
+  file: string;
+  seed: number;
+  segments: readonly SegmentEntry[];
+}
+
+export const tokensOfListing = (l: TokensListing): RecordTokens => new RecordTokens(l.file, l.seed, l.segments);
+
+/** Per record, by its number in the record file: not a match, a match of every part (or a candidate), or not known from the words. */
+export const NO_MATCH = 0;
+export const MATCH = 1;
+export const UNKNOWN = 2;
+
+/** The records marked by markWords, and the first block of the first segment that failed its check (null: none). */
+export interface WordMarks {
+  /** Records the words cover: records past this many are not known from them. */
+  records: number;
+  of: Uint8Array;
+  damagedAt: number | null;
+}
+
+/**
+ * Marks each record of `tokens` holding a word matching every part (the lists of the classes
+ * the parts can be in, and the postings of the words they match, read now). A segment that
+ * fails its check leaves its records UNKNOWN.
+ */
+export function markWords(tokens: RecordTokens, parts: readonly WordPart[]): WordMarks {
+  const of = new Uint8Array(tokens.records);
+  let damagedAt: number | null = null;
+  for (let j = 0; j < tokens.size; j++) {
+    const first = tokens.firstOf(j);
+    const n = tokens.recordsOf(j);
+    const seg = tokens.segment(j);
+    let acc: Uint8Array | null = null;
+    for (const part of parts) {
+      const one = new Uint8Array(n);
+      if (!seg.mark(part, one)) {
+        acc = null;
+        break;
+      }
+      if (acc) for (let r = 0; r < n; r++) acc[r]! &= one[r]!;
+      else acc = one;
+    }
+    if (acc) {
+      of.set(acc, first);
+      continue;
+    }
+    of.fill(UNKNOWN, first, first + n);
+    damagedAt ??= tokens.startOf(j);
+  }
+  return { records: tokens.records, of, damagedAt };
 }
 
 /**
