@@ -357,7 +357,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     }
     const matcher = matcherOf(rest);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
-    const wordHit = pass && to > from && words ? await words.hits(p, walked.slice(pi + 1, pi + 3)) : null;
+    const wordHit = pass && to > from && words ? await words.hits(p, walked, pi + 1) : null;
     stillThere();
     // A walk that counts, of a text search alone: the words, or the words and texts, may decide every row of the partition.
     const countable = pass && matcher && limits.columns && limits.tiesInAnyOrder && !rest.length;

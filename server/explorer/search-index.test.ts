@@ -14,9 +14,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { recordBlocksHeld, seedOf } from '../store/record-blocks.ts';
 import { appendBlockTexts, textChunksRead, textGroupsRead, packGroup, readBlockTexts, textsEntry, unpackGroup, messageOf, urlOf, textsDictionary } from '../store/block-texts.ts';
-import { appendRecordTokens, readRecordTokens, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
+import { appendRecordTokens, markWords, readRecordTokens, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
 import { partsOf } from './token-hits.ts';
-import { activeWordWorker, setWordSearch, wordJobsDone, wordWorkerUnavailable } from '../store/word-search.ts';
+import { activeWordWorker, setWordSearch, wordJobsDone, wordMarksOffThread, wordWorkerUnavailable } from '../store/word-search.ts';
 import { importStream } from '../ingest/import.ts';
 
 const keeper = storeKeeper('le-grams-');
@@ -511,13 +511,37 @@ describe('text search by the record words', () => {
     expect(got).toEqual(want);
   });
 
-  it('reads the words on the word search worker with the answers of this thread, and answers the same when the worker is gone', async () => {
+  it('reads the words on the word search worker with the marks of this thread, and answers the same without it or when it is gone', async () => {
     const store = await keeper.open(keeper.newDir());
     const recs = withIds(records(3000, 29));
     await importRecords(store, 'edge_logs', recs);
     await store.columnsSettled();
-    const t = appOver(store);
+    const withWords = store.committedPartitions('edge_logs').filter((p) => (store.recordTokens(p)?.size ?? 0) > 0);
+    expect(withWords.length).toBeGreaterThan(3);
     const searches = ['timeout', 'took_4', '500', 'a1', 'mozilla/5', 'rest/v1', 'nothing'];
+    // The worker's marks, asked and awaited (never taken back), are this thread's.
+    const before = wordJobsDone();
+    for (const q of searches) {
+      const parts = partsOf(q)!;
+      for (const p of withWords) {
+        const tokens = store.recordTokens(p)!;
+        const marks = await wordMarksOffThread(tokens.listing(), parts).marks;
+        expect(wordWorkerUnavailable()).toBeUndefined();
+        expect(marks, `${q} in ${p.label}`).toEqual(markWords(tokens, parts));
+      }
+    }
+    expect(wordJobsDone().worker - before.worker).toBe(searches.length * withWords.length);
+    // A worker that dies while jobs wait: each answers null (read here) or its marks.
+    const parts = partsOf('get')!;
+    const pending = withWords.map((p) => wordMarksOffThread(store.recordTokens(p)!.listing(), parts).marks);
+    await activeWordWorker()?.terminate();
+    const answers = await Promise.all(pending);
+    answers.forEach((m, k) => {
+      if (m) expect(m).toEqual(markWords(store.recordTokens(withWords[k]!)!, parts));
+    });
+    // Searches count the same with the worker (which shares the partitions with the walk) and without it.
+    const t = appOver(store);
+    const expected = searches.map((q) => expectedOf(recs, (text) => text.toLowerCase().includes(q)));
     // Each round over another window's end (no record there), so that no answer of the round before is reused.
     let round = 0;
     const counts = async () => {
@@ -531,27 +555,17 @@ describe('text search by the record words', () => {
         }),
       );
     };
-    const expected = searches.map((q) => expectedOf(recs, (text) => text.toLowerCase().includes(q)));
+    expect(await counts()).toEqual(expected);
     try {
       setWordSearch('inline');
       const here = wordJobsDone();
       expect(await counts()).toEqual(expected);
       expect(wordJobsDone().worker).toBe(here.worker);
       expect(wordJobsDone().here).toBeGreaterThan(here.here);
-      setWordSearch('worker');
-      const before = wordJobsDone();
-      expect(await counts()).toEqual(expected);
-      expect(wordWorkerUnavailable()).toBeUndefined();
-      expect(wordJobsDone().worker).toBeGreaterThan(before.worker);
-      expect(wordJobsDone().here).toBe(before.here);
-      // A worker that dies while jobs wait: they are read here instead.
-      const pending = counts();
-      await activeWordWorker()?.terminate();
-      expect(await pending).toEqual(expected);
-      expect(await counts()).toEqual(expected);
     } finally {
       setWordSearch('worker');
     }
+    expect(await counts()).toEqual(expected);
   });
 
   it('records added to a partition later are found: its short last segment is built again with them', async () => {

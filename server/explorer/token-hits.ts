@@ -7,8 +7,8 @@
  */
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
-import { markWords, type RecordTokens, type WordMarks, type WordPart } from '../store/record-tokens.ts';
-import { readHere, wordMarksOffThread } from '../store/word-search.ts';
+import { markWords, type RecordTokens, type WordPart } from '../store/record-tokens.ts';
+import { readHere, wordMarksOffThread, type WordJob } from '../store/word-search.ts';
 import type { ExplorerQuery } from './query-types.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { isPrintableAscii } from './text-hits.ts';
@@ -76,29 +76,30 @@ export function wordHits(tokens: RecordTokens, plan: WordPlan, damaged: (blk: nu
   return { records, of, exact: plan.exact, whole: damagedAt === null };
 }
 
-/** Partitions ahead of the walk whose words the worker reads while the walk counts the current one. */
-const AHEAD = 2;
+/** Partitions ahead of the walk whose words the worker is asked for while the walk counts the current one. */
+const AHEAD = 4;
 
 /** A walk's word search: each partition's WordHits, read on the word search's worker ahead of the walk. */
 export interface WordSearch {
-  /** Partition `p`'s hits (null: it has no words yet); `ahead` are the partitions the walk goes to next, in order. */
-  hits(p: Partition, ahead: readonly Partition[]): Promise<WordHits | null>;
+  /** Partition `p`'s hits (null: it has no words yet); the walk goes on to walked[next], walked[next + 1]... */
+  hits(p: Partition, walked: readonly Partition[], next: number): Promise<WordHits | null>;
 }
 
 export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
-  const jobs = new Map<Partition, Promise<WordMarks | null> | null>();
+  const jobs = new Map<Partition, WordJob | null>();
   const ask = (p: Partition) => {
     if (jobs.has(p)) return;
     const t = store.recordTokens(p);
     jobs.set(p, t?.size ? wordMarksOffThread(t.listing(), plan.parts) : null);
   };
   return {
-    async hits(p, ahead) {
+    async hits(p, walked, next) {
       ask(p);
-      for (const a of ahead.slice(0, AHEAD)) ask(a);
+      for (let k = next; k < next + AHEAD && k < walked.length; k++) ask(walked[k]!);
       const job = jobs.get(p)!;
       jobs.delete(p);
-      const marks = job && (await job);
+      // A job the worker has not started is read here at once (takeBack), not waited for.
+      const marks = job && !job.takeBack() ? await job.marks : null;
       // Words listed when the job was asked may have grown since: the rows past them are decided by their texts.
       if (marks && marks.damagedAt === null) return { records: marks.records, of: marks.of, exact: plan.exact, whole: true };
       // No worker, no words when asked, or a segment failed its check there: read here, where damage is reported.

@@ -7,9 +7,11 @@
  *
  * A job is a partition's listing (plain data: the file, its seed and its segments, as this
  * thread read them within the committed record bytes) and the search's word parts; the answer
- * is `markWords`' marks, the same function either side. A worker that is missing, dies or
- * fails a job answers null and the caller reads the words itself, so the worker costs time,
- * never an answer. The worker is started from outside the store (parse-host.ts provides how,
+ * is `markWords`' marks, the same function either side. A job the worker has not started when
+ * the walk reaches its partition is taken back (a shared state word, as block-packer.ts does)
+ * and read by the walk: the two threads share the week between them, and neither waits on a
+ * queue. A worker that is missing, dies or fails a job answers null and the caller reads the
+ * words itself, so the worker costs time, never an answer. The worker is started from outside the store (parse-host.ts provides how,
  * as for block-packer.ts), is kept while jobs come and ended after IDLE_MS without any.
  */
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
@@ -18,11 +20,17 @@ import { countSegmentsRead, markWords, tokenSegmentsRead, tokensOfListing, type 
 
 interface JobMessage {
   id: number;
+  /** The job's state word (shared): queued, taken by the worker, or taken back by the caller. */
+  memory: SharedArrayBuffer;
   listing: TokensListing;
   parts: readonly WordPart[];
 }
 
 type ResultMessage = { id: number; marks: WordMarks; segments: number } | { id: number; error: string };
+
+const QUEUED = 0;
+const TAKEN = 1;
+const TAKEN_BACK = 2;
 
 /** An idle worker is ended after this long. */
 const IDLE_MS = 30_000;
@@ -30,6 +38,8 @@ const IDLE_MS = 30_000;
 /** The worker's side: answers each job on `port` (parse-worker.ts calls it in its `words` role). */
 export function serveWordJobs(port: MessagePort): void {
   port.on('message', (m: JobMessage) => {
+    // Read by the caller meanwhile: it reached the partition before this thread did.
+    if (Atomics.compareExchange(new Int32Array(m.memory), 0, QUEUED, TAKEN) !== QUEUED) return;
     const started = performance.now();
     const before = tokenSegmentsRead();
     try {
@@ -149,23 +159,45 @@ function retire(): void {
   void w?.terminate().catch(() => undefined);
 }
 
-/**
- * `markWords(listing's tokens, parts)` on the worker; null when there is none or it failed (the
- * caller reads the words itself, and says so with `readHere`).
- */
-export function wordMarksOffThread(listing: TokensListing, parts: readonly WordPart[]): Promise<WordMarks | null> {
+/** A partition's words asked of the worker. */
+export interface WordJob {
+  /** The worker's marks; null when there is no worker or it failed (the caller reads the words itself). */
+  readonly marks: Promise<WordMarks | null>;
+  /**
+   * True when the worker had not started the job: it never will, and the caller reads the words
+   * itself (so that a walk that catches up with the worker never waits for a queue).
+   */
+  takeBack(): boolean;
+}
+
+const NO_JOB: WordJob = { marks: Promise.resolve(null), takeBack: () => true };
+
+/** `markWords(listing's tokens, parts)` asked of the worker. */
+export function wordMarksOffThread(listing: TokensListing, parts: readonly WordPart[]): WordJob {
   const p = start();
-  if (!p) return Promise.resolve(null);
+  if (!p) return NO_JOB;
   const id = nextId++;
+  const memory = new SharedArrayBuffer(4);
+  const state = new Int32Array(memory);
   clearTimeout(idleTimer);
-  return new Promise((resolve) => {
-    waiting.set(id, (marks) => {
-      if (marks) done.worker++;
-      resolve(marks);
-    });
-    p.ref();
-    p.postMessage({ id, listing, parts } satisfies JobMessage);
+  let settle!: (marks: WordMarks | null) => void;
+  const marks = new Promise<WordMarks | null>((resolve) => (settle = resolve));
+  waiting.set(id, (m) => {
+    if (m) done.worker++;
+    settle(m);
   });
+  p.ref();
+  p.postMessage({ id, memory, listing, parts } satisfies JobMessage);
+  return {
+    marks,
+    takeBack() {
+      if (Atomics.compareExchange(state, 0, QUEUED, TAKEN_BACK) !== QUEUED) return false;
+      waiting.delete(id);
+      settle(null);
+      if (!waiting.size) idle();
+      return true;
+    },
+  };
 }
 
 /** A partition's words were read on this thread (no worker, or its answer was not used). */
