@@ -516,7 +516,7 @@ describe('text search by the record words', () => {
     const recs = withIds(records(3000, 29));
     await importRecords(store, 'edge_logs', recs);
     await store.columnsSettled();
-    const withWords = store.committedPartitions('edge_logs').filter((p) => (store.recordTokens(p)?.size ?? 0) > 0);
+    const withWords = store.committedPartitions('cloudflare.logs.prod').filter((p) => (store.recordTokens(p)?.size ?? 0) > 0);
     expect(withWords.length).toBeGreaterThan(3);
     const searches = ['timeout', 'took_4', '500', 'a1', 'mozilla/5', 'rest/v1', 'nothing'];
     // The worker's marks, asked and awaited (never taken back), are this thread's.

@@ -596,56 +596,48 @@ export class TextDictionary {
    * it does for texts not written yet). `find` calls `visit` with each place it finds the text
    * at, in any order; `visit` returns true to stop. `last` is the last id looked at.
    */
-  idsFound(find: (bytes: Buffer, visit: (at: number) => boolean) => void, test: (text: string) => boolean, after: number, limit: number): { ids: number[]; last: number } {
-    this.load();
+  idsFound(find: TextFind, test: (text: string) => boolean, after: number, limit: number): { ids: number[]; last: number } {
+    const job = this.linesJob(after, limit);
     const ids: number[] = [];
-    const last = Math.min(this.count, after + limit);
-    if (last <= after) return { ids, last: after };
+    if (job.lines) {
+      const { plain, escaped } = linesFound(this.readBytes(job.lines.start, job.lines.end), job.lines.starts, job.lines.first, find);
+      for (const id of plain) ids.push(id);
+      this.testEscaped(escaped, test, ids);
+      // Both lists ascend, and the ids must: merged.
+      if (escaped.length) ids.sort((a, b) => a - b);
+    }
+    this.testPending(job, test, ids);
+    return { ids, last: job.last };
+  }
+
+  /**
+   * What idsFound reads for the texts after `after` (at most `limit`): the lines in the file as
+   * plain data another thread can search (linesFound), and the ids of pending texts (tested here).
+   */
+  linesJob(after: number, limit: number): LinesJob {
+    this.load();
+    const last = Math.max(after, Math.min(this.count, after + limit));
     const firstPending = this.count - this.pendingTexts.length + 1;
     const lastInFile = Math.min(last, firstPending - 1);
-    if (lastInFile > after) {
-      const start = this.offsets[after + 1]!;
-      const bytes = this.readBytes(start, this.offsets[lastInFile + 1]!);
-      // The lines holding a place found, marked (places come in any order, several to a line).
-      const holds = new Uint8Array(lastInFile - after);
-      let next = after + 1;
-      find(bytes, (at) => {
-        let id = next;
-        if (!(this.offsets[id]! - start <= at && at < this.offsets[id + 1]! - start)) {
-          let lo = after + 1;
-          let hi = lastInFile;
-          while (lo < hi) {
-            const mid = (lo + hi + 1) >> 1;
-            if (this.offsets[mid]! - start <= at) lo = mid;
-            else hi = mid - 1;
-          }
-          id = lo;
-        }
-        holds[id - after - 1] = 1;
-        next = Math.min(id + 1, lastInFile);
-        return false;
-      });
-      // Where the next backslash is (the end when none is left): lines before it have no escape.
-      let escape = -1;
-      for (let id = after + 1; id <= lastInFile; id++) {
-        if (!holds[id - after - 1]) continue;
-        const from = this.offsets[id]! - start;
-        const to = this.offsets[id + 1]! - start - 1;
-        if (escape < from) {
-          escape = bytes.indexOf(BACKSLASH, from);
-          if (escape < 0) escape = bytes.length;
-        }
-        // A line as idOf writes it: the text's bytes between two quotes, nothing escaped.
-        const plain = bytes[from] === QUOTE && bytes[to - 1] === QUOTE && escape >= to;
-        if (plain) ids.push(id);
-        else {
-          const text = parseText(bytes.toString('utf8', from, to));
-          if (text !== null && test(text)) ids.push(id);
-        }
-      }
+    const lines =
+      lastInFile > after
+        ? { file: this.file, start: this.offsets[after + 1]!, end: this.offsets[lastInFile + 1]!, first: after + 1, starts: this.offsets.slice(after + 1, lastInFile + 2) }
+        : null;
+    return { lines, after, last, firstPending };
+  }
+
+  /** Of `escaped` (lines linesFound could not decide by their bytes), those whose decoded text passes `test`, added to `ids`. */
+  testEscaped(escaped: Iterable<number>, test: (text: string) => boolean, ids: number[]): void {
+    for (const id of escaped) {
+      // (A line that is not a JSON string holds nothing.)
+      const text = parseText(this.readBytes(this.offsets[id]!, this.offsets[id + 1]! - 1).toString('utf8'));
+      if (text !== null && test(text)) ids.push(id);
     }
-    for (let id = Math.max(after + 1, firstPending); id <= last; id++) if (test(this.pendingTexts[id - firstPending]!)) ids.push(id);
-    return { ids, last };
+  }
+
+  /** The job's pending texts (not in the file yet) that pass `test`, added to `ids`. */
+  testPending(job: LinesJob, test: (text: string) => boolean, ids: number[]): void {
+    for (let id = Math.max(job.after + 1, job.firstPending); id <= job.last; id++) if (test(this.pendingTexts[id - job.firstPending]!)) ids.push(id);
   }
 
   /** Bytes `start` to `end` of the file. */
@@ -847,4 +839,75 @@ export function readDerivedEpoch(file: string): string | null {
   const end = head.indexOf(NEWLINE);
   const text = end < 0 ? null : parseText(head.toString('utf8', 0, end));
   return text !== null && isToken(text) ? text.slice(TOKEN_PREFIX.length) : null;
+}
+
+/** A finder of a text in bytes: calls `visit` with each place it finds it at, in any order, until `visit` returns true. */
+export type TextFind = (bytes: Buffer, visit: (at: number) => boolean) => void;
+
+/** Lines of a dictionary file to search: bytes [start, end) of `file`, whose lines start at starts[k] (and the last ends at starts[last]), ids from `first`. */
+export interface FileLines {
+  file: string;
+  start: number;
+  end: number;
+  first: number;
+  starts: Float64Array;
+}
+
+export interface LinesJob {
+  /** Null when no text of the range is in the file yet. */
+  lines: FileLines | null;
+  after: number;
+  /** The last id of the range. */
+  last: number;
+  firstPending: number;
+}
+
+/**
+ * The lines of `bytes` (the FileLines' bytes, line k from starts[k] to starts[k + 1]) in which
+ * `find` finds its text: `plain` the ids of lines written plainly (the text between two quotes,
+ * nothing escaped: the text is where its bytes are), `escaped` those with an escape, which the
+ * caller decides on the decoded text. Both ascending. A text of printable ASCII without a quote or
+ * a backslash is in a line's text exactly where it is in its bytes, unless the line has an escape.
+ */
+export function linesFound(bytes: Buffer, starts: Float64Array, first: number, find: TextFind): { plain: Int32Array; escaped: number[] } {
+  const lines = starts.length - 1;
+  const start = starts[0]!;
+  // The lines holding a place found, marked (places come in any order, several to a line).
+  const holds = new Uint8Array(lines);
+  let next = 0;
+  find(bytes, (at) => {
+    let k = next;
+    if (!(starts[k]! - start <= at && at < starts[k + 1]! - start)) {
+      let lo = 0;
+      let hi = lines - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! - start <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      k = lo;
+    }
+    holds[k] = 1;
+    next = Math.min(k + 1, lines - 1);
+    return false;
+  });
+  let count = 0;
+  for (let k = 0; k < lines; k++) count += holds[k]!;
+  const plain = new Int32Array(count);
+  const escaped: number[] = [];
+  let n = 0;
+  // Where the next backslash is (the end when none is left): lines before it have no escape.
+  let escape = -1;
+  for (let k = 0; k < lines; k++) {
+    if (!holds[k]) continue;
+    const from = starts[k]! - start;
+    const to = starts[k + 1]! - start - 1;
+    if (escape < from) {
+      escape = bytes.indexOf(BACKSLASH, from);
+      if (escape < 0) escape = bytes.length;
+    }
+    if (bytes[from] === QUOTE && bytes[to - 1] === QUOTE && escape >= to) plain[n++] = first + k;
+    else escaped.push(first + k);
+  }
+  return { plain: plain.subarray(0, n), escaped };
 }
