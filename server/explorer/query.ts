@@ -23,7 +23,7 @@ import { functionSlugs } from '../functions/slugs.ts';
 import { EXPLORER_MAX_LIMIT, MAX_PATTERN_LENGTH } from '../../contract/registry.ts';
 import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
-import { blockSearch } from './block-search.ts';
+import { blockSearch } from '../store/block-search.ts';
 import { isRawSafe, textHits, textTest, type TextHitTest } from './text-hits.ts';
 import { urlHits, type UrlHits } from './url-hits.ts';
 import { wordPlan, wordSearch, type WordHits } from './token-hits.ts';

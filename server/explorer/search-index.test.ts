@@ -16,7 +16,7 @@ import { recordBlocksHeld, seedOf } from '../store/record-blocks.ts';
 import { appendBlockTexts, textChunksRead, textGroupsRead, packGroup, readBlockTexts, textsEntry, unpackGroup, messageOf, urlOf, textsDictionary } from '../store/block-texts.ts';
 import { appendRecordTokens, markWords, readRecordTokens, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
 import { partsOf } from './token-hits.ts';
-import { activeWordWorker, setWordSearch, wordJobsDone, wordMarksOffThread, wordWorkerUnavailable } from '../store/word-search.ts';
+import { activeSearchWorker, setSearchWorker, wordJobsDone, wordMarksOffThread, searchWorkerUnavailable } from '../store/search-worker.ts';
 import { importStream } from '../ingest/import.ts';
 
 const keeper = storeKeeper('le-grams-');
@@ -525,16 +525,16 @@ describe('text search by the record words', () => {
       const parts = partsOf(q)!;
       for (const p of withWords) {
         const tokens = store.recordTokens(p)!;
-        const marks = await wordMarksOffThread(tokens.listing(), parts).marks;
-        expect(wordWorkerUnavailable()).toBeUndefined();
+        const marks = await wordMarksOffThread(tokens.listing(), parts).answer;
+        expect(searchWorkerUnavailable()).toBeUndefined();
         expect(marks, `${q} in ${p.label}`).toEqual(markWords(tokens, parts));
       }
     }
     expect(wordJobsDone().worker - before.worker).toBe(searches.length * withWords.length);
     // A worker that dies while jobs wait: each answers null (read here) or its marks.
     const parts = partsOf('get')!;
-    const pending = withWords.map((p) => wordMarksOffThread(store.recordTokens(p)!.listing(), parts).marks);
-    await activeWordWorker()?.terminate();
+    const pending = withWords.map((p) => wordMarksOffThread(store.recordTokens(p)!.listing(), parts).answer);
+    await activeSearchWorker()?.terminate();
     const answers = await Promise.all(pending);
     answers.forEach((m, k) => {
       if (m) expect(m).toEqual(markWords(store.recordTokens(withWords[k]!)!, parts));
@@ -557,13 +557,13 @@ describe('text search by the record words', () => {
     };
     expect(await counts()).toEqual(expected);
     try {
-      setWordSearch('inline');
+      setSearchWorker('inline');
       const here = wordJobsDone();
       expect(await counts()).toEqual(expected);
       expect(wordJobsDone().worker).toBe(here.worker);
       expect(wordJobsDone().here).toBeGreaterThan(here.here);
     } finally {
-      setWordSearch('worker');
+      setSearchWorker('worker');
     }
     expect(await counts()).toEqual(expected);
   });

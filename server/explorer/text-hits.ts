@@ -8,7 +8,7 @@
 import type { BlockTexts, TextChunk, TextGroup } from '../store/block-texts.ts';
 import { messageOf, urlOf } from '../store/block-texts.ts';
 import type { ExplorerQuery } from './query-types.ts';
-import { textFinder } from './block-search.ts';
+import { textFinder } from '../store/block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
 
 type Search = NonNullable<ExplorerQuery['q']>;

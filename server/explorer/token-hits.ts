@@ -8,7 +8,8 @@
 import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
 import { markWords, type RecordTokens, type WordPart } from '../store/record-tokens.ts';
-import { readHere, wordMarksOffThread, type WordJob } from '../store/word-search.ts';
+import { readHere, wordMarksOffThread, type SearchJob } from '../store/search-worker.ts';
+import type { WordMarks } from '../store/record-tokens.ts';
 import type { ExplorerQuery } from './query-types.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { isPrintableAscii } from './text-hits.ts';
@@ -86,7 +87,7 @@ export interface WordSearch {
 }
 
 export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
-  const jobs = new Map<Partition, WordJob | null>();
+  const jobs = new Map<Partition, SearchJob<WordMarks> | null>();
   const ask = (p: Partition) => {
     if (jobs.has(p)) return;
     const t = store.recordTokens(p);
@@ -99,7 +100,7 @@ export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
       const job = jobs.get(p)!;
       jobs.delete(p);
       // A job the worker has not started is read here at once (takeBack), not waited for.
-      const marks = job && !job.takeBack() ? await job.marks : null;
+      const marks = job && !job.takeBack() ? await job.answer : null;
       // Words listed when the job was asked may have grown since: the rows past them are decided by their texts.
       if (marks && marks.damagedAt === null) return { records: marks.records, of: marks.of, exact: plan.exact, whole: true };
       // No worker, no words when asked, or a segment failed its check there: read here, where damage is reported.

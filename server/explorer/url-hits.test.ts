@@ -5,12 +5,15 @@
  * records without reading a text chunk or a record block; verdicts kept across requests do not
  * outlive the URL ids they were given for.
  */
+import fs from 'node:fs';
 import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { recordBlocksHeld } from '../store/record-blocks.ts';
 import { textChunksRead } from '../store/block-texts.ts';
 import { urlHits } from './url-hits.ts';
+import { adaptiveTextFinder } from '../store/block-search.ts';
+import { linesFoundOffThread, searchWorkerUnavailable } from '../store/search-worker.ts';
 
 const keeper = storeKeeper('le-urlhits-');
 afterEach(() => keeper.cleanup());
@@ -133,7 +136,7 @@ describe('text search decided by the URLs', () => {
   it('tests a few URLs one by one and many by reading urls.log, with the same verdicts', async () => {
     const { store } = await storeOf(2400);
     const n = store.urls.size();
-    const scans = vi.spyOn(store.urls, 'idsFound');
+    const scans = vi.spyOn(store.urls, 'linesJob');
     const texts = Array.from({ length: n }, (_, i) => store.urls.get(i + 1));
     for (const [q, regex] of SEARCHES) {
       const re = regex ? RE2JS.compile(`(?i)${q}`) : null;
@@ -155,6 +158,36 @@ describe('text search decided by the URLs', () => {
       const read = q !== '"a"&i=1';
       expect(scans.mock.calls.length > 0, q).toBe(read);
       expect(texts.map((_, i) => many.matches(i + 1)), q).toEqual(want.map((w, i) => w && (read || i !== n - 1)));
+    }
+  });
+
+  it('the search worker finds in ranges of urls.log what this thread finds: escaped lines and texts not written yet left to this thread', async () => {
+    const { store } = await storeOf(2400);
+    // The file's lines with a quote are escaped (records' kind 1); texts added now are pending (not written yet).
+    const odd = ['https://x.test/rest/v1/\\u00e9?"q"', 'https://x.test/REST/V1/é', 'https://x.test/a\\b/rest/v1/', 'https://x.test/rest/v2/'];
+    const written = store.urls.size();
+    for (const u of odd) store.urls.idOf(u);
+    const n = store.urls.size();
+    expect(n).toBe(written + odd.length);
+    expect(fs.readFileSync(store.urls.file, 'latin1')).toContain('/REST/V1/Orders?q=\\"a\\"');
+    for (const text of ['/rest/v1/', 'rest', 'v1/t1', '/v1/orders?q=', '/a/', 'zzz']) {
+      const holds = (t: string) => t.toLowerCase().includes(text);
+      for (const [after, limit] of [[0, n], [0, 700], [700, 50], [n - 6, 10], [n - 1, 10]] as const) {
+        const mine = store.urls.idsFound(adaptiveTextFinder(text), holds, after, limit).ids;
+        const job = store.urls.linesJob(after, limit);
+        const ids: number[] = [];
+        if (job.lines) {
+          const found = await linesFoundOffThread(job.lines, text).answer;
+          expect(searchWorkerUnavailable()).toBeUndefined();
+          ids.push(...found!.plain);
+          store.urls.testEscaped(found!.escaped, holds, ids);
+        }
+        store.urls.testPending(job, holds, ids);
+        expect(ids.sort((a, b) => a - b), `${text} after ${after}`).toEqual(mine);
+        // And what a plain reading of the texts finds.
+        const want = Array.from({ length: Math.min(n, after + limit) - after }, (_, i) => after + i + 1).filter((id) => holds(store.urls.get(id)));
+        expect(mine, `${text} after ${after}`).toEqual(want);
+      }
     }
   });
 

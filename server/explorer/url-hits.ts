@@ -7,8 +7,10 @@
  * inflated. A record whose URL does not match is left to its text (its message may hold it).
  */
 import type { LogStore } from '../store/log-store.ts';
+import { linesFoundOffThread, type SearchJob } from '../store/search-worker.ts';
+import type { LinesFound, LinesJob } from '../store/text-dictionary.ts';
 import type { ExplorerQuery } from './query-types.ts';
-import { adaptiveTextFinder } from './block-search.ts';
+import { adaptiveTextFinder } from '../store/block-search.ts';
 import { requiredLiterals } from './regex-literals.ts';
 import { asciiLower, isRawSafe, textTest } from './text-hits.ts';
 
@@ -26,6 +28,14 @@ const STEP = 50_000;
 const BYTES_PER_LOOKUP = 2_000;
 /** Searches whose verdicts are kept (a page, its histogram and its facets ask the same one). */
 const KEPT = 8;
+
+/** A range of URL ids (after, upTo] searched in urls.log's bytes: here, or on the search worker (`there`) unless taken back. */
+interface Chunk {
+  after: number;
+  upTo: number;
+  lines: LinesJob;
+  there: SearchJob<LinesFound> | null;
+}
 
 /** The verdicts of one search over the store's URLs, as far as they have been tested. */
 class Verdicts {
@@ -92,11 +102,12 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
   const find = scanned !== undefined ? adaptiveTextFinder(scanned) : null;
   let v = verdictsOf(store, search);
 
-  /** Every URL id in (after, last]: the lines holding `scanned` found in the file's bytes, the rest ruled out. */
-  const scan = (into: Verdicts, after: number, last: number): number[] => {
-    const { ids } = store.urls.idsFound(find!, (t) => asciiLower(t).includes(scanned!), after, last - after);
+  const holds = (t: string) => asciiLower(t).includes(scanned!);
+  /** Every URL id in (after, last]: `found` (the lines holding `scanned`) decided, the rest ruled out. */
+  const settleLines = (into: Verdicts, after: number, last: number, found: readonly number[] | Int32Array) => {
     for (let id = after + 1; id <= last; id++) if (into.of[id] === UNTESTED || into.of[id] === TESTING) into.of[id] = NO;
-    return ids;
+    if (lower !== null) for (const id of found) into.of[id] = YES;
+    else lookUp(into, Array.from(found));
   };
   /** Decides `ids` by their texts. */
   const lookUp = (into: Verdicts, ids: readonly number[]) => {
@@ -131,15 +142,44 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
           // partitions find their URLs tested.
           const end = Math.max(last, store.urls.size());
           mine.grow(end);
+          // Every chunk is asked of the search worker at once; this thread takes, in order, each
+          // one the worker has not started, then the worker's answers: the file is searched on
+          // both cores.
+          const chunks: Chunk[] = [];
           for (let after = mine.scannedTo; after < end; after += STEP) {
             const upTo = Math.min(end, after + STEP);
-            const found = scan(mine, after, upTo);
-            if (lower !== null) for (const id of found) mine.of[id] = YES;
-            else lookUp(mine, found);
-            mine.scannedTo = Math.max(mine.scannedTo, upTo);
+            const lines = store.urls.linesJob(after, upTo - after);
+            chunks.push({ after, upTo, lines, there: lines.lines ? linesFoundOffThread(lines.lines, scanned!) : null });
+          }
+          const here = (c: Chunk) => settleLines(mine, c.after, c.upTo, store.urls.idsFound(find, holds, c.after, c.upTo - c.after).ids);
+          let contiguous = true;
+          for (const c of chunks) {
+            if (c.there && !c.there.takeBack()) {
+              contiguous = false;
+              continue;
+            }
+            c.there = null;
+            here(c);
+            if (contiguous) mine.scannedTo = Math.max(mine.scannedTo, c.upTo);
             await new Promise<void>((resolve) => setImmediate(resolve));
             check();
+            if (mine.epoch !== store.urlEpoch) return;
           }
+          for (const c of chunks) {
+            if (!c.there) continue;
+            const found = await c.there.answer;
+            check();
+            if (mine.epoch !== store.urlEpoch) return;
+            if (!found) {
+              here(c);
+              continue;
+            }
+            const ids: number[] = [];
+            store.urls.testEscaped(found.escaped, holds, ids);
+            store.urls.testPending(c.lines, holds, ids);
+            settleLines(mine, c.after, c.upTo, ids.length ? [...found.plain, ...ids] : found.plain);
+          }
+          mine.scannedTo = Math.max(mine.scannedTo, end);
         } else {
           for (let k = 0; k < ids.length; k += STEP) {
             lookUp(mine, ids.slice(k, k + STEP));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, Worker, type WorkerOptions } from 'node:worker_threads';
 import { provideBlockWorker } from '../store/block-packer.ts';
-import { provideWordWorker } from '../store/word-search.ts';
+import { provideSearchWorker } from '../store/search-worker.ts';
 import { ContentTooLarge, FormatError } from './formats.ts';
 import { runParseJob } from './parse-job.ts';
 import type { BatchMessage, FromParser, ParseJob, StartMessage, ToParser } from './parse-protocol.ts';
@@ -59,13 +59,13 @@ function workerSpec(): { filename: string | URL; options: WorkerOptions } | unde
   return { filename: bootstrap, options: { eval: true, execArgv: [] } };
 }
 
-// The store packs record blocks and searches record words on workers of the same entry (parse-worker.ts, in its `blocks` and `words` roles).
+// The store packs record blocks and searches record words on workers of the same entry (parse-worker.ts, in its `blocks` and `search` roles).
 const sameEntry = () => {
   const spec = workerSpec();
   return spec ? new Worker(spec.filename, spec.options) : undefined;
 };
 provideBlockWorker(sameEntry);
-provideWordWorker(sameEntry);
+provideSearchWorker(sameEntry);
 
 let unavailable: string | undefined;
 let idle: Worker | undefined;

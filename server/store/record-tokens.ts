@@ -389,7 +389,7 @@ function parseWordList(raw: Buffer): WordList {
 /** Segments read by this process and for it on the word search's worker (tests count the reads of a search). */
 let segmentsRead = 0;
 export const tokenSegmentsRead = (): number => segmentsRead;
-/** Segments the word search's worker read for this process (word-search.ts). */
+/** Segments the word search's worker read for this process (search-worker.ts). */
 export const countSegmentsRead = (n: number): void => void (segmentsRead += n);
 
 export interface SegmentEntry {
@@ -415,7 +415,7 @@ export class RecordTokens {
     private readonly segments: readonly SegmentEntry[],
   ) {}
 
-  /** What another thread needs to read the same segments (word-search.ts): plain data. */
+  /** What another thread needs to read the same segments (search-worker.ts): plain data. */
   listing(): TokensListing {
     return { file: this.file, seed: this.seed, segments: this.segments };
   }

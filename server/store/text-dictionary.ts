@@ -862,6 +862,11 @@ export interface LinesJob {
   firstPending: number;
 }
 
+export interface LinesFound {
+  plain: Int32Array;
+  escaped: number[];
+}
+
 /**
  * The lines of `bytes` (the FileLines' bytes, line k from starts[k] to starts[k + 1]) in which
  * `find` finds its text: `plain` the ids of lines written plainly (the text between two quotes,
@@ -869,7 +874,7 @@ export interface LinesJob {
  * caller decides on the decoded text. Both ascending. A text of printable ASCII without a quote or
  * a backslash is in a line's text exactly where it is in its bytes, unless the line has an escape.
  */
-export function linesFound(bytes: Buffer, starts: Float64Array, first: number, find: TextFind): { plain: Int32Array; escaped: number[] } {
+export function linesFound(bytes: Buffer, starts: Float64Array, first: number, find: TextFind): LinesFound {
   const lines = starts.length - 1;
   const start = starts[0]!;
   // The lines holding a place found, marked (places come in any order, several to a line).

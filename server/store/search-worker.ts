@@ -1,0 +1,250 @@
+/**
+ * A text search's reads of files done off the thread that answers requests, so that a search
+ * uses both cores:
+ * - a partition's record words (record-tokens.ts): inflating a week's word lists and walking
+ *   them is most of a search for digits or a common word at 10M records (a second of a 2-3 s
+ *   search), and needs nothing but the partition's tokens file. A job is the partition's listing
+ *   (plain data: the file, its seed and its segments, as this thread read them within the
+ *   committed record bytes) and the search's word parts; the answer is `markWords`' marks;
+ * - a range of urls.log's lines (text-dictionary.ts): a search the URLs decide (url-hits.ts)
+ *   looks for its text in every URL of the store once (1.6M URLs, 164 MB at 10M records). A job
+ *   is the lines' place in the file and the text; the answer is `linesFound`'s.
+ *
+ * Either side runs the same function. A job the worker has not started when
+ * the walk reaches its partition is taken back (a shared state word, as block-packer.ts does)
+ * and read by the walk: the two threads share the week between them, and neither waits on a
+ * queue. A worker that is missing, dies or fails a job answers null and the caller reads the
+ * words itself, so the worker costs time, never an answer. The worker is started from outside the store (parse-host.ts provides how,
+ * as for block-packer.ts), is kept while jobs come and ended after IDLE_MS without any.
+ */
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import fs from 'node:fs';
+import { addTotal } from '../activity.ts';
+import { adaptiveTextFinder } from './block-search.ts';
+import { countSegmentsRead, markWords, tokenSegmentsRead, tokensOfListing, type TokensListing, type WordMarks, type WordPart } from './record-tokens.ts';
+import { linesFound, type FileLines, type LinesFound } from './text-dictionary.ts';
+
+type Job = { kind: 'words'; listing: TokensListing; parts: readonly WordPart[] } | { kind: 'lines'; lines: FileLines; text: string };
+
+interface JobMessage {
+  id: number;
+  /** The job's state word (shared): queued, taken by the worker, or taken back by the caller. */
+  memory: SharedArrayBuffer;
+  job: Job;
+}
+
+type Answer = { kind: 'words'; marks: WordMarks; segments: number } | { kind: 'lines'; found: LinesFound };
+type ResultMessage = { id: number; answer: Answer } | { id: number; error: string };
+
+const QUEUED = 0;
+const TAKEN = 1;
+const TAKEN_BACK = 2;
+
+/** An idle worker is ended after this long. */
+const IDLE_MS = 30_000;
+
+/** The worker's side: answers each job on `port` (parse-worker.ts calls it in its `words` role). */
+export function serveSearchJobs(port: MessagePort): void {
+  port.on('message', (m: JobMessage) => {
+    // Read by the caller meanwhile: it reached the partition before this thread did.
+    if (Atomics.compareExchange(new Int32Array(m.memory), 0, QUEUED, TAKEN) !== QUEUED) return;
+    const started = performance.now();
+    try {
+      const answer = run(m.job);
+      const buffer = answer.kind === 'words' ? answer.marks.of.buffer : answer.found.plain.buffer;
+      port.postMessage({ id: m.id, answer } satisfies ResultMessage, [buffer as ArrayBuffer]);
+    } catch (err) {
+      port.postMessage({ id: m.id, error: (err as Error)?.message ?? String(err) } satisfies ResultMessage);
+    }
+    addTotal(`search: ${m.job.kind} on the worker`, performance.now() - started);
+  });
+}
+
+function run(job: Job): Answer {
+  if (job.kind === 'words') {
+    const before = tokenSegmentsRead();
+    const marks = markWords(tokensOfListing(job.listing), job.parts);
+    return { kind: 'words', marks, segments: tokenSegmentsRead() - before };
+  }
+  const { file, start, end, starts, first } = job.lines;
+  const bytes = Buffer.allocUnsafe(end - start);
+  const fd = fs.openSync(file, 'r');
+  try {
+    for (let got = 0; got < bytes.length; ) {
+      const n = fs.readSync(fd, bytes, got, bytes.length - got, start + got);
+      if (n === 0) throw new Error(`${file} ends before byte ${end}`);
+      got += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { kind: 'lines', found: linesFound(bytes, starts, first, adaptiveTextFinder(job.text)) };
+}
+
+export type SearchWorkerFactory = () => Worker | undefined;
+
+let factory: SearchWorkerFactory | undefined;
+let mode: 'worker' | 'inline' = process.env.LOG_EXPLORER_SEARCH_WORKER === 'inline' ? 'inline' : 'worker';
+let worker: Worker | null = null;
+let port: MessagePort | null = null;
+let unavailable: string | undefined;
+let nextId = 1;
+const waiting = new Map<number, (answer: Answer | null) => void>();
+let idleTimer: NodeJS.Timeout | undefined;
+/** Partitions' words read by the worker and here (no worker, taken back, or failed there), since the process started. */
+const done = { worker: 0, here: 0 };
+
+/** How to start the worker (parse-host.ts). Without it, every search reads its words here. */
+export function provideSearchWorker(start: SearchWorkerFactory): void {
+  factory = start;
+}
+
+/** `inline` reads every search's words on the calling thread (tests compare both; LOG_EXPLORER_SEARCH_WORKER=inline sets it). */
+export function setSearchWorker(next: 'worker' | 'inline'): void {
+  mode = next;
+  if (next === 'inline') retire();
+}
+
+/** Why searches read their words here in this process (the worker could not start), if they do. */
+export function searchWorkerUnavailable(): string | undefined {
+  return unavailable;
+}
+
+/** Partitions' words read by the worker and here so far (tests, benches). */
+export function wordJobsDone(): { worker: number; here: number } {
+  return { ...done };
+}
+
+/** The worker searching words now, if any (tests end it on purpose). */
+export function activeSearchWorker(): Worker | null {
+  return worker;
+}
+
+function start(): MessagePort | null {
+  if (port) return port;
+  if (mode === 'inline' || !factory || unavailable !== undefined) return null;
+  let w: Worker | undefined;
+  try {
+    w = factory();
+  } catch (err) {
+    unavailable = `worker threads cannot start: ${(err as Error).message}`;
+  }
+  if (!w) {
+    unavailable ??= 'this build has no worker to search';
+    return null;
+  }
+  const self = w;
+  const channel = new MessageChannel();
+  worker = self;
+  port = channel.port1;
+  let ready = false;
+  self.unref();
+  self.on('message', (m: { type?: string }) => {
+    if (m?.type === 'ready') ready = true;
+  });
+  // Without a listener a worker's error would be thrown on this thread; its exit follows.
+  self.on('error', () => undefined);
+  self.once('exit', (code: number) => {
+    if (worker !== self) return; // retired on purpose
+    if (!ready) unavailable = `the search worker stopped at start (exit code ${code})`;
+    forget();
+  });
+  port.on('message', (m: ResultMessage) => {
+    const resolve = waiting.get(m.id);
+    if (!resolve) return;
+    waiting.delete(m.id);
+    resolve('answer' in m ? m.answer : null);
+    if (!waiting.size) idle();
+  });
+  // Kept running only while a job waits for it.
+  port.unref();
+  self.postMessage({ type: 'search', port: channel.port2 }, [channel.port2]);
+  return port;
+}
+
+function idle(): void {
+  port?.unref();
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    if (!waiting.size) retire();
+  }, IDLE_MS).unref();
+}
+
+/** Drops the worker: the jobs waiting on it are answered null (read here). */
+function forget(): void {
+  port?.close();
+  port = null;
+  worker = null;
+  clearTimeout(idleTimer);
+  const left = [...waiting.values()];
+  waiting.clear();
+  for (const resolve of left) resolve(null);
+}
+
+function retire(): void {
+  const w = worker;
+  forget();
+  void w?.terminate().catch(() => undefined);
+}
+
+/** A job asked of the worker. */
+export interface SearchJob<T> {
+  /** The worker's answer; null when there is no worker or it failed (the caller does the job itself). */
+  readonly answer: Promise<T | null>;
+  /**
+   * True when the worker had not started the job: it never will, and the caller does it itself
+   * (so that a walk that catches up with the worker never waits for a queue).
+   */
+  takeBack(): boolean;
+}
+
+const NO_JOB: SearchJob<never> = { answer: Promise.resolve(null), takeBack: () => true };
+
+function ask(job: Job): SearchJob<Answer> {
+  const p = start();
+  if (!p) return NO_JOB;
+  const id = nextId++;
+  const memory = new SharedArrayBuffer(4);
+  const state = new Int32Array(memory);
+  clearTimeout(idleTimer);
+  let settle!: (answer: Answer | null) => void;
+  const answer = new Promise<Answer | null>((resolve) => (settle = resolve));
+  waiting.set(id, settle);
+  p.ref();
+  p.postMessage({ id, memory, job } satisfies JobMessage);
+  return {
+    answer,
+    takeBack() {
+      if (Atomics.compareExchange(state, 0, QUEUED, TAKEN_BACK) !== QUEUED) return false;
+      waiting.delete(id);
+      settle(null);
+      if (!waiting.size) idle();
+      return true;
+    },
+  };
+}
+
+/** `markWords(listing's tokens, parts)` asked of the worker. */
+export function wordMarksOffThread(listing: TokensListing, parts: readonly WordPart[]): SearchJob<WordMarks> {
+  const job = ask({ kind: 'words', listing, parts });
+  return {
+    answer: job.answer.then((a) => {
+      if (a?.kind !== 'words') return null;
+      done.worker++;
+      countSegmentsRead(a.segments);
+      return a.marks;
+    }),
+    takeBack: () => job.takeBack(),
+  };
+}
+
+/** `linesFound` of `lines` (read from its file there) for printable ASCII `text`, lower case, asked of the worker. */
+export function linesFoundOffThread(lines: FileLines, text: string): SearchJob<LinesFound> {
+  const job = ask({ kind: 'lines', lines, text });
+  return { answer: job.answer.then((a) => (a?.kind === 'lines' ? a.found : null)), takeBack: () => job.takeBack() };
+}
+
+/** A partition's words were read on this thread (no worker, or its answer was not used). */
+export function readHere(): void {
+  done.here++;
+}
