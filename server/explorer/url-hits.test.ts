@@ -6,6 +6,7 @@
  * outlive the URL ids they were given for.
  */
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import { RE2JS } from 're2js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
@@ -13,7 +14,7 @@ import { recordBlocksHeld } from '../store/record-blocks.ts';
 import { textChunksRead } from '../store/block-texts.ts';
 import { urlHits } from './url-hits.ts';
 import { adaptiveTextFinder } from '../store/block-search.ts';
-import { linesFoundOffThread, searchWorkerUnavailable } from '../store/search-worker.ts';
+import { crcOffThread, linesFoundOffThread, searchWorkerUnavailable } from '../store/search-worker.ts';
 
 const keeper = storeKeeper('le-urlhits-');
 afterEach(() => keeper.cleanup());
@@ -189,6 +190,9 @@ describe('text search decided by the URLs', () => {
         expect(mine, `${text} after ${after}`).toEqual(want);
       }
     }
+    // The worker's CRC of the file's first bytes (urls.log's saved offsets are checked by it after a start).
+    const bytes = fs.readFileSync(store.urls.file);
+    for (const k of [0, 1, 1000, bytes.length]) expect(await crcOffThread(store.urls.file, k)).toBe(zlib.crc32(bytes.subarray(0, k)));
   });
 
   it('verdicts are not kept past a deletion: URL ids then name other URLs', async () => {

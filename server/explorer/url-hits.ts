@@ -135,6 +135,8 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
       try {
         // URL ids name other texts since urls.log was cut (the edge records deleted): the walk stops at its next check.
         if (mine.epoch !== store.urlEpoch) return;
+        // The file's saved line offsets may be being checked on the search worker (after a start): not checked again here.
+        await store.urls.whenChecked();
         if (find && (ids.length + mine.lookedUp) * BYTES_PER_LOOKUP > store.urls.bytes) {
           // Many URLs (a week's partitions each want thousands, so the ones looked up before
           // count too: at most twice the cost of reading the file at once): every line not

@@ -19,6 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { crcOffThread } from './search-worker.ts';
 import { gaugeGroup } from '../activity.ts';
 import { type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
 import type { ApiHours } from './api-hours.ts';
@@ -188,13 +189,14 @@ export class LogStore {
       // Columns files missing, or of an earlier format or path dictionary (after an upgrade),
       // are built in the background, not by the first request that needs a week of them.
       for (const p of store.partitionMap.all()) store.columnsCache.queue(p);
-      // urls.log's line offsets too, a chunk per turn (saved ones: their CRC checked a megabyte
-      // a turn), so that a user's first search or URL count after a start does not read them;
-      // between chunks it waits for the reads being answered (one that needs them finishes them).
+      // urls.log's line offsets too, a chunk per turn (saved ones: their CRC computed on the
+      // search worker, else checked a megabyte a turn), so that a user's first search or URL
+      // count after a start does not read them; between chunks it waits for the reads being
+      // answered (one that needs them finishes them).
       void store.catalogState.urls.loadInSteps(async () => {
         await new Promise<void>((resolve) => setImmediate(resolve));
         await readsAnswered(URLS_READ_WAIT_MS);
-      });
+      }, crcOffThread);
       return store;
     });
   }

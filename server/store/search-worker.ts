@@ -19,12 +19,13 @@
  */
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import { addTotal } from '../activity.ts';
 import { adaptiveTextFinder } from './block-search.ts';
 import { countSegmentsRead, markWords, tokenSegmentsRead, tokensOfListing, type TokensListing, type WordMarks, type WordPart } from './record-tokens.ts';
 import { linesFound, type FileLines, type LinesFound } from './text-dictionary.ts';
 
-type Job = { kind: 'words'; listing: TokensListing; parts: readonly WordPart[] } | { kind: 'lines'; lines: FileLines; text: string };
+type Job = { kind: 'words'; listing: TokensListing; parts: readonly WordPart[] } | { kind: 'lines'; lines: FileLines; text: string } | { kind: 'crc'; file: string; bytes: number };
 
 interface JobMessage {
   id: number;
@@ -33,12 +34,35 @@ interface JobMessage {
   job: Job;
 }
 
-type Answer = { kind: 'words'; marks: WordMarks; segments: number } | { kind: 'lines'; found: LinesFound };
+type Answer = { kind: 'words'; marks: WordMarks; segments: number } | { kind: 'lines'; found: LinesFound } | { kind: 'crc'; crc: number };
 type ResultMessage = { id: number; answer: Answer } | { id: number; error: string };
 
 const QUEUED = 0;
 const TAKEN = 1;
 const TAKEN_BACK = 2;
+
+/** Bytes read at a time for a CRC. */
+const CRC_CHUNK = 8 * 1024 * 1024;
+
+/** Reads bytes [start, end) of `file` through `into` (its length at a time), handing each filled part to `take`. */
+function readRange(file: string, start: number, end: number, into: Buffer, take: (bytes: Buffer) => void): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    for (let at = start; at < end; ) {
+      const want = Math.min(into.length, end - at);
+      let got = 0;
+      while (got < want) {
+        const n = fs.readSync(fd, into, got, want - got, at + got);
+        if (n === 0) throw new Error(`${file} ends before byte ${end}`);
+        got += n;
+      }
+      take(into.subarray(0, want));
+      at += want;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 /** An idle worker is ended after this long. */
 const IDLE_MS = 30_000;
@@ -51,8 +75,8 @@ export function serveSearchJobs(port: MessagePort): void {
     const started = performance.now();
     try {
       const answer = run(m.job);
-      const buffer = answer.kind === 'words' ? answer.marks.of.buffer : answer.found.plain.buffer;
-      port.postMessage({ id: m.id, answer } satisfies ResultMessage, [buffer as ArrayBuffer]);
+      const buffer = answer.kind === 'words' ? answer.marks.of.buffer : answer.kind === 'lines' ? answer.found.plain.buffer : null;
+      port.postMessage({ id: m.id, answer } satisfies ResultMessage, buffer ? [buffer as ArrayBuffer] : []);
     } catch (err) {
       port.postMessage({ id: m.id, error: (err as Error)?.message ?? String(err) } satisfies ResultMessage);
     }
@@ -66,18 +90,15 @@ function run(job: Job): Answer {
     const marks = markWords(tokensOfListing(job.listing), job.parts);
     return { kind: 'words', marks, segments: tokenSegmentsRead() - before };
   }
+  if (job.kind === 'crc') {
+    let crc = 0;
+    const chunk = Buffer.allocUnsafe(CRC_CHUNK);
+    readRange(job.file, 0, job.bytes, chunk, (bytes) => (crc = zlib.crc32(bytes, crc)));
+    return { kind: 'crc', crc };
+  }
   const { file, start, end, starts, first } = job.lines;
   const bytes = Buffer.allocUnsafe(end - start);
-  const fd = fs.openSync(file, 'r');
-  try {
-    for (let got = 0; got < bytes.length; ) {
-      const n = fs.readSync(fd, bytes, got, bytes.length - got, start + got);
-      if (n === 0) throw new Error(`${file} ends before byte ${end}`);
-      got += n;
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
+  readRange(file, start, end, bytes, () => undefined);
   return { kind: 'lines', found: linesFound(bytes, starts, first, adaptiveTextFinder(job.text)) };
 }
 
@@ -247,4 +268,9 @@ export function linesFoundOffThread(lines: FileLines, text: string): SearchJob<L
 /** A partition's words were read on this thread (no worker, or its answer was not used). */
 export function readHere(): void {
   done.here++;
+}
+
+/** The CRC-32 of `file`'s first `bytes` bytes, computed on the worker; null without one. */
+export function crcOffThread(file: string, bytes: number): Promise<number | null> {
+  return ask({ kind: 'crc', file, bytes }).answer.then((a) => (a?.kind === 'crc' ? a.crc : null));
 }

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SAVE_LINES_AFTER, TextDictionary } from './text-dictionary.ts';
 import { checkSavedLines, linesFileOf, readSavedLines, writeSavedLines } from './saved-lines.ts';
@@ -400,6 +401,48 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     // Not written again: nothing was read line by line.
     expect(fs.statSync(`${f}.lines`).mtimeMs).toBe(savedAt);
     again.close();
+  });
+
+  it('saved offsets checked by a CRC computed on another thread: taken without a read here; a wrong CRC, or a read that cannot wait, reads them here', async () => {
+    const f = file();
+    const d = await committed(f, many);
+    const state = d.committedState;
+    expect(d.size()).toBe(many.length);
+    d.close();
+    expect(fs.existsSync(`${f}.lines`)).toBe(true);
+    const expected = linesOf(f);
+    const content = fs.readFileSync(f);
+    const crcOf = async (file: string, bytes: number) => (file === f ? zlib.crc32(content.subarray(0, bytes)) : null);
+    // The CRC from elsewhere: the offsets are taken, this thread reading only the saved offsets' file.
+    const off = new TextDictionary(f, state);
+    const reads = vi.spyOn(fs, 'readSync');
+    await off.loadInSteps(undefined, crcOf);
+    const calls = reads.mock.calls.length;
+    reads.mockRestore();
+    // (Reading the saved offsets' file alone: a few reads of 512 KiB.)
+    expect(calls).toBeLessThan(Math.ceil(fs.statSync(`${f}.lines`).size / (512 * 1024)) + 3);
+    expect(calls).toBeLessThan(Math.ceil(state.bytes / (1024 * 1024)));
+    expect(off.size()).toBe(many.length);
+    for (const id of [1, 2, 777, many.length]) expect(off.get(id)).toBe(expected[id - 1]);
+    off.close();
+    // A CRC that is not the bytes': read line by line, the same texts.
+    const wrong = new TextDictionary(f, state);
+    await wrong.loadInSteps(undefined, async () => 12345);
+    expect(wrong.size()).toBe(many.length);
+    for (const id of [1, 777, many.length]) expect(wrong.get(id)).toBe(expected[id - 1]);
+    wrong.close();
+    // A read that needs the lines while the CRC is computed elsewhere checks them itself; the late CRC is dropped.
+    let answer!: (crc: number | null) => void;
+    const late = new TextDictionary(f, state);
+    const loading = late.loadInSteps(undefined, () => new Promise((resolve) => (answer = resolve)));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late.get(777)).toBe(expected[776]);
+    answer(12345);
+    await loading;
+    await late.whenChecked();
+    expect(late.size()).toBe(many.length);
+    expect(late.get(many.length)).toBe(expected[many.length - 1]);
+    late.close();
   });
 
   it('lines committed after the saved ones are read line by line after them; new texts get the next ids', async () => {
