@@ -78,7 +78,13 @@ export function wordHits(tokens: RecordTokens, plan: WordPlan, damaged: (blk: nu
 }
 
 /** Partitions ahead of the walk whose words the worker is asked for while the walk counts the current one. */
-const AHEAD = 4;
+const AHEAD = 16;
+/**
+ * Past this many of them not started by the worker, the walk reads the furthest one itself: the
+ * worker is behind (words are most of a search for digits), and the two threads share the
+ * week's words in the ratio that keeps both busy.
+ */
+const BACKLOG = 10;
 
 /** A walk's word search: each partition's WordHits, read on the word search's worker ahead of the walk. */
 export interface WordSearch {
@@ -87,7 +93,12 @@ export interface WordSearch {
 }
 
 export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
-  const jobs = new Map<Partition, SearchJob<WordMarks> | null>();
+  // Per partition asked: the worker's job, or its hits read here while the walk waited for the worker (null: no words when asked).
+  const jobs = new Map<Partition, SearchJob<WordMarks> | WordHits | null>();
+  const here = (p: Partition) => {
+    const t = store.recordTokens(p);
+    return t?.size ? wordHits(t, plan, (blk) => store.tokensDamaged(p, blk)) : null;
+  };
   const ask = (p: Partition) => {
     if (jobs.has(p)) return;
     const t = store.recordTokens(p);
@@ -96,16 +107,34 @@ export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
   return {
     async hits(p, walked, next) {
       ask(p);
-      for (let k = next; k < next + AHEAD && k < walked.length; k++) ask(walked[k]!);
+      const last = Math.min(next + AHEAD, walked.length);
+      for (let k = next; k < last; k++) ask(walked[k]!);
       const job = jobs.get(p)!;
       jobs.delete(p);
-      // A job the worker has not started is read here at once (takeBack), not waited for.
-      const marks = job && !job.takeBack() ? await job.answer : null;
+      if (job === null) return here(p);
+      if (!('takeBack' in job)) return job;
+      // A job the worker has not started is read here at once, not waited for.
+      if (job.takeBack()) return here(p);
+      // The worker is behind: this thread reads the furthest partition asked that it has not started.
+      let backlog = 0;
+      for (let k = next; k < last; k++) {
+        const other = jobs.get(walked[k]!);
+        if (other && 'takeBack' in other && !other.started()) backlog++;
+      }
+      for (let k = last - 1; k >= next && backlog > BACKLOG; k--) {
+        const q = walked[k]!;
+        const other = jobs.get(q);
+        if (other && 'takeBack' in other && other.takeBack()) {
+          jobs.set(q, here(q));
+          break;
+        }
+      }
+      const answer = job.answer;
+      const marks = await answer;
       // Words listed when the job was asked may have grown since: the rows past them are decided by their texts.
       if (marks && marks.damagedAt === null) return { records: marks.records, of: marks.of, exact: plan.exact, whole: true };
-      // No worker, no words when asked, or a segment failed its check there: read here, where damage is reported.
-      const t = store.recordTokens(p);
-      return t?.size ? wordHits(t, plan, (blk) => store.tokensDamaged(p, blk)) : null;
+      // No worker, or a segment failed its check there: read here, where damage is reported.
+      return here(p);
     },
   };
 }

@@ -6,6 +6,7 @@
  * commit and at open, in steps with turns for requests in between (docs/ARCHITECTURE.md,
  * "Damaged files" says how they are checked).
  */
+import { crcOffThread } from './search-worker.ts';
 import fs from 'node:fs';
 import { spanOf, spanSince } from '../activity.ts';
 import { readsAnswered } from '../turns.ts';
@@ -228,7 +229,7 @@ export class ColumnsCache {
   private async buildQueuedColumns(): Promise<void> {
     // Every columns file is checked against paths.log: its lines are read first, a chunk per turn
     // (at once, they held the first requests after a start for as long as they took).
-    await this.paths.loadInSteps();
+    await this.paths.loadInSteps(undefined, crcOffThread);
     // Background work: a step of a few thousand rows (scan-columns.ts), then a pause.
     const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
     let stepStarted = performance.now();

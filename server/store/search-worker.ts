@@ -217,9 +217,11 @@ export interface SearchJob<T> {
    * (so that a walk that catches up with the worker never waits for a queue).
    */
   takeBack(): boolean;
+  /** Whether the worker has started it (or it was taken back). */
+  started(): boolean;
 }
 
-const NO_JOB: SearchJob<never> = { answer: Promise.resolve(null), takeBack: () => true };
+const NO_JOB: SearchJob<never> = { answer: Promise.resolve(null), takeBack: () => true, started: () => true };
 
 function ask(job: Job): SearchJob<Answer> {
   const p = start();
@@ -242,6 +244,7 @@ function ask(job: Job): SearchJob<Answer> {
       if (!waiting.size) idle();
       return true;
     },
+    started: () => Atomics.load(state, 0) !== QUEUED,
   };
 }
 
@@ -256,13 +259,14 @@ export function wordMarksOffThread(listing: TokensListing, parts: readonly WordP
       return a.marks;
     }),
     takeBack: () => job.takeBack(),
+    started: () => job.started(),
   };
 }
 
 /** `linesFound` of `lines` (read from its file there) for printable ASCII `text`, lower case, asked of the worker. */
 export function linesFoundOffThread(lines: FileLines, text: string): SearchJob<LinesFound> {
   const job = ask({ kind: 'lines', lines, text });
-  return { answer: job.answer.then((a) => (a?.kind === 'lines' ? a.found : null)), takeBack: () => job.takeBack() };
+  return { answer: job.answer.then((a) => (a?.kind === 'lines' ? a.found : null)), takeBack: () => job.takeBack(), started: () => job.started() };
 }
 
 /** A partition's words were read on this thread (no worker, or its answer was not used). */
