@@ -21,6 +21,7 @@
  * The worker is started from outside the store (parse-host.ts provides how: it is the import's
  * worker entry, in another role), so a store without that (a test, a conversion) packs inline.
  */
+import { startWorker } from './worker-start.ts';
 import { receiveMessageOnPort, MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
 import { addTotal, span } from '../activity.ts';
@@ -183,14 +184,9 @@ export function warmBlockWorker(): void {
 function start(): MessagePort | null {
   if (port) return port;
   if (mode === 'inline' || !factory || unavailable !== undefined) return null;
-  let w: Worker | undefined;
-  try {
-    w = factory();
-  } catch (err) {
-    unavailable = `worker threads cannot start: ${(err as Error).message}`;
-  }
-  if (!w) {
-    unavailable ??= 'this build has no worker to pack blocks';
+  const w = startWorker(factory, 'this build has no worker to pack blocks');
+  if (typeof w === 'string') {
+    unavailable = w;
     return null;
   }
   const channel = new MessageChannel();

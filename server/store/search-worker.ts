@@ -17,6 +17,7 @@
  * words itself, so the worker costs time, never an answer. The worker is started from outside the store (parse-host.ts provides how,
  * as for block-packer.ts), is kept while jobs come and ended after IDLE_MS without any.
  */
+import { startWorker } from './worker-start.ts';
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
@@ -144,14 +145,9 @@ export function activeSearchWorker(): Worker | null {
 function start(): MessagePort | null {
   if (port) return port;
   if (mode === 'inline' || !factory || unavailable !== undefined) return null;
-  let w: Worker | undefined;
-  try {
-    w = factory();
-  } catch (err) {
-    unavailable = `worker threads cannot start: ${(err as Error).message}`;
-  }
-  if (!w) {
-    unavailable ??= 'this build has no worker to search';
+  const w = startWorker(factory, 'this build has no worker to search');
+  if (typeof w === 'string') {
+    unavailable = w;
     return null;
   }
   const self = w;
