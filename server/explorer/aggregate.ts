@@ -471,6 +471,7 @@ async function eachPartition(
 ): Promise<void> {
   const columns: ColumnName[] = [...filterColumns(q), ...needed];
   const turn = { at: performance.now() };
+  await store.dictionariesChecked();
   const paths = pathFilterTable(store, q);
   const stillThere = sourceWatch(store, q);
   for (const p of partitionsOf(store, q)) {

@@ -324,6 +324,8 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
     if (m === undefined) matchers.set(key, (m = recordMatcher(store, q, rest)));
     return m;
   };
+  // After a start, the dictionaries' saved offsets may be being checked on the search worker: not again here.
+  await store.dictionariesChecked();
   const reads = readsRecords(q);
   let matches = 0;
   // Where the walk is: the last row looked at (matched or not), so a page cut short by its

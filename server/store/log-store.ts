@@ -357,6 +357,14 @@ export class LogStore {
   }
 
   /** A partition's record words (record-tokens.ts) as far as they cover its committed record bytes, or null. */
+  /**
+   * Resolves once the URL and path dictionaries' saved line offsets are not being checked on the
+   * search worker (after a start): a read that waits for this does not check them again here.
+   */
+  async dictionariesChecked(): Promise<void> {
+    await Promise.all([this.urls.whenChecked(), this.paths.whenChecked()]);
+  }
+
   recordTokens(p: Partition): RecordTokens | null {
     return this.columnsCache.recordTokens(p);
   }

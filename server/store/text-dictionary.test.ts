@@ -425,6 +425,23 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     expect(off.size()).toBe(many.length);
     for (const id of [1, 2, 777, many.length]) expect(off.get(id)).toBe(expected[id - 1]);
     off.close();
+    // A read that waits for the check (whenChecked) finds the lines taken once the CRC comes.
+    let give!: (crc: number | null) => void;
+    const waits = new TextDictionary(f, state);
+    const loaded = waits.loadInSteps(undefined, () => new Promise((resolve) => (give = resolve)));
+    await new Promise((resolve) => setImmediate(resolve));
+    let checked = false;
+    const until = waits.whenChecked().then(() => (checked = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(checked).toBe(false);
+    give(zlib.crc32(content.subarray(0, readSavedLines(f)!.bytes)));
+    await until;
+    await loaded;
+    const after = vi.spyOn(fs, 'readSync');
+    expect(waits.size()).toBe(many.length);
+    expect(after.mock.calls.length).toBe(0);
+    after.mockRestore();
+    waits.close();
     // A CRC that is not the bytes': read line by line, the same texts.
     const wrong = new TextDictionary(f, state);
     await wrong.loadInSteps(undefined, async () => 12345);
