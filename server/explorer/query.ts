@@ -368,7 +368,7 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
       checkStop(limits.deadline, limits.signal);
       stillThere();
     };
-    const verdicts = pass && to > from && !exactWords && matcher?.texts ? await searchVerdicts(c, pass, from, to, wordHit, matcher.urls, check) : null;
+    const verdicts = pass && to > from && !exactWords && matcher?.texts ? await searchVerdicts(c, pass, from, to, wordHit, matcher.urls, check, countable ? walked.length - pi - 1 : 0) : null;
     // The texts file is not even opened when the words and URLs decided every record.
     const textHit = verdicts?.byText ? (matcher?.texts?.(p, verdicts.of) ?? null) : null;
     const decided = exactWords && pass
@@ -486,7 +486,7 @@ const MATCHES = 2;
  * search), then an edge record's URL may rule it in (url-hits.ts); the rest are left to their
  * text (or, without record texts, their record). Only those records' text chunks are read.
  */
-async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, urls: UrlHits | null, check: () => void): Promise<{ of: Uint8Array; byText: number }> {
+async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, urls: UrlHits | null, check: () => void, partitionsLeft: number): Promise<{ of: Uint8Array; byText: number }> {
   const { rid } = c;
   let top = 0;
   for (let i = from; i < to; i++) if (rid[i]! > top) top = rid[i]!;
@@ -514,7 +514,7 @@ async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from
     for (let r = 0; r < top; r++) if (out[r] === BY_TEXT) byText++;
     return { of: out, byText };
   }
-  await urls.decide(check);
+  await urls.decide(check, partitionsLeft);
   return { of: out, byText: urls.settle(url, rid, from, to, out, BY_TEXT, MATCHES) };
 }
 

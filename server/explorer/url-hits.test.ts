@@ -162,6 +162,21 @@ describe('text search decided by the URLs', () => {
     }
   });
 
+  it('a walk with many partitions left reads urls.log at once for a few URLs, rather than looking them up one by one first', async () => {
+    for (const left of [0, 10_000]) {
+      const { store } = await storeOf(2400);
+      const scans = vi.spyOn(store.urls, 'linesJob');
+      const search = { text: '/rest/v1/', lower: '/rest/v1/', re: null, rawSafe: true };
+      const hits = urlHits(store, search);
+      for (const id of [1, 2, 3, 4, 5]) hits.want(id);
+      await hits.decide(() => {}, left);
+      expect(scans.mock.calls.length > 0, `${left} partitions left`).toBe(left > 0);
+      const want = [1, 2, 3, 4, 5].map((id) => store.urls.get(id).toLowerCase().includes('/rest/v1/'));
+      expect([1, 2, 3, 4, 5].map((id) => hits.matches(id))).toEqual(want);
+      expect(want).toContain(true);
+    }
+  });
+
   it('the search worker finds in ranges of urls.log what this thread finds: escaped lines and texts not written yet left to this thread', async () => {
     const { store } = await storeOf(2400);
     // The file's lines with a quote are escaped (records' kind 1); texts added now are pending (not written yet).

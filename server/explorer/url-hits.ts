@@ -74,9 +74,11 @@ export interface UrlHits {
   want(id: number): void;
   /**
    * Tests the URLs noted since the last call, in steps with a turn for others between them
-   * (`check` after each: it throws to stop); then `matches` tells.
+   * (`check` after each: it throws to stop); then `matches` tells. `partitionsLeft`: a walk that
+   * will go through this many more partitions (counting a week, say) is expected to want as many
+   * URLs again for each, which may make reading the whole file the cheaper way at once.
    */
-  decide(check: () => void): Promise<void>;
+  decide(check: () => void, partitionsLeft?: number): Promise<void>;
   /** Whether URL `id` holds a match: false when untested (the record's text then decides). */
   matches(id: number): boolean;
   /**
@@ -125,7 +127,7 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
       wanted.push(id);
       if (id > top) top = id;
     },
-    async decide(check) {
+    async decide(check, partitionsLeft = 0) {
       const mine = v;
       const ids = wanted;
       const last = top;
@@ -137,7 +139,7 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
         if (mine.epoch !== store.urlEpoch) return;
         // The file's saved line offsets may be being checked on the search worker (after a start): not checked again here.
         await store.urls.whenChecked();
-        if (find && (ids.length + mine.lookedUp) * BYTES_PER_LOOKUP > store.urls.bytes) {
+        if (find && (ids.length * (1 + partitionsLeft) + mine.lookedUp) * BYTES_PER_LOOKUP > store.urls.bytes) {
           // Many URLs (a week's partitions each want thousands, so the ones looked up before
           // count too: at most twice the cost of reading the file at once): every line not
           // read yet (all of them the first time) read once, in steps, so that the next
