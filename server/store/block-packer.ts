@@ -21,11 +21,11 @@
  * The worker is started from outside the store (parse-host.ts provides how: it is the import's
  * worker entry, in another role), so a store without that (a test, a conversion) packs inline.
  */
-import { startWorker } from './worker-start.ts';
 import { receiveMessageOnPort, MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
 import { addTotal, span } from '../activity.ts';
 import { blockBits } from './block-grams.ts';
+import { startWorker } from './worker-start.ts';
 
 /** `[u32 compressed length | CHECKED][u32 raw length]`, then the CRC-32 of the raw bytes, then the compressed bytes. */
 export const BLOCK_HEADER = 8;

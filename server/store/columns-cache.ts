@@ -6,7 +6,6 @@
  * commit and at open, in steps with turns for requests in between (docs/ARCHITECTURE.md,
  * "Damaged files" says how they are checked).
  */
-import { crcOffThread } from './search-worker.ts';
 import fs from 'node:fs';
 import { spanOf, spanSince } from '../activity.ts';
 import { readsAnswered } from '../turns.ts';
@@ -21,6 +20,7 @@ import { writeSynced } from './durable.ts';
 import { COLUMNS_WRITING_TMP } from './store-files.ts';
 import type { TextDictionary } from './text-dictionary.ts';
 import { appendRecordTokens, cutRecordTokens, readRecordTokens, SEGMENT_RECORDS, TokenSegmentBuilder, type RecordTokens } from './record-tokens.ts';
+import { crcOffThread } from './search-worker.ts';
 
 /**
  * Bytes of partition columns (scan-columns.ts) kept in memory: a week of a 10M-record store

@@ -19,7 +19,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { crcOffThread } from './search-worker.ts';
 import { gaugeGroup } from '../activity.ts';
 import { type SourceInfo, type SourceName, sourceInfo } from '../sources.ts';
 import type { ApiHours } from './api-hours.ts';
@@ -27,6 +26,7 @@ import { BatchInserter, type BatchResult } from './batch-insert.ts';
 import type { BlockTexts } from './block-texts.ts';
 import type { RecordTokens } from './record-tokens.ts';
 import type { BlockGrams } from './block-grams.ts';
+import { crcOffThread } from './search-worker.ts';
 import { CATALOG_FILE, setMeta, URLS_META, type PartitionRow } from './catalog.ts';
 import type { Dictionary } from './catalog-dictionary.ts';
 import { CatalogState } from './catalog-state.ts';

@@ -1,23 +1,23 @@
 /**
  * A text search's reads of files done off the thread that answers requests, so that a search
- * uses both cores:
- * - a partition's record words (record-tokens.ts): inflating a week's word lists and walking
- *   them is most of a search for digits or a common word at 10M records (a second of a 2-3 s
- *   search), and needs nothing but the partition's tokens file. A job is the partition's listing
- *   (plain data: the file, its seed and its segments, as this thread read them within the
- *   committed record bytes) and the search's word parts; the answer is `markWords`' marks;
- * - a range of urls.log's lines (text-dictionary.ts): a search the URLs decide (url-hits.ts)
- *   looks for its text in every URL of the store once (1.6M URLs, 164 MB at 10M records). A job
- *   is the lines' place in the file and the text; the answer is `linesFound`'s.
+ * uses both cores. Three kinds of job, each plain data, each answered by the function this
+ * thread would run itself:
+ * - a partition's record words (record-tokens.ts `markWords`): inflating a week's word lists and
+ *   walking them is most of a search for digits at 10M records, and needs nothing but the
+ *   partition's tokens file. The job is its listing (the file, its seed and its segments, as
+ *   this thread read them within the committed record bytes) and the search's word parts;
+ * - a range of urls.log's lines (text-dictionary.ts `linesFound`): a search the URLs decide
+ *   (url-hits.ts) looks for its text in every URL of the store once (1.6M URLs, 164 MB at 10M);
+ * - the CRC of a dictionary's first bytes, which its saved line offsets are checked by after a
+ *   start (text-dictionary.ts `loadInSteps`).
  *
- * Either side runs the same function. A job the worker has not started when
- * the walk reaches its partition is taken back (a shared state word, as block-packer.ts does)
- * and read by the walk: the two threads share the week between them, and neither waits on a
- * queue. A worker that is missing, dies or fails a job answers null and the caller reads the
- * words itself, so the worker costs time, never an answer. The worker is started from outside the store (parse-host.ts provides how,
- * as for block-packer.ts), is kept while jobs come and ended after IDLE_MS without any.
+ * Each job has a shared state word (as block-packer.ts's): one the worker has not started can be
+ * taken back by the caller, who then does it itself, so a walk that catches up with the worker
+ * never waits on a queue. A worker that is missing, dies or fails a job answers null and the
+ * caller does the job itself: the worker costs time, never an answer. It is started from outside
+ * the store (parse-host.ts provides how, as for block-packer.ts), kept while jobs come and ended
+ * after IDLE_MS without any.
  */
-import { startWorker } from './worker-start.ts';
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
@@ -25,6 +25,7 @@ import { addTotal } from '../activity.ts';
 import { adaptiveTextFinder } from './block-search.ts';
 import { countSegmentsRead, markWords, tokenSegmentsRead, tokensOfListing, type TokensListing, type WordMarks, type WordPart } from './record-tokens.ts';
 import { linesFound, type FileLines, type LinesFound } from './text-dictionary.ts';
+import { startWorker } from './worker-start.ts';
 
 type Job = { kind: 'words'; listing: TokensListing; parts: readonly WordPart[] } | { kind: 'lines'; lines: FileLines; text: string } | { kind: 'crc'; file: string; bytes: number };
 
