@@ -26,7 +26,7 @@ import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from '../store/block-search.ts';
 import { isRawSafe, textHits, textTest, type TextHitTest } from './text-hits.ts';
 import { urlHits, type UrlHits } from './url-hits.ts';
-import { wordPlan, wordSearch, type WordHits } from './token-hits.ts';
+import { wordPlan, wordSearch, type WordHits, type WordSearch } from './token-hits.ts';
 import { MATCH, NO_MATCH, UNKNOWN } from '../store/record-tokens.ts';
 import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
@@ -315,6 +315,18 @@ export type IndexedValue = (path: string) => string | null | undefined;
  * record. Yields to the event loop between partitions and every CHECK_EVERY rows.
  */
 export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, record: () => Buffer, indexed: IndexedValue) => void, limits: ScanLimits = {}): Promise<ScanProgress> {
+  // The record words of a search of words, read on the search worker for the next partitions while this one is counted.
+  const plan = q.q ? wordPlan(q.q) : null;
+  const words = plan ? wordSearch(store, plan) : null;
+  try {
+    return await walk(store, q, visit, limits, words);
+  } finally {
+    // Partitions asked ahead of a walk that stopped (its page full, its client gone): not read for nothing.
+    words?.close();
+  }
+}
+
+async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, record: () => Buffer, indexed: IndexedValue) => void, limits: ScanLimits, words: WordSearch | null): Promise<ScanProgress> {
   const started = performance.now();
   // The record's test of the conditions a partition's field index leaves to it (the text search, and those paths).
   const matchers = new Map<string, TextMatcher | null>();
@@ -338,9 +350,6 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
   let sinceCheck = 0;
   const paths = pathFilterTable(store, q);
   const stillThere = limits.watch ?? sourceWatch(store, q);
-  // The record words of a search of words, read on the worker for the next partitions while this one is counted.
-  const plan = q.q ? wordPlan(q.q) : null;
-  const words = plan ? wordSearch(store, plan) : null;
   const walked = partitionsOf(store, q);
   for (let pi = 0; pi < walked.length; pi++) {
     const p = walked[pi]!;

@@ -90,6 +90,8 @@ const BACKLOG = 10;
 export interface WordSearch {
   /** Partition `p`'s hits (null: it has no words yet); the walk goes on to walked[next], walked[next + 1]... */
   hits(p: Partition, walked: readonly Partition[], next: number): Promise<WordHits | null>;
+  /** The walk is over: the partitions asked that the worker has not started are taken back. */
+  close(): void;
 }
 
 export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
@@ -135,6 +137,10 @@ export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
       if (marks && marks.damagedAt === null) return { records: marks.records, of: marks.of, exact: plan.exact, whole: true };
       // No worker, or a segment failed its check there: read here, where damage is reported.
       return here(p);
+    },
+    close() {
+      for (const job of jobs.values()) if (job && 'takeBack' in job) job.takeBack();
+      jobs.clear();
     },
   };
 }

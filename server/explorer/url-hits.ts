@@ -131,6 +131,8 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
       const mine = v;
       const ids = wanted;
       const last = top;
+      // Chunks of urls.log asked of the search worker: those not started are taken back if the walk stops.
+      const chunks: Chunk[] = [];
       wanted = [];
       top = 0;
       if (!ids.length) return;
@@ -149,7 +151,6 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
           // Every chunk is asked of the search worker at once; this thread takes, in order, each
           // one the worker has not started, then the worker's answers: the file is searched on
           // both cores.
-          const chunks: Chunk[] = [];
           for (let after = mine.scannedTo; after < end; after += STEP) {
             const upTo = Math.min(end, after + STEP);
             const lines = store.urls.linesJob(after, upTo - after);
@@ -194,6 +195,7 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
           }
         }
       } finally {
+        for (const c of chunks) c.there?.takeBack();
         // A walk stopped midway leaves its untested URLs to the next one.
         for (const id of ids) if (mine.of[id] === TESTING) mine.of[id] = UNTESTED;
       }
