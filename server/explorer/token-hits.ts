@@ -86,7 +86,7 @@ const AHEAD = 16;
  */
 const BACKLOG = 10;
 
-/** A walk's word search: each partition's WordHits, read on the word search's worker ahead of the walk. */
+/** A walk's word search: each partition's WordHits, read on the search worker ahead of the walk. */
 export interface WordSearch {
   /** Partition `p`'s hits (null: it has no words yet); the walk goes on to walked[next], walked[next + 1]... */
   hits(p: Partition, walked: readonly Partition[], next: number): Promise<WordHits | null>;
@@ -117,7 +117,7 @@ export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
       if (!('takeBack' in job)) return job;
       // A job the worker has not started is read here at once, not waited for.
       if (job.takeBack()) return here(p);
-      // The worker is behind: this thread reads the furthest partition asked that it has not started.
+      // When the worker is behind (more than BACKLOG asked and not started), this thread reads the furthest of them itself.
       let backlog = 0;
       for (let k = next; k < last; k++) {
         const other = jobs.get(walked[k]!);
@@ -131,8 +131,7 @@ export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
           break;
         }
       }
-      const answer = job.answer;
-      const marks = await answer;
+      const marks = await job.answer;
       // Words listed when the job was asked may have grown since: the rows past them are decided by their texts.
       if (marks && marks.damagedAt === null) return { records: marks.records, of: marks.of, exact: plan.exact, whole: true };
       // No worker, or a segment failed its check there: read here, where damage is reported.
