@@ -205,7 +205,16 @@ describe('text search decided by the URLs', () => {
         expect(mine, `${text} after ${after}`).toEqual(want);
       }
     }
-    // The worker's CRC of the file's first bytes (urls.log's saved offsets are checked by it after a start).
+    // A job made while texts were pending, tested after a save wrote them: each read where it is now.
+    const made = store.urls.linesJob(written, n - written);
+    store.urls.flush();
+    for (const text of ['/rest/v1/', 'x.test', 'zzz']) {
+      const holds = (t: string) => t.toLowerCase().includes(text);
+      const ids: number[] = [];
+      store.urls.testPending(made, holds, ids);
+      expect(ids, text).toEqual(odd.map((u, k) => (holds(u) ? written + k + 1 : 0)).filter(Boolean));
+    }
+        // The worker's CRC of the file's first bytes (urls.log's saved offsets are checked by it after a start).
     const bytes = fs.readFileSync(store.urls.file);
     for (const k of [0, 1, 1000, bytes.length]) expect(await crcOffThread(store.urls.file, k)).toBe(zlib.crc32(bytes.subarray(0, k)));
   });

@@ -156,7 +156,7 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
             const lines = store.urls.linesJob(after, upTo - after);
             chunks.push({ after, upTo, lines, there: lines.lines ? linesFoundOffThread(lines.lines, scanned!) : null });
           }
-          const here = (c: Chunk) => settleLines(mine, c.after, c.upTo, store.urls.idsFound(find, holds, c.after, c.upTo - c.after).ids);
+          const here = (c: Chunk) => settleLines(mine, c.after, c.upTo, store.urls.idsIn(c.lines, find, holds));
           let contiguous = true;
           for (const c of chunks) {
             if (c.there && !c.there.takeBack()) {

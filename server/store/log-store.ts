@@ -356,7 +356,6 @@ export class LogStore {
     this.columnsCache.textsDamaged(p, blk);
   }
 
-  /** A partition's record words (record-tokens.ts) as far as they cover its committed record bytes, or null. */
   /**
    * Resolves once the URL and path dictionaries' saved line offsets are not being checked on the
    * search worker (after a start): a read that waits for this does not check them again here.
@@ -365,6 +364,7 @@ export class LogStore {
     await Promise.all([this.urls.whenChecked(), this.paths.whenChecked()]);
   }
 
+  /** A partition's record words (record-tokens.ts) as far as they cover its committed record bytes, or null. */
   recordTokens(p: Partition): RecordTokens | null {
     return this.columnsCache.recordTokens(p);
   }

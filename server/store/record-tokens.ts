@@ -386,10 +386,10 @@ function parseWordList(raw: Buffer): WordList {
   return { text, count, index: raw.subarray(LIST_HEAD + textBytes), postBase };
 }
 
-/** Segments read by this process and for it on the word search's worker (tests count the reads of a search). */
+/** Segments read by this process and for it on the search worker (tests count the reads of a search). */
 let segmentsRead = 0;
 export const tokenSegmentsRead = (): number => segmentsRead;
-/** Segments the word search's worker read for this process (search-worker.ts). */
+/** Segments the search worker read for this process (search-worker.ts). */
 export const countSegmentsRead = (n: number): void => void (segmentsRead += n);
 
 export interface SegmentEntry {

@@ -631,36 +631,47 @@ export class TextDictionary {
    * at, in any order; `visit` returns true to stop. `last` is the last id looked at.
    */
   idsFound(find: TextFind, test: (text: string) => boolean, after: number, limit: number): { ids: number[]; last: number } {
-    const job = this.linesJob(after, limit);
+    const job = this.linesJob(after, limit, false);
+    return { ids: this.idsIn(job, find, test), last: job.last };
+  }
+
+  /** idsFound of a job from linesJob, searched on this thread. */
+  idsIn(job: LinesJob, find: TextFind, test: (text: string) => boolean): number[] {
     const ids: number[] = [];
     if (job.lines) {
-      const { plain, escaped } = linesFound(this.readBytes(job.lines.start, job.lines.end), job.lines.starts, job.lines.first, find);
+      const { start, end, starts, first } = job.lines;
+      const bytes = this.readBytes(start, end);
+      const { plain, escaped } = linesFound(bytes, starts, first, find);
       for (const id of plain) ids.push(id);
-      this.testEscaped(escaped, test, ids);
+      // Decoded from the bytes read (a line that is not a JSON string holds nothing).
+      for (const id of escaped) {
+        const text = parseText(bytes.toString('utf8', starts[id - first]! - start, starts[id - first + 1]! - start - 1));
+        if (text !== null && test(text)) ids.push(id);
+      }
       // Both lists ascend, and the ids must: merged.
       if (escaped.length) ids.sort((a, b) => a - b);
     }
     this.testPending(job, test, ids);
-    return { ids, last: job.last };
+    return ids;
   }
 
   /**
    * What idsFound reads for the texts after `after` (at most `limit`): the lines in the file as
-   * plain data another thread can search (linesFound), and the ids of pending texts (tested here).
+   * plain data another thread can search (linesFound; `copy`: their starts copied out of the
+   * dictionary's offsets, as a message to another thread would copy all of them), and the ids of
+   * pending texts (tested here).
    */
-  linesJob(after: number, limit: number): LinesJob {
+  linesJob(after: number, limit: number, copy = true): LinesJob {
     this.load();
     const last = Math.max(after, Math.min(this.count, after + limit));
     const firstPending = this.count - this.pendingTexts.length + 1;
     const lastInFile = Math.min(last, firstPending - 1);
-    const lines =
-      lastInFile > after
-        ? { file: this.file, start: this.offsets[after + 1]!, end: this.offsets[lastInFile + 1]!, first: after + 1, starts: this.offsets.slice(after + 1, lastInFile + 2) }
-        : null;
+    const starts = () => (copy ? this.offsets.slice(after + 1, lastInFile + 2) : this.offsets.subarray(after + 1, lastInFile + 2));
+    const lines = lastInFile > after ? { file: this.file, start: this.offsets[after + 1]!, end: this.offsets[lastInFile + 1]!, first: after + 1, starts: starts() } : null;
     return { lines, after, last, firstPending };
   }
 
-  /** Of `escaped` (lines linesFound could not decide by their bytes), those whose decoded text passes `test`, added to `ids`. */
+  /** Of `escaped` (lines linesFound could not decide by their bytes, found on another thread), those whose decoded text passes `test`, added to `ids`. */
   testEscaped(escaped: Iterable<number>, test: (text: string) => boolean, ids: number[]): void {
     for (const id of escaped) {
       // (A line that is not a JSON string holds nothing.)
@@ -669,9 +680,17 @@ export class TextDictionary {
     }
   }
 
-  /** The job's pending texts (not in the file yet) that pass `test`, added to `ids`. */
+  /**
+   * The job's texts that were pending when it was made (not in the file) and pass `test`, added
+   * to `ids`. A save may have written them since (a search waits between chunks): each is read
+   * where it is now; ids a rollback took back are gone.
+   */
   testPending(job: LinesJob, test: (text: string) => boolean, ids: number[]): void {
-    for (let id = Math.max(job.after + 1, job.firstPending); id <= job.last; id++) if (test(this.pendingTexts[id - job.firstPending]!)) ids.push(id);
+    const firstPending = this.count - this.pendingTexts.length + 1;
+    const last = Math.min(job.last, this.count);
+    for (let id = Math.max(job.after + 1, job.firstPending); id <= last; id++) {
+      if (test(id >= firstPending ? this.pendingTexts[id - firstPending]! : this.get(id))) ids.push(id);
+    }
   }
 
   /** Bytes `start` to `end` of the file. */
