@@ -11,7 +11,7 @@
 import { badParam } from '../errors.ts';
 import type { LogStore } from '../store/log-store.ts';
 import { HOUR_MICROS, NONE, type ColumnName, type HourCounts, type ScanColumns } from '../store/scan-columns.ts';
-import { MICROS } from '../time.ts';
+import { bucketWidth, MAX_BUCKETS } from './buckets.ts';
 import { isFieldPath, MAX_FIELD_FACETS } from '../../contract/fields.ts';
 import { FILTER_FIELDS, type FilterField } from '../../contract/filters.ts';
 import { checkStop, fieldsOf, functionTexts, partitionsOf, scanRows, sourceWatch, splitOf, type ExplorerQuery } from './query.ts';
@@ -24,21 +24,7 @@ import { IdCounts } from './id-counts.ts';
 import { fineFits, SEARCH_WAIT_MS, searchTallies, type SearchProgress } from './search-summary.ts';
 import { columnOfField, EVERY_ROW, filterColumns, rowFilter, windowRange, type FilterTarget } from './row-filter.ts';
 
-/** Round bucket widths; a histogram takes the narrowest that covers its range in about N buckets. */
-export const BUCKET_WIDTHS: readonly number[] = [
-  MICROS.second, 5 * MICROS.second, 10 * MICROS.second, 30 * MICROS.second,
-  MICROS.minute, 5 * MICROS.minute, 10 * MICROS.minute, 15 * MICROS.minute, 30 * MICROS.minute,
-  MICROS.hour, 3 * MICROS.hour, 6 * MICROS.hour, 12 * MICROS.hour, MICROS.day, 7 * MICROS.day,
-];
-export const DEFAULT_BUCKETS = 60;
-export const MAX_BUCKETS = 500;
 export const FACET_TOP = 10;
-
-export function bucketWidth(start: number, end: number, buckets: number): number {
-  const span = Math.max(1, end - start);
-  return BUCKET_WIDTHS.find((w) => span / w <= buckets) ?? BUCKET_WIDTHS[BUCKET_WIDTHS.length - 1]!;
-}
-
 
 export interface HistogramBucket {
   timestamp: number;
@@ -226,7 +212,7 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
   }
   const fields = asked.filter((f) => !recordFields.includes(f)) as FilterField[];
   const counts = new Map<FilterField, Map<string | number, number>>(fields.map((f) => [f, new Map()]));
-  const pathCounts = new IdCounts();
+  let pathCounts = new IdCounts();
   const fnText = functionTexts(store);
   const bump = (f: FilterField, v: string | number | null, n: number) => {
     if (v === null || v === undefined) return;
@@ -240,7 +226,8 @@ export async function facets(store: LogStore, q: ExplorerQuery, fieldsText: stri
     // the fields inside the records asked for).
     const shared = await searchTallies(store, q, SEARCH_WAIT_MS, signal, recordFields);
     for (const f of fields) {
-      if (f === 'path') for (const [id, n] of shared.paths) pathCounts.add(id, n);
+      // The walk's own path counts (read before the next await).
+      if (f === 'path') pathCounts = shared.paths;
       else for (const [v, n] of shared.values.get(f) ?? []) bump(f, v, n);
     }
     recordCounts = shared.values;
@@ -471,7 +458,7 @@ async function eachPartition(
 ): Promise<void> {
   const columns: ColumnName[] = [...filterColumns(q), ...needed];
   const turn = { at: performance.now() };
-  await store.dictionariesChecked();
+  await store.pathsChecked();
   const paths = pathFilterTable(store, q);
   const stillThere = sourceWatch(store, q);
   for (const p of partitionsOf(store, q)) {

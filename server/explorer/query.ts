@@ -318,15 +318,21 @@ export async function scanRows(store: LogStore, q: ExplorerQuery, visit: (row: S
   // The record words of a search of words, read on the search worker for the next partitions while this one is counted.
   const plan = q.q ? wordPlan(q.q) : null;
   const words = plan ? wordSearch(store, plan) : null;
+  // A walk that counts reads every partition of its window: their columns are read on the search worker ahead of it.
+  const columnsAsked: Partition[] | null = limits.columns && limits.tiesInAnyOrder ? [] : null;
   try {
-    return await walk(store, q, visit, limits, words);
+    return await walk(store, q, visit, limits, words, columnsAsked);
   } finally {
     // Partitions asked ahead of a walk that stopped (its page full, its client gone): not read for nothing.
     words?.close();
+    for (const p of columnsAsked ?? []) store.dropColumnsAhead(p);
   }
 }
 
-async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, record: () => Buffer, indexed: IndexedValue) => void, limits: ScanLimits, words: WordSearch | null): Promise<ScanProgress> {
+/** Partitions ahead of a counting walk whose columns the search worker reads while the walk counts the current one. */
+const COLUMNS_AHEAD = 8;
+
+async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, record: () => Buffer, indexed: IndexedValue) => void, limits: ScanLimits, words: WordSearch | null, columnsAsked: Partition[] | null): Promise<ScanProgress> {
   const started = performance.now();
   // The record's test of the conditions a partition's field index leaves to it (the text search, and those paths).
   const matchers = new Map<string, TextMatcher | null>();
@@ -336,8 +342,8 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     if (m === undefined) matchers.set(key, (m = recordMatcher(store, q, rest)));
     return m;
   };
-  // After a start, the dictionaries' saved offsets may be being checked on the search worker: not again here.
-  await store.dictionariesChecked();
+  // After a start, paths.log's saved offsets may be being checked on the search worker: not again here.
+  await store.pathsChecked();
   const reads = readsRecords(q);
   let matches = 0;
   // Where the walk is: the last row looked at (matched or not), so a page cut short by its
@@ -351,13 +357,24 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
   const paths = pathFilterTable(store, q);
   const stillThere = limits.watch ?? sourceWatch(store, q);
   const walked = partitionsOf(store, q);
+  // walked[pi + 1] up to this one (excluded) had their columns asked of the search worker.
+  let askedTo = 0;
   for (let pi = 0; pi < walked.length; pi++) {
     const p = walked[pi]!;
     if (last && p.start > last.ts) continue;
     stillThere();
     // A walk that may count partitions from their columns reads the arrays it counts first (a
     // week at 10M is 9M rows: the record places are a third of the bytes), the rest if it walks.
-    let c = store.committedColumns(p, limits.columns ? tallyColumnsOf(q, limits.columnsRead) : ROW_COLUMNS);
+    const names = limits.columns ? tallyColumnsOf(q, limits.columnsRead) : ROW_COLUMNS;
+    if (columnsAsked) {
+      for (askedTo = Math.max(askedTo, pi + 1); askedTo < Math.min(walked.length, pi + 1 + COLUMNS_AHEAD); askedTo++) {
+        store.readColumnsAhead(walked[askedTo]!, names);
+        columnsAsked.push(walked[askedTo]!);
+      }
+      await store.columnsArrived(p);
+      stillThere();
+    }
+    let c = store.committedColumns(p, names);
     if (!c) continue;
     let pass = rowFilter(q, c, paths);
     let rest: readonly FieldCondition[] = q.fields;
@@ -368,6 +385,9 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     }
     const matcher = matcherOf(rest);
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
+    // The worker is still on this partition's words (it is behind: words are most of a search
+    // for digits): the columns asked of it and not started are read here instead, as the walk comes to them.
+    if (columnsAsked && words?.busy(p)) for (let k = pi + 1; k < askedTo; k++) store.dropColumnsAhead(walked[k]!);
     const wordHit = pass && to > from && words ? await words.hits(p, walked, pi + 1) : null;
     stillThere();
     // A walk that counts, of a text search alone: the words, or the words and texts, may decide every row of the partition.

@@ -11,7 +11,7 @@
 import type { LogStore } from '../store/log-store.ts';
 import { metadataOfRecord } from '../store/record.ts';
 import { NONE, type ColumnName, type ScanColumns } from '../store/scan-columns.ts';
-import { MICROS } from '../time.ts';
+import { fineWidth } from './buckets.ts';
 import { fieldsOf, functionTexts, scanRows, splitOf, type ExplorerQuery } from './query.ts';
 import { CLASS_KEYS, statusClass, statusClassIndex } from './status-class.ts';
 import { IdCounts } from './id-counts.ts';
@@ -27,9 +27,6 @@ const ABANDON_MS = 15_000;
 const KEEP_MS = 60_000;
 /** Walks kept at once (running or finished), least recently asked first out. */
 const MAX_SEARCHES = 8;
-/** Fine histogram widths: the narrowest whose bins fit MAX_FINE_BINS is used; each divides every wider round width. */
-const FINE_WIDTHS = [MICROS.second, 5 * MICROS.second, 10 * MICROS.second, 30 * MICROS.second, MICROS.minute, 5 * MICROS.minute];
-const MAX_FINE_BINS = 400_000;
 
 /** How far a walk got: newest first, every record after `through` looked at. */
 export interface SearchProgress {
@@ -47,10 +44,12 @@ export interface SearchTallies extends SearchProgress {
   /** Per facet field, value -> count (`record:<path>` for a field inside the records, as text); paths by the store's path id. */
   values: Map<string, Map<string | number, number>>;
   /**
-   * Paths by id: the walk's own map, not a copy, even while it runs (a week's hundreds of
-   * thousands of paths took 150 ms to copy, for each partial answer): read it before the next await.
+   * Paths by the store's id: the walk's own counts, not a copy, even while it runs (a week's
+   * hundreds of thousands of paths took 150 ms to copy, for each partial answer): read them
+   * before the next await. Counted by id in an array, not a Map: adding each partition's paths
+   * to a Map was a fifth of a common phrase's counting over a week at 10M records.
    */
-  paths: Map<number, number>;
+  paths: IdCounts;
 }
 
 interface Walk {
@@ -108,10 +107,6 @@ function keyOf(store: LogStore, q: ExplorerQuery, recordFields: readonly string[
   ]);
 }
 
-/** The narrowest fine width for the window (see FINE_WIDTHS). */
-function fineWidth(start: number, end: number): number {
-  return FINE_WIDTHS.find((w) => (end - start) / w <= MAX_FINE_BINS) ?? FINE_WIDTHS[FINE_WIDTHS.length - 1]!;
-}
 
 /** Whether a histogram of `width` can be summed from a walk's fine bins. */
 export function fineFits(t: SearchTallies, width: number): boolean {
@@ -130,14 +125,12 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
     bytes: 0,
     fine: { first, width, bins, byKey: new Map() },
     values: new Map([...fields, ...recordFields.map((f) => `record:${f}`)].map((f) => [f, new Map()])),
-    paths: new Map(),
+    paths: new IdCounts(),
   };
   const split = splitOf(q.source);
   const recordKeys = recordFields.map((f) => [`record:${f}`, f.split('.'), f] as const);
   const fnText = functionTexts(store);
   const stop = new AbortController();
-  // Paths by the store's ids (hundreds of thousands at 10M), counted in an array reused by each partition.
-  const pathCounts = new IdCounts();
   const bin = (key: string) => {
     let a = tallies.fine.byKey.get(key);
     if (!a) tallies.fine.byKey.set(key, (a = new Float64Array(bins)));
@@ -172,13 +165,13 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
           bump(tallies.values.get(f)!, v);
         }
       }
-      if (row.path !== NONE) tallies.paths.set(row.path, (tallies.paths.get(row.path) ?? 0) + 1);
+      if (row.path !== NONE) tallies.paths.add(row.path);
     },
     {
       signal: stop.signal,
       tiesInAnyOrder: true,
       // Fields inside the records are read per row; without them a partition the words decide is counted from its columns.
-      columns: recordFields.length ? undefined : (c, rows, count) => tallyColumns(tallies, c, rows, count, { split, fields, bin, fnText, pathCounts }),
+      columns: recordFields.length ? undefined : (c, rows, count) => tallyColumns(tallies, c, rows, count, { split, fields, bin, fnText }),
       columnsRead: tallyColumnsRead(split, fields),
       onProgress: (last) => {
         tallies.through = Math.max(q.start, last.ts);
@@ -205,13 +198,12 @@ function startWalk(store: LogStore, q: ExplorerQuery, now: number, recordFields:
 let columnTallies = 0;
 export const partitionsTalliedFromColumns = (): number => columnTallies;
 
-/** How tallyColumns counts: the histogram's split, the facet fields, a fine histogram's bins per key, function ids as text, paths. */
+/** How tallyColumns counts: the histogram's split, the facet fields, a fine histogram's bins per key, function ids as text. */
 interface TallyShape {
   split: 'status' | 'level';
   fields: readonly FilterField[];
   bin: (key: string) => Float64Array;
   fnText: (id: number | null) => string | null;
-  pathCounts: IdCounts;
 }
 
 /** The row arrays tallyColumns reads for a split and facet fields. */
@@ -259,15 +251,13 @@ function tallyColumns(t: SearchTallies, c: ScanColumns, rows: Int32Array, count:
       if (value !== null) into.set(value, (into.get(value) ?? 0) + n);
     });
   }
-  const pathCounts = shape.pathCounts;
+  const paths = t.paths;
   for (let k = 0; k < count; k++) {
     const pid = path[rows[k]!]!;
-    if (pid !== NONE) pathCounts.add(pid);
+    if (pid !== NONE) paths.add(pid);
   }
   t.count += count;
   t.bytes += bytes;
-  const paths = t.paths;
-  pathCounts.drain((pid, n) => paths.set(pid, (paths.get(pid) ?? 0) + n));
 }
 
 /** Drops walks of data that changed, finished ones past KEEP_MS, abandoned ones, and the least recently asked past MAX_SEARCHES. */

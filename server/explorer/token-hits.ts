@@ -90,6 +90,8 @@ const BACKLOG = 10;
 export interface WordSearch {
   /** Partition `p`'s hits (null: it has no words yet); the walk goes on to walked[next], walked[next + 1]... */
   hits(p: Partition, walked: readonly Partition[], next: number): Promise<WordHits | null>;
+  /** Whether the worker is reading partition `p`'s words now (asked, started, not answered): the walk would wait for them. */
+  busy(p: Partition): boolean;
   /** The walk is over: the partitions asked that the worker has not started are taken back. */
   close(): void;
 }
@@ -97,6 +99,8 @@ export interface WordSearch {
 export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
   // Per partition asked: the worker's job, or its hits read here while the walk waited for the worker (null: no words when asked).
   const jobs = new Map<Partition, SearchJob<WordMarks> | WordHits | null>();
+  // Jobs the worker has answered.
+  const answered = new WeakSet<SearchJob<WordMarks>>();
   const here = (p: Partition) => {
     const t = store.recordTokens(p);
     return t?.size ? wordHits(t, plan, (blk) => store.tokensDamaged(p, blk)) : null;
@@ -104,7 +108,9 @@ export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
   const ask = (p: Partition) => {
     if (jobs.has(p)) return;
     const t = store.recordTokens(p);
-    jobs.set(p, t?.size ? wordMarksOffThread(t.listing(), plan.parts) : null);
+    const job = t?.size ? wordMarksOffThread(t.listing(), plan.parts) : null;
+    void job?.answer.then(() => answered.add(job));
+    jobs.set(p, job);
   };
   return {
     async hits(p, walked, next) {
@@ -136,6 +142,10 @@ export function wordSearch(store: LogStore, plan: WordPlan): WordSearch {
       if (marks && marks.damagedAt === null) return { records: marks.records, of: marks.of, exact: plan.exact, whole: true };
       // No worker, or a segment failed its check there: read here, where damage is reported.
       return here(p);
+    },
+    busy(p) {
+      const job = jobs.get(p);
+      return !!job && 'takeBack' in job && job.started() && !answered.has(job);
     },
     close() {
       for (const job of jobs.values()) if (job && 'takeBack' in job) job.takeBack();

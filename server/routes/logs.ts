@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { Hono, type Context } from 'hono';
-import { countMatches, DEFAULT_BUCKETS, facets, histogram } from '../explorer/aggregate.ts';
+import { countMatches, facets, histogram } from '../explorer/aggregate.ts';
+import { DEFAULT_BUCKETS } from '../explorer/buckets.ts';
 import type { SearchProgress } from '../explorer/search-summary.ts';
 import { discoverFields } from '../explorer/record-fields.ts';
 import { indexedPathsOf } from '../explorer/field-index.ts';

@@ -2,8 +2,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { importStream } from '../ingest/import.ts';
 import { at, DAY, edgeRecord, importRecords, storeKeeper } from '../testing/fixtures.ts';
+import fs from 'node:fs';
+import path from 'node:path';
 import { IMPORT_CACHE_SHARE } from './columns-cache.ts';
-import type { ColumnName } from './scan-columns.ts';
+import { columnArraysFromWorker, ROW_COLUMNS, type ColumnName } from './scan-columns.ts';
+import { arraysOffThread, searchWorkerUnavailable } from './search-worker.ts';
 
 const keeper = storeKeeper('le-columns-cache-');
 afterEach(() => keeper.cleanup());
@@ -80,5 +83,59 @@ describe('the columns cache', () => {
     // Ended: the whole budget again.
     expect(readAll()).toBeGreaterThan(budget * IMPORT_CACHE_SHARE + each);
     expect(store.heldBytes().columnsCache).toBeLessThanOrEqual(budget + each);
+  });
+
+  it('has the search worker read the arrays a walk asks ahead as this thread reads them, leaving out a damaged one', async () => {
+    const dir = await writtenStore('w');
+    const names: ColumnName[] = ['ts', 'rid', 'status', 'method', 'path', 'url', 'len'];
+    // This thread's reading of every array, from a store opened afresh.
+    const plain = await keeper.open(dir);
+    const expected = plain.partitions('cloudflare.logs.prod').map((p) => {
+      const c = plain.columns(p, ROW_COLUMNS);
+      return Object.fromEntries(names.map((n) => [n, Array.from(c[n])]));
+    });
+    await keeper.close(plain);
+
+    const store = await keeper.open(dir);
+    const parts = store.partitions('cloudflare.logs.prod');
+    // The worker's answers, awaited (never taken back), are the arrays read here.
+    for (const [k, p] of parts.entries()) {
+      const reads = store.columns(p).arrayReads(names);
+      expect(reads.map((r) => r.name)).toEqual(names);
+      const file = path.join(dir, 'parts', 'edge_logs', fs.readdirSync(path.join(dir, 'parts', 'edge_logs')).find((f) => f.startsWith(`${p.label}-v`) && f.endsWith('.cols'))!);
+      const got = await arraysOffThread(file, reads).answer;
+      expect(searchWorkerUnavailable()).toBeUndefined();
+      expect(got!.map((a) => a.name)).toEqual(names);
+      for (const a of got!) expect(Array.from(a.name === 'ts' ? new Float64Array(a.buffer) : new Int32Array(a.buffer)), `${p.label} ${a.name}`).toEqual(expected[k]![a.name]);
+    }
+    // A walk's way: asked ahead, taken in (from the worker, or read here when it had not started).
+    const before = columnArraysFromWorker();
+    for (const p of parts) store.readColumnsAhead(p, names);
+    for (const [k, p] of parts.entries()) {
+      await store.columnsArrived(p);
+      const c = store.committedColumns(p, names)!;
+      for (const n of names) expect(Array.from(c[n]), `${p.label} ${n}`).toEqual(expected[k]![n]);
+    }
+    expect(columnArraysFromWorker() - before).toBeLessThanOrEqual(parts.length * names.length);
+    await keeper.close(store);
+
+    // One byte flipped in a partition's status array: the worker leaves that array out (its CRC
+    // fails); this thread then reads it, finds the damage, and builds the columns again.
+    const folder = path.join(dir, 'parts', 'edge_logs');
+    const first = fs.readdirSync(folder).filter((f) => f.endsWith('.cols')).sort()[0]!;
+    const k = parts.findIndex((q) => first.startsWith(`${q.label}-v`));
+    const bytes = fs.readFileSync(path.join(folder, first));
+    const at = bytes.indexOf(Buffer.from(Int32Array.from(expected[k]!.status!).buffer));
+    expect(at).toBeGreaterThan(0);
+    bytes[at + 5] = bytes[at + 5]! ^ 0x01;
+    fs.writeFileSync(path.join(folder, first), bytes);
+    const again = await keeper.open(dir);
+    const p = again.partitions('cloudflare.logs.prod')[k]!;
+    const got = await arraysOffThread(path.join(folder, first), again.columns(p).arrayReads(names)).answer;
+    expect(got!.map((a) => a.name)).toEqual(names.filter((n) => n !== 'status'));
+    again.readColumnsAhead(p, names);
+    await again.columnsArrived(p);
+    const c = again.committedColumns(p, names)!;
+    for (const n of names) expect(Array.from(c[n]), n).toEqual(expected[k]![n]);
   });
 });

@@ -142,6 +142,30 @@ export class ColumnsCache {
     return cols;
   }
 
+  /**
+   * Asks the search worker for `needed` arrays of a clean partition's saved columns file
+   * (ScanColumns.readAhead) for a walk that will come to it; nothing for one with unsaved rows or
+   * without a whole file (the walk builds or reads its columns when it comes). Only the file's
+   * head is read here.
+   */
+  readAhead(p: Partition, needed: readonly ColumnName[]): void {
+    if (p.dirty) return;
+    const hit = this.columnCache.get(p);
+    // A cached one is not moved up the cache's order: the walk has not used it yet.
+    const cols = hit?.version === p.fileVersion ? hit.cols : this.savedColumns(p, p.fileVersion, []);
+    cols?.readAhead(needed);
+  }
+
+  /** Waits for the arrays readAhead asked of `p`'s columns (at once when the worker had not started on them). */
+  async arrived(p: Partition): Promise<void> {
+    await this.columnCache.get(p)?.cols.arrived();
+  }
+
+  /** Takes back what readAhead asked of `p`'s columns if the worker has not started on it. */
+  dropAhead(p: Partition): void {
+    this.columnCache.get(p)?.cols.dropAhead();
+  }
+
   /** The columns of a partition's saved version from the cache or its file, `needed` loaded; null when they must be built. */
   private savedColumns(p: Partition, version: number, needed: readonly ColumnName[]): ScanColumns | null {
     const hit = this.columnCache.get(p);

@@ -236,6 +236,11 @@ export class ImportTransaction {
     return p.row;
   }
 
+  /** Whether a running import wrote this partition (its committed columns are then read from its committed version's file). */
+  touches(p: Partition): boolean {
+    return this.state?.touched.has(p) === true;
+  }
+
   /**
    * A partition's columns as its last commit has them (see committedPartitions); null when it
    * holds no committed rows. Outside an import, `columns`. During one, a partition it wrote is

@@ -193,6 +193,9 @@ export class LogStore {
       // search worker, else checked a megabyte a turn), so that a user's first search or URL
       // count after a start does not read them; between chunks it waits for the reads being
       // answered (one that needs them finishes them).
+      // paths.log's first (a third of urls.log's bytes at 10M records): every columns file read
+      // is checked against them, so a walk after a start waits for them, not for urls.log's.
+      void store.catalogState.paths.loadInSteps(undefined, crcOffThread);
       void store.catalogState.urls.loadInSteps(async () => {
         await new Promise<void>((resolve) => setImmediate(resolve));
         await readsAnswered(URLS_READ_WAIT_MS);
@@ -313,6 +316,24 @@ export class LogStore {
   }
 
   /**
+   * Asks the search worker to read `needed` arrays of a partition's committed columns ahead of a
+   * walk (ColumnsCache.readAhead); `columnsArrived` takes them in before the walk reads them, and
+   * `dropColumnsAhead` takes back what the worker has not started. Nothing for a partition a
+   * running import wrote.
+   */
+  readColumnsAhead(p: Partition, needed: readonly ColumnName[]): void {
+    if (!this.importTxn.touches(p)) this.columnsCache.readAhead(p, needed);
+  }
+
+  columnsArrived(p: Partition): Promise<void> {
+    return this.importTxn.touches(p) ? Promise.resolve() : this.columnsCache.arrived(p);
+  }
+
+  dropColumnsAhead(p: Partition): void {
+    this.columnsCache.dropAhead(p);
+  }
+
+  /**
    * A partition's columns as its last commit has them (see committedPartitions); null when it
    * holds no committed rows. Outside an import, `columns`. During one, a partition it wrote is
    * read from its committed version's columns file (built from that version's file when missing).
@@ -357,11 +378,13 @@ export class LogStore {
   }
 
   /**
-   * Resolves once the URL and path dictionaries' saved line offsets are not being checked on the
-   * search worker (after a start): a read that waits for this does not check them again here.
+   * Resolves once the path dictionary's saved line offsets are not being checked on the search
+   * worker (after a start): every columns file is checked against them, and a read that waits
+   * for this does not check them again here. (urls.log's are waited for by the URL search
+   * itself, url-hits.ts, so that a walk reads its first partitions meanwhile.)
    */
-  async dictionariesChecked(): Promise<void> {
-    await Promise.all([this.urls.whenChecked(), this.paths.whenChecked()]);
+  pathsChecked(): Promise<void> {
+    return this.paths.whenChecked();
   }
 
   /** A partition's record words (record-tokens.ts) as far as they cover its committed record bytes, or null. */

@@ -41,6 +41,7 @@ import type { SourceInfo } from '../sources.ts';
 import { MICROS } from '../time.ts';
 import type { Db, SqlValue } from './db.ts';
 import { FIELD_SCHEME, FieldIndex, type SectionReader } from './field-columns.ts';
+import { arraysOffThread, type ArrayRead, type ArraysRead, type SearchJob } from './search-worker.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
 // 8: the field index reads metadata given as JSON text (7 saw no fields in it: rebuilt).
@@ -122,6 +123,10 @@ export interface PathIds {
 
 type RowArrays = { [K in (typeof F64)[number]]: Float64Array } & { [K in (typeof I32)[number]]: Int32Array };
 
+/** Row arrays taken in from the search worker (ScanColumns.arrived) by this process (tests). */
+let arraysFromWorker = 0;
+export const columnArraysFromWorker = (): number => arraysFromWorker;
+
 /**
  * A partition's columns. Row arrays: `ts`, `blk` (byte offset of the record's block in the
  * record file), `rid`, `project`, `boff`, `len`, `status` (or NONE), `method`, `level` (indexes
@@ -136,6 +141,8 @@ export class ScanColumns {
   private fieldIndexRead: FieldIndex | null | undefined;
   /** Called when the field index in its file fails a check (the columns cache has it built again). */
   onFieldsDamaged: (() => void) | null = null;
+  /** Row arrays asked of the search worker (readAhead) and not taken in yet. */
+  private ahead: SearchJob<ArraysRead> | null = null;
 
   constructor(
     readonly n: number,
@@ -187,11 +194,55 @@ export class ScanColumns {
     return this;
   }
 
+  /**
+   * Asks the search worker to read (and check) the row arrays named that are not in memory, for
+   * `arrived` to take in: a walk asks this of the partitions ahead of it, so that it does not
+   * read them itself (a week at 10M records is about 300 MB of arrays).
+   */
+  readAhead(names: readonly ColumnName[]): void {
+    if (this.ahead) return;
+    const reads = this.arrayReads(names);
+    if (reads.length) this.ahead = arraysOffThread(this.file!.path, reads);
+  }
+
+  /** Where the named arrays not in memory are in the file (none for columns built in memory or without rows). */
+  arrayReads(names: readonly ColumnName[]): ArrayRead[] {
+    const f = this.file;
+    if (!f || this.n === 0) return [];
+    return names.filter((c) => !this.arrays[c]).map((c) => ({ name: c, at: f.offsets[c], bytes: this.n * BYTES[c], crc: f.crcs[c] }));
+  }
+
+  /**
+   * Takes in the arrays asked by readAhead: at once when the worker has not started on them (it
+   * never will: `load` reads them here), else when it has read them. An array it could not read
+   * whole or that failed its CRC is left to `load`, which reads it here and reports it.
+   */
+  async arrived(): Promise<void> {
+    const job = this.ahead;
+    if (!job) return;
+    this.ahead = null;
+    if (job.takeBack()) return;
+    const arrays = await job.answer;
+    for (const { name, buffer } of arrays ?? []) {
+      const c = name as ColumnName;
+      if (this.arrays[c] || buffer.byteLength !== this.n * BYTES[c]) continue;
+      (this.arrays as Record<ColumnName, Float64Array | Int32Array>)[c] = BYTES[c] === 8 ? new Float64Array(buffer) : new Int32Array(buffer);
+      arraysFromWorker++;
+    }
+  }
+
+  /** Stops arrays asked by readAhead that the worker has not started (a walk that stopped). */
+  dropAhead(): void {
+    if (this.ahead?.takeBack()) this.ahead = null;
+  }
+
   /** Loads the row arrays asked for that are not in memory yet; throws when the file does not hold them whole. */
   load(names: readonly ColumnName[]): this {
     const missing = names.filter((c) => !this.arrays[c]);
     if (!missing.length) return this;
     if (!this.file) throw new Error('columns built in memory hold every array');
+    // Read here now: the worker need not (if it has started, what it reads is not used for these).
+    this.dropAhead();
     const fd = fs.openSync(this.file.path, 'r');
     try {
       for (const c of missing) {

@@ -9,7 +9,10 @@
  * - a range of urls.log's lines (text-dictionary.ts `linesFound`): a search the URLs decide
  *   (url-hits.ts) looks for its text in every URL of the store once (1.6M URLs, 164 MB at 10M);
  * - the CRC of a dictionary's first bytes, which its saved line offsets are checked by after a
- *   start (text-dictionary.ts `loadInSteps`).
+ *   start (text-dictionary.ts `loadInSteps`);
+ * - a partition's row arrays from its columns file, each checked against its CRC
+ *   (scan-columns.ts `readAhead`): a week's search counts 9M rows from their columns, about
+ *   300 MB read and checksummed, which the walk asks for a few partitions ahead of itself.
  *
  * Each job has a shared state word (as block-packer.ts's): one the worker has not started can be
  * taken back by the caller, who then does it itself, so a walk that catches up with the worker
@@ -27,7 +30,22 @@ import { countSegmentsRead, markWords, tokenSegmentsRead, tokensOfListing, type 
 import { linesFound, type FileLines, type LinesFound } from './text-dictionary.ts';
 import { startWorker } from './worker-start.ts';
 
-type Job = { kind: 'words'; listing: TokensListing; parts: readonly WordPart[] } | { kind: 'lines'; lines: FileLines; text: string } | { kind: 'crc'; file: string; bytes: number };
+/** An array of a columns file: its name, where it starts, its length and its CRC-32. */
+export interface ArrayRead {
+  name: string;
+  at: number;
+  bytes: number;
+  crc: number;
+}
+
+/** Arrays read from a columns file whole and matching their CRCs (one that did not is left out: the caller reads it and reports it). */
+export type ArraysRead = Array<{ name: string; buffer: ArrayBuffer }>;
+
+type Job =
+  | { kind: 'words'; listing: TokensListing; parts: readonly WordPart[] }
+  | { kind: 'lines'; lines: FileLines; text: string }
+  | { kind: 'crc'; file: string; bytes: number }
+  | { kind: 'arrays'; file: string; reads: readonly ArrayRead[] };
 
 interface JobMessage {
   id: number;
@@ -36,7 +54,7 @@ interface JobMessage {
   job: Job;
 }
 
-type Answer = { kind: 'words'; marks: WordMarks; segments: number } | { kind: 'lines'; found: LinesFound } | { kind: 'crc'; crc: number };
+type Answer = { kind: 'words'; marks: WordMarks; segments: number } | { kind: 'lines'; found: LinesFound } | { kind: 'crc'; crc: number } | { kind: 'arrays'; arrays: ArraysRead };
 type ResultMessage = { id: number; answer: Answer } | { id: number; error: string };
 
 const QUEUED = 0;
@@ -77,8 +95,8 @@ export function serveSearchJobs(port: MessagePort): void {
     const started = performance.now();
     try {
       const answer = run(m.job);
-      const buffer = answer.kind === 'words' ? answer.marks.of.buffer : answer.kind === 'lines' ? answer.found.plain.buffer : null;
-      port.postMessage({ id: m.id, answer } satisfies ResultMessage, buffer ? [buffer as ArrayBuffer] : []);
+      const buffers = answer.kind === 'words' ? [answer.marks.of.buffer] : answer.kind === 'lines' ? [answer.found.plain.buffer] : answer.kind === 'arrays' ? answer.arrays.map((a) => a.buffer) : [];
+      port.postMessage({ id: m.id, answer } satisfies ResultMessage, buffers as ArrayBuffer[]);
     } catch (err) {
       port.postMessage({ id: m.id, error: (err as Error)?.message ?? String(err) } satisfies ResultMessage);
     }
@@ -98,10 +116,33 @@ function run(job: Job): Answer {
     readRange(job.file, 0, job.bytes, chunk, (bytes) => (crc = zlib.crc32(bytes, crc)));
     return { kind: 'crc', crc };
   }
+  if (job.kind === 'arrays') return { kind: 'arrays', arrays: readArrays(job.file, job.reads) };
   const { file, start, end, starts, first } = job.lines;
   const bytes = Buffer.allocUnsafe(end - start);
   readRange(file, start, end, bytes, () => undefined);
   return { kind: 'lines', found: linesFound(bytes, starts, first, adaptiveTextFinder(job.text)) };
+}
+
+/** The arrays of `file` that are there whole and match their CRCs. */
+export function readArrays(file: string, reads: readonly ArrayRead[]): ArraysRead {
+  const out: ArraysRead = [];
+  const fd = fs.openSync(file, 'r');
+  try {
+    for (const r of reads) {
+      const buffer = new ArrayBuffer(r.bytes);
+      const view = new Uint8Array(buffer);
+      let got = 0;
+      while (got < r.bytes) {
+        const n = fs.readSync(fd, view, got, r.bytes - got, r.at + got);
+        if (n === 0) break;
+        got += n;
+      }
+      if (got === r.bytes && zlib.crc32(view) === r.crc) out.push({ name: r.name, buffer });
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return out;
 }
 
 export type SearchWorkerFactory = () => Worker | undefined;
@@ -264,6 +305,12 @@ export function wordMarksOffThread(listing: TokensListing, parts: readonly WordP
 export function linesFoundOffThread(lines: FileLines, text: string): SearchJob<LinesFound> {
   const job = ask({ kind: 'lines', lines, text });
   return { answer: job.answer.then((a) => (a?.kind === 'lines' ? a.found : null)), takeBack: () => job.takeBack(), started: () => job.started() };
+}
+
+/** `readArrays(file, reads)` asked of the worker. */
+export function arraysOffThread(file: string, reads: readonly ArrayRead[]): SearchJob<ArraysRead> {
+  const job = ask({ kind: 'arrays', file, reads });
+  return { answer: job.answer.then((a) => (a?.kind === 'arrays' ? a.arrays : null)), takeBack: () => job.takeBack(), started: () => job.started() };
 }
 
 /** A partition's words were read on this thread (no worker, or its answer was not used). */

@@ -442,6 +442,26 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     expect(after.mock.calls.length).toBe(0);
     after.mockRestore();
     waits.close();
+    // A second loadInSteps (the columns builder's, after the store's own) waits for the CRC asked by the first, reading nothing meanwhile.
+    let crc!: (crc: number | null) => void;
+    const twice = new TextDictionary(f, state);
+    const asked = twice.loadInSteps(undefined, () => new Promise((resolve) => (crc = resolve)));
+    await new Promise((resolve) => setImmediate(resolve));
+    const meanwhile = vi.spyOn(fs, 'readSync');
+    let secondDone = false;
+    const second = twice.loadInSteps(undefined, async () => 12345).then(() => (secondDone = true));
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(secondDone).toBe(false);
+    expect(meanwhile.mock.calls.length).toBe(0);
+    meanwhile.mockRestore();
+    crc(zlib.crc32(content.subarray(0, readSavedLines(f)!.bytes)));
+    await Promise.all([asked, second]);
+    const none = vi.spyOn(fs, 'readSync');
+    expect(twice.size()).toBe(many.length);
+    expect(twice.get(777)).toBe(expected[776]);
+    expect(none.mock.calls.length).toBeLessThanOrEqual(1);
+    none.mockRestore();
+    twice.close();
     // A CRC that is not the bytes': read line by line, the same texts.
     const wrong = new TextDictionary(f, state);
     await wrong.loadInSteps(undefined, async () => 12345);

@@ -201,6 +201,11 @@ export class TextDictionary {
   async loadInSteps(turn: () => Promise<void> = () => new Promise<void>((resolve) => setImmediate(resolve)), crcOffThread?: CrcOffThread): Promise<void> {
     try {
       while (!this.loaded) {
+        // Another loadInSteps asked the worker for the saved offsets' CRC: not read here meanwhile.
+        if (this.checking) {
+          await this.checking;
+          continue;
+        }
         const r = (this.reader ??= this.startReading());
         if (crcOffThread && r.saved && r.pos === 0) {
           await this.checkOffThread(r, r.saved, crcOffThread);
