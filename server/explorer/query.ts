@@ -25,7 +25,7 @@ import type { ExplorerFields, ExplorerRow } from '../../contract/api-types.ts';
 import { MAX_TEXT_LENGTH } from '../endpoints/params.ts';
 import { blockSearch } from '../store/block-search.ts';
 import { isRawSafe, textHits, textTest, type TextHitTest } from './text-hits.ts';
-import { urlHits, type UrlHits } from './url-hits.ts';
+import { URL_MATCH, URL_NO_MATCH, urlHits, type UrlHits } from './url-hits.ts';
 import { wordPlan, wordSearch, type WordHits, type WordSearch } from './token-hits.ts';
 import { MATCH, NO_MATCH, UNKNOWN } from '../store/record-tokens.ts';
 import { recordTexts } from '../store/block-texts.ts';
@@ -397,13 +397,20 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
       checkStop(limits.deadline, limits.signal);
       stillThere();
     };
-    const verdicts = pass && to > from && !exactWords && matcher?.texts ? await searchVerdicts(c, pass, from, to, wordHit, matcher.urls, check, countable ? walked.length - pi - 1 : 0) : null;
+    // The row filter of a partition the search decides row by row (null: none).
+    const searched = pass && to > from && !exactWords && matcher?.texts ? pass : null;
+    // Every URL of the partition tested already (past a week's first partition, whose URL search
+    // read all of urls.log): the verdicts, and the matches listed, in one pass.
+    const known = searched && matcher?.urls ? knownUrlVerdicts(c, searched, from, to, wordHit, matcher.urls.tested()) : null;
+    const verdicts = known ?? (searched ? await searchVerdicts(c, searched, from, to, wordHit, matcher!.urls, check, countable ? walked.length - pi - 1 : 0) : null);
     // The texts file is not even opened when the words and URLs decided every record.
     const textHit = verdicts?.byText ? (matcher?.texts?.(p, verdicts.of) ?? null) : null;
     const decided = exactWords && pass
       ? wordsDecided(wordHit.of, c, pass, from, to)
       : countable && verdicts && (textHit || !verdicts.byText)
-        ? rowsDecided(verdicts.of, c, from, to, textHit)
+        ? known && !known.byText
+          ? { count: known.listed }
+          : rowsDecided(verdicts.of, c, from, to, textHit)
         : null;
     if (decided) {
       // Every row is decided by the words and texts: counted from the columns (see ScanLimits.columns).
@@ -545,6 +552,63 @@ async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from
   }
   await urls.decide(check, partitionsLeft);
   return { of: out, byText: urls.settle(url, rid, from, to, out, BY_TEXT, MATCHES) };
+}
+
+/**
+ * searchVerdicts in one pass when the URL of every row that needs one is tested already
+ * (`tested`: UrlHits.tested), with the rows the words and URLs match listed in decidedRows in
+ * row order (as rowsDecided lists them when no row is left to its text): about a third of a
+ * week's counting of a common phrase was the note of each row's URL, the settling pass and the
+ * listing pass. Null at the first row whose URL is not tested (searchVerdicts then).
+ */
+function knownUrlVerdicts(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, tested: Uint8Array | null): { of: Uint8Array; byText: number; listed: number } | null {
+  if (!tested) return null;
+  const out = knownUrlPass(c, pass, from, to, words, tested);
+  if (out) byKnownUrls++;
+  return out;
+}
+
+/** Partitions whose verdicts knownUrlVerdicts gave, by this process (tests). */
+let byKnownUrls = 0;
+export const partitionsByKnownUrls = (): number => byKnownUrls;
+
+function knownUrlPass(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, tested: Uint8Array): { of: Uint8Array; byText: number; listed: number } | null {
+  const { rid, url } = c;
+  let top = 0;
+  for (let i = from; i < to; i++) if (rid[i]! > top) top = rid[i]!;
+  const out = new Uint8Array(top);
+  const rows = rowsFor(to - from);
+  const wordOf = words ? words.of : null;
+  const covered = words ? words.records : 0;
+  const exact = words !== null && words.exact;
+  const everyRow = pass === EVERY_ROW;
+  const untested = tested.length;
+  let listed = 0;
+  let byText = 0;
+  for (let i = from; i < to; i++) {
+    if (!everyRow && !pass(i)) continue;
+    const r = rid[i]! - 1;
+    const v = r < covered ? wordOf![r] : UNKNOWN;
+    if (v === NO_MATCH) continue;
+    if (v === MATCH && exact) {
+      out[r] = MATCHES;
+      rows[listed++] = i;
+      continue;
+    }
+    const u = url[i]!;
+    if (u !== 0) {
+      const t = u < untested ? tested[u] : 0;
+      if (t === URL_MATCH) {
+        out[r] = MATCHES;
+        rows[listed++] = i;
+        continue;
+      }
+      if (t !== URL_NO_MATCH) return null;
+    }
+    out[r] = BY_TEXT;
+    byText++;
+  }
+  return { of: out, byText, listed };
 }
 
 /**

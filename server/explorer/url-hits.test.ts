@@ -13,6 +13,7 @@ import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from
 import { recordBlocksHeld } from '../store/record-blocks.ts';
 import { textChunksRead } from '../store/block-texts.ts';
 import { urlHits } from './url-hits.ts';
+import { partitionsByKnownUrls } from './query.ts';
 import { adaptiveTextFinder } from '../store/block-search.ts';
 import { crcOffThread, linesFoundOffThread, searchWorkerUnavailable } from '../store/search-worker.ts';
 
@@ -115,6 +116,31 @@ describe('text search decided by the URLs', () => {
     await store.columnsSettled();
     // Asked again by a new app: its walks are not the ones kept above.
     await all('settled');
+  });
+
+  it('past the partition whose URL search read urls.log, decides each partition in one pass: the same counts, row filters too', async () => {
+    const { store, recs } = await storeOf(2400);
+    await store.columnsSettled();
+    const t = appOver(store);
+    const parts = store.committedPartitions('cloudflare.logs.prod').length;
+    expect(parts).toBeGreaterThan(1);
+    const filters: Array<[string, (r: Rec) => boolean]> = [
+      ['', () => true],
+      ['&status=201', (r) => r.metadata.response.status_code === 201],
+      ['&method=!POST', (r) => r.metadata.request.method !== 'POST'],
+    ];
+    for (const [q, regex] of SEARCHES) {
+      for (const [filter, keep] of filters) {
+        const before = partitionsByKnownUrls();
+        const want = matching(recs, q, regex).filter(keep);
+        const count = await json<{ result: { count: number } }>(t, `/api/logs/count?${qs(q, regex)}${filter}`);
+        expect(count.result.count, `${q}${filter}`).toBe(want.length);
+        const hist = await json<{ result: Array<{ count: number }> }>(t, `/api/logs/histogram?${qs(q, regex)}${filter}&buckets=500`);
+        expect(hist.result.reduce((s, b) => s + b.count, 0), `${q}${filter} histogram`).toBe(want.length);
+        // Every URL was tested by the first partition's search (or an earlier request's): the rest took the one pass.
+        expect(partitionsByKnownUrls() - before, `${q}${filter}`).toBeGreaterThanOrEqual(parts - 1);
+      }
+    }
   });
 
   it('a phrase the URLs hold decides its records without reading a text chunk or a record block', async () => {

@@ -21,6 +21,9 @@ const UNTESTED = 0;
 const NO = 1;
 const YES = 2;
 const TESTING = 3;
+/** The verdicts UrlHits.tested gives (any other value: not tested). */
+export const URL_NO_MATCH = NO;
+export const URL_MATCH = YES;
 
 /** URL ids tested per step: a walk yields between steps. */
 const STEP = 50_000;
@@ -81,6 +84,13 @@ export interface UrlHits {
   decide(check: () => void, partitionsLeft?: number): Promise<void>;
   /** Whether URL `id` holds a match: false when untested (the record's text then decides). */
   matches(id: number): boolean;
+  /**
+   * The verdicts by URL id as far as they are tested (URL_MATCH, URL_NO_MATCH, anything else
+   * untested; ids past its end untested), or null when urls.log was cut since: a walk that finds
+   * every URL of a partition tested reads them in its one pass over the rows (query.ts), with
+   * no note, no `decide` and no `settle`. Read it before the next await.
+   */
+  tested(): Uint8Array | null;
   /**
    * For rows [from, to): a record whose verdict (`of`, by record number rid - 1) is `byText` and
    * whose URL holds a match becomes `matches`; returns how many stay `byText`. One loop over the
@@ -201,6 +211,7 @@ export function urlHits(store: LogStore, search: Search): UrlHits {
       }
     },
     matches: (id) => v.of[id] === YES,
+    tested: () => (v.epoch === store.urlEpoch ? v.of : null),
     settle(url, rid, from, to, of, byText, matches) {
       const known = v.of;
       let left = 0;
