@@ -523,35 +523,10 @@ const MATCHES = 2;
  * text (or, without record texts, their record). Only those records' text chunks are read.
  */
 async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, urls: UrlHits | null, check: () => void, partitionsLeft: number): Promise<{ of: Uint8Array; byText: number }> {
-  const { rid } = c;
-  let top = 0;
-  for (let i = from; i < to; i++) if (rid[i]! > top) top = rid[i]!;
-  const out = new Uint8Array(top);
-  const url = urls ? c.url : null;
-  // Locals, not property reads, in the loop that every row of a week passes through (9M at 10M records).
-  const wordOf = words ? words.of : null;
-  const covered = words ? words.records : 0;
-  const exact = words !== null && words.exact;
-  const everyRow = pass === EVERY_ROW;
-  for (let i = from; i < to; i++) {
-    if (!everyRow && !pass(i)) continue;
-    const r = rid[i]! - 1;
-    const v = r < covered ? wordOf![r] : UNKNOWN;
-    if (v === NO_MATCH) continue;
-    if (v === MATCH && exact) {
-      out[r] = MATCHES;
-      continue;
-    }
-    out[r] = BY_TEXT;
-    if (url !== null && url[i] !== 0) urls!.want(url[i]!);
-  }
-  if (!urls || !url) {
-    let byText = 0;
-    for (let r = 0; r < top; r++) if (out[r] === BY_TEXT) byText++;
-    return { of: out, byText };
-  }
+  const { of, byText } = verdictPass(c, pass, from, to, words, urls, null)!;
+  if (!urls) return { of, byText };
   await urls.decide(check, partitionsLeft);
-  return { of: out, byText: urls.settle(url, rid, from, to, out, BY_TEXT, MATCHES) };
+  return { of, byText: urls.settle(c.url, c.rid, from, to, of, BY_TEXT, MATCHES) };
 }
 
 /**
@@ -563,7 +538,7 @@ async function searchVerdicts(c: ScanColumns, pass: (i: number) => boolean, from
  */
 function knownUrlVerdicts(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, tested: Uint8Array | null): { of: Uint8Array; byText: number; listed: number } | null {
   if (!tested) return null;
-  const out = knownUrlPass(c, pass, from, to, words, tested);
+  const out = verdictPass(c, pass, from, to, words, null, tested);
   if (out) byKnownUrls++;
   return out;
 }
@@ -572,17 +547,24 @@ function knownUrlVerdicts(c: ScanColumns, pass: (i: number) => boolean, from: nu
 let byKnownUrls = 0;
 export const partitionsByKnownUrls = (): number => byKnownUrls;
 
-function knownUrlPass(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, tested: Uint8Array): { of: Uint8Array; byText: number; listed: number } | null {
-  const { rid, url } = c;
+/**
+ * The pass over the rows both give verdicts by: with `tested`, the URLs' verdicts are read and
+ * the matches listed (null at an untested URL); without, each URL a row leaves to its text is
+ * noted for `urls` to decide.
+ */
+function verdictPass(c: ScanColumns, pass: (i: number) => boolean, from: number, to: number, words: WordHits | null, urls: UrlHits | null, tested: Uint8Array | null): { of: Uint8Array; byText: number; listed: number } | null {
+  const { rid } = c;
+  const url = urls || tested ? c.url : null;
   let top = 0;
   for (let i = from; i < to; i++) if (rid[i]! > top) top = rid[i]!;
   const out = new Uint8Array(top);
-  const rows = rowsFor(to - from);
+  const rows = tested ? rowsFor(to - from) : null;
+  // Locals, not property reads, in the loop that every row of a week passes through (9M at 10M records).
   const wordOf = words ? words.of : null;
   const covered = words ? words.records : 0;
   const exact = words !== null && words.exact;
   const everyRow = pass === EVERY_ROW;
-  const untested = tested.length;
+  const untested = tested ? tested.length : 0;
   let listed = 0;
   let byText = 0;
   for (let i = from; i < to; i++) {
@@ -592,18 +574,20 @@ function knownUrlPass(c: ScanColumns, pass: (i: number) => boolean, from: number
     if (v === NO_MATCH) continue;
     if (v === MATCH && exact) {
       out[r] = MATCHES;
-      rows[listed++] = i;
+      if (rows) rows[listed++] = i;
       continue;
     }
-    const u = url[i]!;
+    const u = url === null ? 0 : url[i]!;
     if (u !== 0) {
-      const t = u < untested ? tested[u] : 0;
-      if (t === URL_MATCH) {
-        out[r] = MATCHES;
-        rows[listed++] = i;
-        continue;
-      }
-      if (t !== URL_NO_MATCH) return null;
+      if (tested) {
+        const t = u < untested ? tested[u] : 0;
+        if (t === URL_MATCH) {
+          out[r] = MATCHES;
+          rows![listed++] = i;
+          continue;
+        }
+        if (t !== URL_NO_MATCH) return null;
+      } else urls!.want(u);
     }
     out[r] = BY_TEXT;
     byText++;
