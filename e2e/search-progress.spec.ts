@@ -47,14 +47,16 @@ interface Bucket {
 
 /**
  * Answers the first `partial` histogram and facets requests of a search as a running walk would:
- * counted from `through` (a share of the range back from its end) on; later ones pass through.
+ * counted from `through` (a share of the range back from its end) on; later ones, and all once
+ * `finish` is called, pass through.
  */
 async function runningSearch(page: Page, partial: number, share: number) {
   const calls: Array<{ at: number; path: string; partial: boolean }> = [];
   const sums: number[] = [];
   let answered = 0;
+  let finished = false;
   await rewriteAnswers(page, /\/api\/logs\/(histogram|facets)\?/, (u, body) => {
-    if (!u.searchParams.get('q') || answered >= partial * 2) {
+    if (!u.searchParams.get('q') || finished || answered >= partial * 2) {
       calls.push({ at: Date.now(), path: u.pathname, partial: false });
       return undefined;
     }
@@ -69,12 +71,14 @@ async function runningSearch(page: Page, partial: number, share: number) {
     calls.push({ at: Date.now(), path: u.pathname, partial: true });
     return { ...body, scanned: { through, throughIso: new Date(through / 1000).toISOString(), complete: false } };
   });
-  return { calls, sums };
+  return { calls, sums, finish: () => void (finished = true) };
 }
 
 test.describe('a search still counting', () => {
   test('shows the partial count as a lower bound with its progress, asks again about every second, and stops once complete', async ({ page, open }) => {
-    const { calls, sums } = await runningSearch(page, 3, 0.4);
+    // Partial until the page has been looked at (a fixed number of partial answers ran out
+    // before the checks below once the server answered faster).
+    const { calls, sums, finish } = await runningSearch(page, Infinity, 0.4);
     await open(`/logs?project=${BUSY}&source=edge_logs&range=24h&q=rest`);
     const total = page.getByTestId('match-total');
     await expect(total).toHaveText(/^At least [\d,]+ matching records so far$/);
@@ -88,6 +92,9 @@ test.describe('a search still counting', () => {
     await expect(page.getByTestId('histogram-progress')).toHaveAttribute('aria-valuenow', '40');
     await expect(page.getByTestId('facets-progress')).toContainText('Counted back to 2026-03-14 06:33:26');
     await expect(page.getByTestId('logs-count')).toContainText('of at least');
+    // Asked again while partial, three times at least, then the walk is done.
+    await expect.poll(() => calls.filter((c) => c.partial && c.path.endsWith('/histogram')).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    finish();
 
     // Then the whole count, from the export, and no more questions.
     const expected = matching('rest', NOW - DAY, NOW).length;
