@@ -27,7 +27,7 @@ import zlib from 'node:zlib';
 import { addTotal } from '../activity.ts';
 import { adaptiveTextFinder } from './block-search.ts';
 import { countSegmentsRead, markWords, tokenSegmentsRead, tokensOfListing, type TokensListing, type WordMarks, type WordPart } from './record-tokens.ts';
-import { linesFound, type FileLines, type LinesFound } from './text-dictionary.ts';
+import { linesFound, scratchBuffer, type FileLines, type LinesFound } from './text-dictionary.ts';
 import { startWorker } from './worker-start.ts';
 
 /** An array of a columns file: its name, where it starts, its length and its CRC-32. */
@@ -118,7 +118,7 @@ function run(job: Job): Answer {
   }
   if (job.kind === 'arrays') return { kind: 'arrays', arrays: readArrays(job.file, job.reads) };
   const { file, start, end, starts, first } = job.lines;
-  const bytes = Buffer.allocUnsafe(end - start);
+  const bytes = scratchBuffer(end - start);
   readRange(file, start, end, bytes, () => undefined);
   return { kind: 'lines', found: linesFound(bytes, starts, first, adaptiveTextFinder(job.text)) };
 }
