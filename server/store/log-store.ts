@@ -326,7 +326,7 @@ export class LogStore {
   }
 
   columnsArrived(p: Partition): Promise<void> {
-    return this.importTxn.touches(p) ? Promise.resolve() : this.columnsCache.arrived(p);
+    return this.columnsCache.arrived(p);
   }
 
   dropColumnsAhead(p: Partition): void {

@@ -41,7 +41,7 @@ import type { SourceInfo } from '../sources.ts';
 import { MICROS } from '../time.ts';
 import type { Db, SqlValue } from './db.ts';
 import { FIELD_SCHEME, FieldIndex, type SectionReader } from './field-columns.ts';
-import { arraysOffThread, type ArrayRead, type ArraysRead, type SearchJob } from './search-worker.ts';
+import { arraysOffThread, readArrays, type ArrayRead, type ArraysRead, type SearchJob } from './search-worker.ts';
 
 const MAGIC = 0x4353584c; // 'LXSC' little-endian
 // 8: the field index reads metadata given as JSON text (7 saw no fields in it: rebuilt).
@@ -226,7 +226,7 @@ export class ScanColumns {
     for (const { name, buffer } of arrays ?? []) {
       const c = name as ColumnName;
       if (this.arrays[c] || buffer.byteLength !== this.n * BYTES[c]) continue;
-      (this.arrays as Record<ColumnName, Float64Array | Int32Array>)[c] = BYTES[c] === 8 ? new Float64Array(buffer) : new Int32Array(buffer);
+      this.take(c, buffer);
       arraysFromWorker++;
     }
   }
@@ -243,25 +243,18 @@ export class ScanColumns {
     if (!this.file) throw new Error('columns built in memory hold every array');
     // Read here now: the worker need not (if it has started, what it reads is not used for these).
     this.dropAhead();
-    const fd = fs.openSync(this.file.path, 'r');
-    try {
-      for (const c of missing) {
-        const bytes = this.n * BYTES[c];
-        const buf = new ArrayBuffer(bytes);
-        const view = new Uint8Array(buf);
-        let got = 0;
-        while (got < bytes) {
-          const k = fs.readSync(fd, view, got, bytes - got, this.file.offsets[c] + got);
-          if (k === 0) throw new Error(`${this.file.path} ends inside its ${c} column`);
-          got += k;
-        }
-        if (zlib.crc32(view) !== this.file.crcs[c]) throw new Error(`${this.file.path}: its ${c} column fails its checksum`);
-        (this.arrays as Record<ColumnName, Float64Array | Int32Array>)[c] = BYTES[c] === 8 ? new Float64Array(buf) : new Int32Array(buf);
-      }
-    } finally {
-      fs.closeSync(fd);
+    for (const { name, buffer } of readArrays(this.file.path, this.arrayReads(missing))) this.take(name as ColumnName, buffer);
+    for (const c of missing) {
+      if (this.arrays[c]) continue;
+      if (this.n > 0) throw new Error(`${this.file.path}: its ${c} column is cut short or fails its checksum`);
+      this.take(c, new ArrayBuffer(0));
     }
     return this;
+  }
+
+  /** Makes `buffer` (read whole and checked) the row array `c`. */
+  private take(c: ColumnName, buffer: ArrayBuffer): void {
+    (this.arrays as Record<ColumnName, Float64Array | Int32Array>)[c] = BYTES[c] === 8 ? new Float64Array(buffer) : new Int32Array(buffer);
   }
 
   private get<K extends ColumnName>(c: K): RowArrays[K] {
