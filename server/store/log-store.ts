@@ -189,13 +189,14 @@ export class LogStore {
       // Columns files missing, or of an earlier format or path dictionary (after an upgrade),
       // are built in the background, not by the first request that needs a week of them.
       for (const p of store.partitionMap.all()) store.columnsCache.queue(p);
-      // urls.log's line offsets too, a chunk per turn (saved ones: their CRC computed on the
-      // search worker, else checked a megabyte a turn), so that a user's first search or URL
-      // count after a start does not read them; between chunks it waits for the reads being
-      // answered (one that needs them finishes them).
-      // paths.log's first (a third of urls.log's bytes at 10M records): every columns file read
-      // is checked against them, so a walk after a start waits for them, not for urls.log's.
+      // The dictionaries' line offsets, paths.log's first (a third of urls.log's bytes at 10M
+      // records): every columns file read is checked against them, so a walk after a start
+      // waits for them, not for urls.log's.
       void store.catalogState.paths.loadInSteps(undefined, crcOffThread);
+      // urls.log's a chunk per turn (saved ones: their CRC computed on the search worker, else
+      // checked a megabyte a turn), so that a user's first search or URL count after a start
+      // does not read them; between chunks it waits for the reads being answered (one that needs
+      // them finishes them).
       void store.catalogState.urls.loadInSteps(async () => {
         await new Promise<void>((resolve) => setImmediate(resolve));
         await readsAnswered(URLS_READ_WAIT_MS);

@@ -929,13 +929,6 @@ export interface LinesFound {
   escaped: number[];
 }
 
-/**
- * The lines of `bytes` (the FileLines' bytes, line k from starts[k] to starts[k + 1]) in which
- * `find` finds its text: `plain` the ids of lines written plainly (the text between two quotes,
- * nothing escaped: the text is where its bytes are), `escaped` those with an escape, which the
- * caller decides on the decoded text. Both ascending. A text of printable ASCII without a quote or
- * a backslash is in a line's text exactly where it is in its bytes, unless the line has an escape.
- */
 /** A thread's buffer for a read searched and dropped at once (a chunk of urls.log's lines, about 5 MB at 10M records). */
 let scratch = Buffer.alloc(0);
 /** Larger reads get a buffer of their own, not kept. */
@@ -952,6 +945,13 @@ export function scratchBuffer(n: number): Buffer {
   return scratch.subarray(0, n);
 }
 
+/**
+ * The lines of `bytes` (the FileLines' bytes, line k from starts[k] to starts[k + 1]) in which
+ * `find` finds its text: `plain` the ids of lines written plainly (the text between two quotes,
+ * nothing escaped: the text is where its bytes are), `escaped` those with an escape, which the
+ * caller decides on the decoded text. Both ascending. A text of printable ASCII without a quote or
+ * a backslash is in a line's text exactly where it is in its bytes, unless the line has an escape.
+ */
 export function linesFound(bytes: Buffer, starts: Float64Array, first: number, find: TextFind): LinesFound {
   const lines = starts.length - 1;
   const start = starts[0]!;
