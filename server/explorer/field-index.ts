@@ -12,7 +12,7 @@ import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
 import type { ScanColumns } from '../store/scan-columns.ts';
 import { fieldText, valueAt } from '../../contract/fields.ts';
-import { conditionsByPath, fieldMatcher, type FieldCondition } from './record-fields.ts';
+import { conditionBlockBits, conditionsByPath, fieldMatcher, type FieldCondition } from './record-fields.ts';
 import { EVERY_ROW } from './row-filter.ts';
 
 type Test = (i: number) => boolean;
@@ -84,12 +84,33 @@ export function fieldRowTest(store: LogStore, p: Partition, c: ScanColumns, cond
   if (rest.length) {
     const match = fieldMatcher(rest)!;
     const record = recordReader(store, p, c);
+    const mayHold = blockMayHold(store, p, c, rest);
     out = bothTests(out, (i) => {
+      if (!mayHold(i)) return false;
       const m = metadataOfRecord(record(i).toString('utf8'));
       return m.readable && match(m.metadata);
     });
   }
   return out;
+}
+
+/**
+ * Whether row i's block may hold a record passing `conditions`, by the partition's block index
+ * (decided once per block), so the records of the blocks it rules out are not read; always true
+ * when the index cannot tell.
+ */
+function blockMayHold(store: LogStore, p: Partition, c: ScanColumns, conditions: readonly FieldCondition[]): (i: number) => boolean {
+  const needs = conditionBlockBits(conditions);
+  const grams = needs.length ? store.blockGrams(p) : null;
+  if (!grams) return () => true;
+  const blk = c.blk;
+  const decided = new Map<number, boolean>();
+  return (i) => {
+    const b = blk[i]!;
+    let has = decided.get(b);
+    if (has === undefined) decided.set(b, (has = needs.every((need) => grams.mayHold(b, need))));
+    return has;
+  };
 }
 
 /** Row i's value of `path` from the partition's field index: its text, null when absent, undefined when the index does not hold the path. */

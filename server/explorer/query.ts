@@ -30,7 +30,7 @@ import { wordPlan, wordSearch, type WordHits, type WordSearch } from './token-hi
 import { MATCH, NO_MATCH, UNKNOWN } from '../store/record-tokens.ts';
 import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
-import { conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
+import { conditionBlockBits, conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
 import { bothTests, indexedConditions, indexedValue } from './field-index.ts';
 import { trigramBits, type BlockGrams } from '../store/block-grams.ts';
 import { pathFilterTable } from './path-filter.ts';
@@ -745,7 +745,7 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
   if (!fields) return text;
   const literals = conditionLiterals(conditions);
   const blockTests = literals.map((l) => throughEscapes(blockSearch(l.toLowerCase())));
-  const grams = literals.map((l) => trigramBits(Buffer.from(l, 'latin1'))).filter((b): b is Int32Array => b !== null);
+  const grams = conditionBlockBits(conditions);
   const textBlock = text?.block ?? null;
   const rest = (raw: Buffer) => {
     if (blockTests.length && !blockTests.every((t) => t(raw))) return false;

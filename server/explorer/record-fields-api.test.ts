@@ -5,7 +5,8 @@
  * and facets; and the field list discovered from the records.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
+import { appOver, DAY, importRecords, MIN, NOW, SEC, storeKeeper, type TestApp } from '../testing/fixtures.ts';
+import { recordBlocksHeld } from '../store/record-blocks.ts';
 
 const keeper = storeKeeper('le-fields-');
 afterEach(() => keeper.cleanup());
@@ -143,5 +144,41 @@ describe('fields inside records', () => {
     await check('read from the records');
     await store.columnsSettled();
     await check('field index built');
+  });
+
+  // 4,000 records are read in line by the columns path; 6,000 take the walk (aggregate.ts, RECORD_ROWS_IN_LINE).
+  it.each([4000, 6000])('a condition on a path the field index leaves out (a ray per record) reads only the blocks that may hold its value: %i records', async (n) => {
+    const dir = keeper.newDir();
+    const written = await keeper.open(dir);
+    let seed = 11;
+    const hex = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return (Math.floor(seed / 65536) % 65536).toString(16).padStart(4, '0');
+    };
+    // 30 to 45 blocks of records; a few rays start with fb5f, one in ten is written as JSON text.
+    const recs = Array.from({ length: n }, (_, i) => {
+      const ray = i % 997 === 5 ? `fb5f${hex()}${hex()}${hex()}` : `${hex()}${hex()}${hex()}${hex()}`;
+      const metadata = { request: { method: 'GET', headers: { cf_ray: ray, note: `padding ${'x'.repeat(1500)}` } }, response: { status_code: 200 } };
+      return { id: `ray-${i}`, timestamp: NOW - i * 30 * SEC, project: REF, event_message: `GET | 200 | ${ray}`, metadata: i % 10 === 3 ? JSON.stringify(metadata) : metadata };
+    });
+    await importRecords(written, 'edge_logs', recs);
+    await written.columnsSettled();
+    // Opened again: no block is left decompressed in memory.
+    await keeper.close(written);
+    const t = appOver(await keeper.open(dir));
+    const rayOf = (r: (typeof recs)[number]) => (typeof r.metadata === 'string' ? (JSON.parse(r.metadata) as { request: { headers: { cf_ray: string } } }) : r.metadata).request.headers.cf_ray;
+    for (const [value, prefix] of [
+      ['fb5f', true],
+      [rayOf(recs[1234]!), false],
+      [rayOf(recs[3000]!).slice(0, 6), true],
+      ['zzzz', true],
+    ] as const) {
+      const want = recs.filter((r) => (prefix ? rayOf(r).startsWith(value) : rayOf(r) === value)).length;
+      const before = recordBlocksHeld().decompressed;
+      const count = await get<{ result: { count: number } }>(t, `/api/logs/count?source=edge_logs&${f(`request.headers.cf_ray:${value}${prefix ? '*' : ''}`)}&${window}`);
+      expect(count.result.count, value).toBe(want);
+      // Each matching record is in one block; every other block is ruled out by the field bits.
+      expect(recordBlocksHeld().decompressed - before, value).toBeLessThanOrEqual(want);
+    }
   });
 });

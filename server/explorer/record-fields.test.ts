@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { valueAt } from '../../contract/fields.ts';
-import { conditionLiterals, discoverFields, fieldMatcher, readFieldConditions } from './record-fields.ts';
+import { conditionBlockBits, conditionLiterals, discoverFields, fieldMatcher, readFieldConditions } from './record-fields.ts';
 
 const ingest = { request: { method: 'GET', headers: { cf_ipcountry: 'DE', 'x-client-info': 'supabase-js/2' } }, response: { status_code: 503 }, parsed: { user_name: 'ana' } };
 const query = [{ request: [{ method: 'GET', headers: [{ cf_ipcountry: 'FR' }] }], response: [{ status_code: 200 }] }];
@@ -42,6 +42,15 @@ describe('record fields', () => {
 
   it('gives the block index the texts a match must hold: single text values only', () => {
     expect(conditionLiterals(readFieldConditions(['parsed.user_name:ana', 'request.headers.cf_ipcountry:DE', 'request.headers.cf_ipcountry:FR', 'response.status_code:503', 'x:!y', 'p:abc*']))).toEqual(['ana', 'abc']);
+    // A value a number's text may be, or start with, is not in the bytes as written (1e3 is 1000); others are.
+    const literals = (c: string) => conditionLiterals(readFieldConditions([c]));
+    for (const c of ['a:1000', 'a:-2.5', 'a:1e+21', 'a:12*', 'a:2026-*', 'a:1.5e*', 'a:Infinity']) expect(literals(c), c).toEqual([]);
+    for (const c of ['a:1e3', 'a:-0', 'a:1.0', 'a: 7 ', 'a:0x10', 'a:727503696c163e57', 'a:7275c*', 'a:2026-11-28']) expect(literals(c), c).toEqual([c.slice(2).replace(/\*$/, '')]);
+    // The block index's bits: one set per literal and one of field bits for each value of four characters or more.
+    expect(conditionBlockBits(readFieldConditions(['request.headers.cf_ray:fb5f*'])).length).toBe(2);
+    expect(conditionBlockBits(readFieldConditions(['request.headers.cf_ray:8f3a*'])).length).toBe(2);
+    expect(conditionBlockBits(readFieldConditions(['request.headers.cf_ray:8f3*'])).length).toBe(1); // the field bits need four characters
+    expect(conditionBlockBits(readFieldConditions(['code:1234', 'n:12*', 'x:!y'])).length).toBe(0);
   });
 
   it('lists the fields of a sample, most common first, with their types and examples', () => {

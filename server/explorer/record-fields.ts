@@ -15,6 +15,7 @@
 import { fieldText, MAX_FIELD_FILTERS, readFieldFilter, valueAt, type FieldFilter } from '../../contract/fields.ts';
 import type { FieldPath } from '../../contract/api-types.ts';
 import { badParam } from '../errors.ts';
+import { fieldBits, trigramBits } from '../store/block-grams.ts';
 
 /** A condition as the records are tested by it: the written form read (contract/fields.ts), numbers as numbers. */
 export type FieldTest = { op: 'is' | 'prefix' | 'not'; value: string } | { op: 'gte' | 'lte'; value: number };
@@ -80,21 +81,44 @@ export function fieldMatcher(conditions: readonly FieldCondition[]): ((metadata:
   return (metadata) => groups.every((g) => g.test(fieldText(valueAt(metadata, g.keys))));
 }
 
-/**
- * Texts every record passing the conditions holds in its bytes (for the block index and the
- * block test): the values of a path with a single equal or starts-with value. Numbers are
- * left out (JSON may write them otherwise), as are values JSON would escape.
- */
-export function conditionLiterals(conditions: readonly FieldCondition[]): string[] {
+/** The conditions a record must pass by holding one value: each path's equal or starts-with value, where it has one only. */
+function requiredValues(conditions: readonly FieldCondition[]): Array<FieldCondition & { test: { op: 'is' | 'prefix'; value: string } }> {
   const byPath = new Map<string, FieldCondition[]>();
   for (const c of conditions) if (c.test.op === 'is' || c.test.op === 'prefix') byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
-  const out: string[] = [];
-  for (const cs of byPath.values()) {
-    if (cs.length !== 1) continue;
-    const v = cs[0]!.test.value as string;
-    if (/^[\x20-\x7e]+$/.test(v) && !/["\\]/.test(v) && !/^-?\d/.test(v)) out.push(v);
-  }
-  return out;
+  return [...byPath.values()].filter((cs) => cs.length === 1).map((cs) => cs[0] as FieldCondition & { test: { op: 'is' | 'prefix'; value: string } });
+}
+
+/**
+ * Whether a number's text (fieldText: `String(n)`) may equal the value, or start with it: such
+ * a record's bytes may spell the number otherwise (`1e3` for 1000), so they tell nothing of it.
+ */
+function numberMayMatch(value: string, prefix: boolean): boolean {
+  return prefix ? /^[0-9.e+-]*$/.test(value) : value.trim() !== '' && String(Number(value)) === value;
+}
+
+/** The required values (requiredValues) every record passing holds in its bytes as written: no number may match them. */
+const valuesInBytes = (conditions: readonly FieldCondition[]) => requiredValues(conditions).filter((c) => !numberMayMatch(c.test.value, c.test.op === 'prefix'));
+
+/**
+ * Texts every record passing the conditions holds in its bytes (for the block index and the
+ * block test): the values of a path with a single equal or starts-with value, but those a
+ * number may match and those JSON would escape.
+ */
+export function conditionLiterals(conditions: readonly FieldCondition[]): string[] {
+  return valuesInBytes(conditions)
+    .map((c) => c.test.value)
+    .filter((v) => /^[\x20-\x7e]+$/.test(v) && !/["\\]/.test(v));
+}
+
+/**
+ * The block index's bits (store/block-grams.ts) every block holding a record that passes the
+ * conditions has: the trigrams of their literal texts, and the field bits of the same values
+ * where the field bits can tell.
+ */
+export function conditionBlockBits(conditions: readonly FieldCondition[]): Int32Array[] {
+  const trigrams = conditionLiterals(conditions).map((l) => trigramBits(Buffer.from(l, 'latin1')));
+  const fields = valuesInBytes(conditions).map((c) => fieldBits(c.keys[c.keys.length - 1]!, c.test.value, c.test.op === 'prefix'));
+  return [...trigrams, ...fields].filter((b): b is Int32Array => b !== null);
 }
 
 
