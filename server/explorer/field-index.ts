@@ -12,7 +12,7 @@ import type { LogStore } from '../store/log-store.ts';
 import type { Partition } from '../store/partition.ts';
 import type { ScanColumns } from '../store/scan-columns.ts';
 import { fieldText, valueAt } from '../../contract/fields.ts';
-import { conditionBlockBits, conditionsByPath, fieldMatcher, type FieldCondition } from './record-fields.ts';
+import { conditionBlockBits, conditionsByPath, conditionValueNeeds, fieldMatcher, type FieldCondition } from './record-fields.ts';
 import { EVERY_ROW } from './row-filter.ts';
 
 type Test = (i: number) => boolean;
@@ -96,21 +96,30 @@ export function fieldRowTest(store: LogStore, p: Partition, c: ScanColumns, cond
 
 /**
  * Whether row i's block may hold a record passing `conditions`, by the partition's block index
- * (decided once per block), so the records of the blocks it rules out are not read; always true
- * when the index cannot tell.
+ * and its field index's value bits (decided once per block), so the records of the blocks they
+ * rule out are not read; always true when neither can tell.
  */
 function blockMayHold(store: LogStore, p: Partition, c: ScanColumns, conditions: readonly FieldCondition[]): (i: number) => boolean {
-  const needs = conditionBlockBits(conditions);
-  const grams = needs.length ? store.blockGrams(p) : null;
-  if (!grams) return () => true;
+  const test = blockTest(store, p, c, conditions);
+  if (!test) return () => true;
   const blk = c.blk;
   const decided = new Map<number, boolean>();
   return (i) => {
     const b = blk[i]!;
     let has = decided.get(b);
-    if (has === undefined) decided.set(b, (has = needs.every((need) => grams.mayHold(b, need))));
+    if (has === undefined) decided.set(b, (has = test(b)));
     return has;
   };
+}
+
+/** The test of a block of the partition by the conditions' trigrams (the block index) and value bits (the field index), or null when neither can tell. */
+function blockTest(store: LogStore, p: Partition, c: ScanColumns, conditions: readonly FieldCondition[]): ((blk: number) => boolean) | null {
+  const needs = conditionBlockBits(conditions);
+  const values = conditionValueNeeds(conditions);
+  const grams = needs.length ? store.blockGrams(p) : null;
+  const fx = values.length ? c.fieldIndex() : null;
+  if (!grams && !fx) return null;
+  return (b) => (!grams || needs.every((need) => grams.mayHold(b, need))) && (!fx || values.every((v) => fx.mayHoldValue(v.path, b, v.need)));
 }
 
 /** Row i's value of `path` from the partition's field index: its text, null when absent, undefined when the index does not hold the path. */

@@ -30,7 +30,7 @@ import { wordPlan, wordSearch, type WordHits, type WordSearch } from './token-hi
 import { MATCH, NO_MATCH, UNKNOWN } from '../store/record-tokens.ts';
 import { recordTexts } from '../store/block-texts.ts';
 import { requiredLiterals } from './regex-literals.ts';
-import { conditionBlockBits, conditionLiterals, fieldMatcher, readFieldConditions, type FieldCondition } from './record-fields.ts';
+import { conditionBlockBits, conditionLiterals, conditionValueNeeds, fieldMatcher, type ValueNeed, readFieldConditions, type FieldCondition } from './record-fields.ts';
 import { bothTests, indexedConditions, indexedValue } from './field-index.ts';
 import { trigramBits, type BlockGrams } from '../store/block-grams.ts';
 import { pathFilterTable } from './path-filter.ts';
@@ -426,7 +426,9 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     if (!c) continue;
     // The block index, read when a block without record texts is first met (most have them).
     let grams: BlockGrams | null | undefined = matcher?.grams.length ? undefined : null;
-    const blockHas = matcher?.block || grams === undefined ? new Map<number, boolean>() : null;
+    // The field index's value bits, for conditions it leaves to the records.
+    const fx = matcher?.values.length ? c.fieldIndex() : null;
+    const blockHas = matcher?.block || grams === undefined || fx ? new Map<number, boolean>() : null;
     /** Looks at row k, which passed the row filter; true when the page is full. */
     const consider = (k: number): boolean => {
       // The record words rule records out (or in, for a word search) where they are built; then
@@ -448,7 +450,7 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
           // The index rules most blocks out without reading them; the others are read and tested whole.
           if (grams === undefined) grams = store.blockGrams(p);
           const index = grams;
-          has = !index || matcher!.grams.every((need) => index.mayHold(blk, need));
+          has = (!index || matcher!.grams.every((need) => index.mayHold(blk, need))) && (!fx || matcher!.values.every((v) => fx.mayHoldValue(v.path, blk, v.need)));
           if (has && matcher!.block) has = matcher!.block(p.blocks.rawBlock(blk));
           blockHas.set(blk, has);
         }
@@ -726,6 +728,8 @@ interface TextMatcher {
   block: ((raw: Buffer | null) => boolean) | null;
   /** Trigram bits every block holding a match has (store/block-grams.ts), when the text or the pattern's literals allow. */
   grams: Int32Array[];
+  /** Value bits every block holding a match has (a field index's, store/value-bits.ts), for the conditions left to the records. */
+  values: ValueNeed[];
 }
 
 /** Texts a search's matches hold as they are written in the records' bytes (for the block index). */
@@ -757,6 +761,7 @@ function recordMatcher(store: LogStore, q: ExplorerQuery, conditions: readonly F
     urls: text?.urls ?? null,
     rest: (_, record) => rest(record()),
     grams: [...(text?.grams ?? []), ...grams],
+    values: conditionValueNeeds(conditions),
     block:
       textBlock || blockTests.length
         ? (raw) => raw === null || ((!textBlock || textBlock(raw)) && blockTests.every((t) => t(raw)))
@@ -793,6 +798,7 @@ function textMatcher(store: LogStore, q: ExplorerQuery): TextMatcher | null {
     urls: q.source.hot === 'edge' && (search.re !== null || search.lower !== '') ? urlHits(store, search) : null,
     rest: null,
     grams,
+    values: [],
     block: inBlock ? (raw) => raw === null || inBlock(raw) : null,
     row: (row, record) => {
       const raw = record();

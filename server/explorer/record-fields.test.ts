@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { valueAt } from '../../contract/fields.ts';
-import { conditionBlockBits, conditionLiterals, discoverFields, fieldMatcher, readFieldConditions } from './record-fields.ts';
+import { conditionBlockBits, conditionLiterals, conditionValueNeeds, discoverFields, fieldMatcher, readFieldConditions } from './record-fields.ts';
 
 const ingest = { request: { method: 'GET', headers: { cf_ipcountry: 'DE', 'x-client-info': 'supabase-js/2' } }, response: { status_code: 503 }, parsed: { user_name: 'ana' } };
 const query = [{ request: [{ method: 'GET', headers: [{ cf_ipcountry: 'FR' }] }], response: [{ status_code: 200 }] }];
@@ -46,11 +46,11 @@ describe('record fields', () => {
     const literals = (c: string) => conditionLiterals(readFieldConditions([c]));
     for (const c of ['a:1000', 'a:-2.5', 'a:1e+21', 'a:12*', 'a:2026-*', 'a:1.5e*', 'a:Infinity']) expect(literals(c), c).toEqual([]);
     for (const c of ['a:1e3', 'a:-0', 'a:1.0', 'a: 7 ', 'a:0x10', 'a:727503696c163e57', 'a:7275c*', 'a:2026-11-28']) expect(literals(c), c).toEqual([c.slice(2).replace(/\*$/, '')]);
-    // The block index's bits: one set per literal and one of field bits for each value of four characters or more.
-    expect(conditionBlockBits(readFieldConditions(['request.headers.cf_ray:fb5f*'])).length).toBe(2);
-    expect(conditionBlockBits(readFieldConditions(['request.headers.cf_ray:8f3a*'])).length).toBe(2);
-    expect(conditionBlockBits(readFieldConditions(['request.headers.cf_ray:8f3*'])).length).toBe(1); // the field bits need four characters
-    expect(conditionBlockBits(readFieldConditions(['code:1234', 'n:12*', 'x:!y'])).length).toBe(0);
+    // The block index's trigram bits: one set per literal of three characters or more.
+    expect(conditionBlockBits(readFieldConditions(['request.headers.cf_ray:fb5f*', 'a:1234', 'b:xy'])).length).toBe(1);
+    // The value bits compare texts as conditions do (numbers too), for values of four characters or more and shorter equal ones.
+    const needs = (cs: string[]) => conditionValueNeeds(readFieldConditions(cs)).map((n) => n.path);
+    expect(needs(['request.headers.cf_ray:fb5f*', 'code:1234', 'n:12*', 'short:DE', 'x:!y', 'y:>=4', 'o:{"a":*', 'two:a', 'two:b'])).toEqual(['request.headers.cf_ray', 'code', 'short']);
   });
 
   it('lists the fields of a sample, most common first, with their types and examples', () => {

@@ -15,7 +15,8 @@
 import { fieldText, MAX_FIELD_FILTERS, readFieldFilter, valueAt, type FieldFilter } from '../../contract/fields.ts';
 import type { FieldPath } from '../../contract/api-types.ts';
 import { badParam } from '../errors.ts';
-import { fieldBits, trigramBits } from '../store/block-grams.ts';
+import { trigramBits } from '../store/block-grams.ts';
+import { valueNeed } from '../store/value-bits.ts';
 
 /** A condition as the records are tested by it: the written form read (contract/fields.ts), numbers as numbers. */
 export type FieldTest = { op: 'is' | 'prefix' | 'not'; value: string } | { op: 'gte' | 'lte'; value: number };
@@ -110,15 +111,31 @@ export function conditionLiterals(conditions: readonly FieldCondition[]): string
     .filter((v) => /^[\x20-\x7e]+$/.test(v) && !/["\\]/.test(v));
 }
 
-/**
- * The block index's bits (store/block-grams.ts) every block holding a record that passes the
- * conditions has: the trigrams of their literal texts, and the field bits of the same values
- * where the field bits can tell.
- */
+/** The block index's trigram bits (store/block-grams.ts) every block holding a record that passes the conditions has: those of their literal texts. */
 export function conditionBlockBits(conditions: readonly FieldCondition[]): Int32Array[] {
-  const trigrams = conditionLiterals(conditions).map((l) => trigramBits(Buffer.from(l, 'latin1')));
-  const fields = valuesInBytes(conditions).map((c) => fieldBits(c.keys[c.keys.length - 1]!, c.test.value, c.test.op === 'prefix'));
-  return [...trigrams, ...fields].filter((b): b is Int32Array => b !== null);
+  return conditionLiterals(conditions)
+    .map((l) => trigramBits(Buffer.from(l, 'latin1')))
+    .filter((b): b is Int32Array => b !== null);
+}
+
+/** A path's value bits (store/value-bits.ts) that every block holding a record that passes has. */
+export interface ValueNeed {
+  path: string;
+  need: Int32Array;
+}
+
+/**
+ * The value bits every block holding a record that passes the conditions has: one per path
+ * with a single equal or starts-with value, where the bits can tell (a field index's value bits
+ * compare the text as conditions do: numbers too).
+ */
+export function conditionValueNeeds(conditions: readonly FieldCondition[]): ValueNeed[] {
+  const out: ValueNeed[] = [];
+  for (const c of requiredValues(conditions)) {
+    const need = valueNeed(c.path, c.test.value, c.test.op === 'prefix');
+    if (need) out.push({ path: c.path, need });
+  }
+  return out;
 }
 
 

@@ -4,39 +4,30 @@
  * blocks that may hold its text. A block holds about 8,000 distinct trigrams (256 KiB of edge
  * records); 4 KiB and two bits per trigram make a false positive about 15% per trigram, so a
  * word of five letters (three trigrams) rules out all but about 1% of the blocks without it.
- * After them, FIELD_BYTES of field bits (field-grams.ts): a key and its value's first four
- * characters, for field conditions (about 950 distinct a block of edge records; three bits each
- * in 2 KiB make a false positive about 0.4%).
  *
  * Derived data, one file per record file (`<label>.grams`), appended as each block is written
  * (the raw block is in memory then), so a search right after an import is already indexed.
  * Blocks written before (an older store, a failed append) are indexed by a background rebuild.
  * `LXGR`, u32 format, u32 the record file's seed (its name: a file put under another name is
- * not used), u32 zero; then per block: f64 its offset, f64 its end, BLOOM_BYTES of trigram bits,
- * FIELD_BYTES of field bits, u32 CRC-32 of the entry (seeded with the file's seed). A reader stops at the first entry that is
+ * not used), u32 zero; then per block: f64 its offset, f64 its end, BLOOM_BYTES of bits, u32
+ * CRC-32 of the entry (seeded with the file's seed). A reader stops at the first entry that is
  * short or fails its CRC and ignores entries past the committed record bytes; blocks without an
  * entry are searched without the index, so a damaged or stale file costs time, never an answer.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { DERIVED_HEAD, derivedHeader, derivedHeaderOk, readDerived } from './derived-header.ts';
-import { addFieldGrams, fieldGramBits } from './field-grams.ts';
 import { unescapedText } from './json-escapes.ts';
 
 const MAGIC = 0x5247584c; // 'LXGR' little-endian
 // 3: a block's bits include the text its JSON escapes stand for (2 missed it: rebuilt).
-// 4: field bits after the trigram bits (3 had none: rebuilt).
-const FORMAT = 4;
+const FORMAT = 3;
 const HEAD = DERIVED_HEAD;
 export const BLOOM_BYTES = 4096;
 const BLOOM_BITS = BLOOM_BYTES * 8;
 const MASK = BLOOM_BITS - 1;
-export const FIELD_BYTES = 2048;
-const FIELD_BITS = FIELD_BYTES * 8;
-/** A block's bits: trigrams, then fields. */
-const BITS_BYTES = BLOOM_BYTES + FIELD_BYTES;
 /** An entry: offset, end, bits, CRC. */
-const ENTRY = 16 + BITS_BYTES + 4;
+const ENTRY = 16 + BLOOM_BYTES + 4;
 
 /** Sets the two bits of every trigram of `raw` in `bits` (BLOOM_BITS bits). */
 export function addTrigrams(bits: Int32Array, raw: Uint8Array): void {
@@ -68,16 +59,6 @@ export function trigramBits(text: Uint8Array): Int32Array | null {
     out.push(h >>> 17, (h >>> 2) & MASK);
   }
   return Int32Array.from(new Set(out));
-}
-
-/**
- * The bit positions a block holding a record whose value at a path ending in `key` equals
- * `value` (or starts with it: `prefix`) has among its field bits, or null when they cannot tell
- * (field-grams.ts). Used as trigramBits' are.
- */
-export function fieldBits(key: string, value: string, prefix: boolean): Int32Array | null {
-  const bits = fieldGramBits(key, value, prefix, BLOOM_BITS, FIELD_BITS);
-  return bits && Int32Array.from(bits);
 }
 
 /** Whether a block's bits (at `at` in `buf`) hold every bit of `need`. */
@@ -117,7 +98,7 @@ export class BlockGrams {
   bitsOf(blk: number): Int32Array | null {
     const at = this.at.get(blk);
     if (at === undefined) return null;
-    return new Int32Array(this.buf.buffer.slice(this.buf.byteOffset + at, this.buf.byteOffset + at + BITS_BYTES));
+    return new Int32Array(this.buf.buffer.slice(this.buf.byteOffset + at, this.buf.byteOffset + at + BLOOM_BYTES));
   }
 
   /** Bytes held in memory. */
@@ -225,15 +206,13 @@ export function cutBlockGrams(file: string, seed: number, size: number): void {
 }
 
 /**
- * The bits of one block's raw bytes: its trigrams, and those of the text their JSON escapes
- * stand for (`\/`, `\u0026`), which a search for that text must not rule out; then its field
- * grams.
+ * The bits of one block's raw bytes, and of the text their JSON escapes stand for (`\/`,
+ * `\u0026`), which a search for that text must not rule out.
  */
 export function blockBits(raw: Buffer): Int32Array {
-  const bits = new Int32Array(BITS_BYTES / 4);
+  const bits = new Int32Array(BLOOM_BITS / 32);
   addTrigrams(bits, raw);
   const text = unescapedText(raw);
   if (text) addTrigrams(bits, text);
-  addFieldGrams(bits, BLOOM_BITS, FIELD_BITS, raw);
   return bits;
 }

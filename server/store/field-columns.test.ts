@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ABSENT, buildFieldIndex, buildFieldIndexInSteps, FieldIndex, FIRST_TEXT, MAX_FIELD_TEXTS, UNREADABLE, type FieldRows } from './field-columns.ts';
+import { valueNeed } from './value-bits.ts';
 
 /** Records packed into blocks of `perBlock` lines, as a record file holds them, and the rows that address them. */
 function pack(lines: string[], projects: number[], perBlock = 3): { rows: FieldRows; block: (blk: number) => Buffer | null } {
@@ -100,11 +101,13 @@ describe('the field index', () => {
     // Another row count, a section of another length: not this file's.
     expect(FieldIndex.open(read, 8, bytes.length, rows.n + 1)).toBeNull();
     expect(FieldIndex.open(read, 8, bytes.length - 1, rows.n)).toBeNull();
-    // A flipped byte in the last part (the last kept path's counts, in path order): that path is not used, once, and says so.
+    // A flipped byte in the last path's part (the last kept path's counts, in path order; the
+    // value bits come after them): that path is not used, once, and says so.
     const last = back.kept.at(-1)!;
     expect(last).toBe('request.headers.cf_ipcountry.a');
+    const descriptor = JSON.parse(bytes.subarray(8, 8 + bytes.readUInt32LE(0)).toString('utf8')) as { values: { bytes: number } };
     const flipped = Buffer.from(file);
-    flipped[flipped.length - 1]! ^= 0xff;
+    flipped[flipped.length - descriptor.values.bytes - 1]! ^= 0xff;
     const damaged = FieldIndex.open((at, n) => flipped.subarray(at, at + n), 8, bytes.length, rows.n)!;
     let told = 0;
     damaged.damaged = () => told++;
@@ -177,5 +180,82 @@ describe('the field index', () => {
     const back = FieldIndex.open((at, n) => bytes.subarray(at, at + n), 0, bytes.length, rows.n)!;
     expect(back.capped('b')).toBe(true);
     expect(back.ids('a')).toEqual(fx.ids('a'));
+  });
+
+  describe('value bits', () => {
+    /** A small deterministic generator (no library: the test must not depend on the code's). */
+    let seed = 20261129;
+    const r = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return Math.floor(seed / 65536) % n;
+    };
+    const hex = () => Array.from({ length: 4 }, () => r(65536).toString(16).padStart(4, '0')).join('');
+    const SCALARS: unknown[] = ['DE', 'Zürich', '東京タワー', '', 'abc', 'abcd', 1, -2.5, 1e21, 0, 1.5, true, false, null, ['x', 'y'], ['one'], [[7]]];
+    type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+    function metadata(depth = 0): { [k: string]: Json } {
+      const out: { [k: string]: Json } = { ray: hex() };
+      for (let k = 0; k < 2 + r(3); k++) {
+        const key = ['city', 'code', 'user', 'x', 'nested'][r(5)]!;
+        out[key] = key === 'nested' && depth < 2 ? (r(2) ? [metadata(depth + 1)] : metadata(depth + 1)) : (SCALARS[r(SCALARS.length)] as Json);
+      }
+      return out;
+    }
+    /** Every (path, text) a record holds, read here: one-element arrays looked through, scalars as text, longer arrays as JSON. */
+    function leaves(v: Json, path: string, out: Array<{ path: string; text: string }>): Array<{ path: string; text: string }> {
+      while (Array.isArray(v) && v.length === 1) v = v[0]!;
+      if (v === null) return out;
+      if (typeof v === 'object' && !Array.isArray(v)) {
+        for (const [k, x] of Object.entries(v)) leaves(x, path ? `${path}.${k}` : k, out);
+      } else if (path) out.push({ path, text: typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v) });
+      return out;
+    }
+    const metas = Array.from({ length: 3000 }, () => metadata());
+    // A tenth with their metadata as JSON text, as some exports give it.
+    const built = pack(
+      metas.map((m, i) => rec(i % 10 === 3 ? JSON.stringify(m) : m)),
+      metas.map(() => 1),
+      20,
+    );
+    const fx = buildFieldIndex(built.rows, built.block);
+
+    it('never rule out the block of a record holding the value, capped paths too', () => {
+      expect(fx.capped('ray')).toBe(true);
+      let checked = 0;
+      metas.forEach((m, i) => {
+        for (const { path, text } of leaves(m, '', [])) {
+          for (const [value, prefix] of [
+            [text, false],
+            [text.slice(0, 4), true],
+            [text.slice(0, 7), true],
+          ] as const) {
+            const need = valueNeed(path, value, prefix);
+            if (!need) continue;
+            checked++;
+            expect(fx.mayHoldValue(path, built.rows.blk[i]!, need), `${path}: ${value}${prefix ? '*' : ''}`).toBe(true);
+          }
+        }
+      });
+      expect(checked).toBeGreaterThan(20_000);
+    });
+
+    it('rule out nearly every block for a value no record holds; after a round trip the same; damaged, they rule out nothing', () => {
+      const blocks = [...new Set(built.rows.blk)];
+      const absent = Array.from({ length: 100 }, () => valueNeed('ray', `z${hex().slice(0, 3 + r(4))}`, true)!);
+      const held = (index: FieldIndex) => absent.reduce((n, need) => n + blocks.filter((b) => index.mayHoldValue('ray', b, need)).length, 0);
+      expect(held(fx) / (absent.length * blocks.length)).toBeLessThan(0.02);
+      // A path it does not list: the bits cannot tell.
+      expect(fx.mayHoldValue('no.such.path', blocks[0]!, absent[0]!)).toBe(true);
+      const bytes = fx.encode();
+      const back = FieldIndex.open((at, n) => bytes.subarray(at, at + n), 0, bytes.length, built.rows.n)!;
+      expect(held(back)).toBe(held(fx));
+      const flipped = Buffer.from(bytes);
+      flipped[flipped.length - 1]! ^= 0xff;
+      const damaged = FieldIndex.open((at, n) => flipped.subarray(at, at + n), 0, bytes.length, built.rows.n)!;
+      let told = 0;
+      damaged.damaged = () => told++;
+      expect(held(damaged)).toBe(absent.length * blocks.length);
+      expect(told).toBe(1);
+      expect(damaged.has('city')).toBe(true);
+    });
   });
 });

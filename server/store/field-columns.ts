@@ -18,23 +18,30 @@
  * (`capped`): a request id or a timestamp, say. The explorer reads that partition's records for
  * it instead.
  *
+ * Value bits: per record block of the partition, a Bloom filter of "path and the first
+ * VALUE_CHARS characters of its value" for every value of every record in it (capped paths too;
+ * value-bits.ts), so a condition on a capped path reads only the blocks that may hold its value
+ * (a ray's prefix, say: the block index's trigrams hold four hex digits in nearly every block).
+ *
  * Section (appended to the columns file, its length in the file's header): u32 bytes of the
  * descriptor, u32 CRC-32 of the descriptor, the descriptor (JSON: rows, whether every path was
  * discovered, the paths holding objects, and per path in path order its state, text count, id
- * width, packed bytes and CRC of each part, count entries), then per kept path its dictionary (a
- * JSON array of texts, deflated), its ids (n of 1, 2 or 4 bytes, little-endian, deflated) and its
- * counts (k projects, k ids, k counts, Int32, by project then id). A part is read when first
- * asked for and checked against its CRC then.
+ * width, packed bytes and CRC of each part, count entries; the value bits' block count, packed
+ * bytes and CRC), then per kept path its dictionary (a JSON array of texts, deflated), its ids
+ * (n of 1, 2 or 4 bytes, little-endian, deflated) and its counts (k projects, k ids, k counts,
+ * Int32, by project then id), then the value bits (the blocks' offsets as f64, then their bits,
+ * deflated). A part is read when first asked for and checked against its CRC then.
  */
 import zlib from 'node:zlib';
 import { metadataOfRecord } from './record.ts';
+import { pathHash, ValueBits, ValueBitsBuilder } from './value-bits.ts';
 import { fieldText } from '../../contract/fields.ts';
 
 /**
  * Names how a columns file's field index was built (in the file's header): a section built
  * another way (the fixed list of paths per source before discovery) is built again.
  */
-export const FIELD_SCHEME = zlib.crc32('every path of the records, discovered per partition, parts deflated: 2');
+export const FIELD_SCHEME = zlib.crc32('every path of the records, discovered per partition, parts deflated, value bits per block: 3');
 
 /**
  * Paths (leaves and objects) a partition's index discovers at most; past them, new paths are not
@@ -110,7 +117,35 @@ export class FieldIndex {
      */
     private readonly all = false,
     private readonly objects: ReadonlySet<string> = new Set(),
+    /** The value bits: built, or where they are in the file (null: none, or found damaged). */
+    private values: ValueBits | { at: number; bytes: number; crc: number; blocks: number } | null = null,
   ) {}
+
+  /**
+   * Whether the block at `blk` may hold a record whose value at `path` has the bits `need`
+   * (value-bits.ts valueNeed); true when the bits cannot tell: a path this index does not list
+   * (past MAX_FIELD_PATHS, say), no bits, or bits that fail their check.
+   */
+  mayHoldValue(path: string, blk: number, need: Int32Array): boolean {
+    if (!this.entries.has(path)) return true;
+    const bits = this.valueBits();
+    return !bits || bits.mayHold(blk, need);
+  }
+
+  /** The value bits, read from the file when first asked for. */
+  private valueBits(): ValueBits | null {
+    const v = this.values;
+    if (v === null || v instanceof ValueBits) return v;
+    try {
+      return (this.values = ValueBits.decode(this.checked(v.at, v.bytes, v.crc), v.blocks));
+    } catch {
+      this.values = null;
+      const d = this.damaged;
+      this.damaged = null;
+      d?.();
+      return null;
+    }
+  }
 
   /** The paths it lists (kept or capped), in order. */
   get paths(): string[] {
@@ -210,7 +245,7 @@ export class FieldIndex {
 
   /** Bytes held in memory now (parts read or built). */
   get bytes(): number {
-    let total = 0;
+    let total = this.values instanceof ValueBits ? this.values.byteLength : 0;
     for (const e of this.entries.values()) {
       total += (e.ids?.byteLength ?? 0) + (e.counts ? e.counts.k * 12 : 0);
       if (e.texts && e.textBytes === undefined) e.textBytes = e.texts.reduce((n, t) => n + 2 * t.length + 16, 0);
@@ -239,7 +274,11 @@ export class FieldIndex {
       parts.push(t, i, c);
       described.push({ path, capped: false, texts: t.length, textsCrc: zlib.crc32(t), count: texts.length, width: ids.BYTES_PER_ELEMENT, ids: i.length, idsCrc: zlib.crc32(i), k: counts.k, countsCrc: zlib.crc32(c) });
     }
-    const descriptor = Buffer.from(JSON.stringify({ n: this.n, all: this.all, objects: [...this.objects], paths: described }), 'utf8');
+    const bits = this.valueBits();
+    const v = bits?.encode();
+    if (v) parts.push(v);
+    const values = bits && v ? { blocks: bits.blocks.length, bytes: v.length, crc: zlib.crc32(v) } : null;
+    const descriptor = Buffer.from(JSON.stringify({ n: this.n, all: this.all, objects: [...this.objects], paths: described, values }), 'utf8');
     const head = Buffer.alloc(8);
     head.writeUInt32LE(descriptor.length, 0);
     head.writeUInt32LE(zlib.crc32(descriptor), 4);
@@ -259,7 +298,7 @@ export class FieldIndex {
       if (8 + d > bytes) return null;
       const json = read(sectionAt + 8, d);
       if (zlib.crc32(json) !== head.readUInt32LE(4)) return null;
-      const desc = JSON.parse(json.toString('utf8')) as { n?: unknown; all?: unknown; objects?: unknown; paths?: unknown };
+      const desc = JSON.parse(json.toString('utf8')) as { n?: unknown; all?: unknown; objects?: unknown; paths?: unknown; values?: unknown };
       if (desc.n !== n || !Array.isArray(desc.paths) || typeof desc.all !== 'boolean' || !Array.isArray(desc.objects) || !desc.objects.every((o) => typeof o === 'string')) return null;
       const paths = (desc.paths as Array<{ path?: unknown } | null>).map((p) => p?.path);
       if (!paths.every((p): p is string => typeof p === 'string') || new Set(paths).size !== paths.length) return null;
@@ -279,8 +318,15 @@ export class FieldIndex {
         at = file.countsAt + k * 12;
         entries.set(paths[j]!, { path: paths[j]!, capped: false, file });
       }
+      let values: { at: number; bytes: number; crc: number; blocks: number } | null = null;
+      if (desc.values !== null && desc.values !== undefined) {
+        const v = desc.values as Record<string, unknown>;
+        if (typeof v !== 'object' || !u32(v.blocks) || !u32(v.bytes) || !u32(v.crc)) return null;
+        values = { at, bytes: v.bytes, crc: v.crc, blocks: v.blocks };
+        at += v.bytes;
+      }
       if (at !== sectionAt + bytes) return null;
-      return new FieldIndex(n, entries, read, desc.all, new Set(desc.objects as string[]));
+      return new FieldIndex(n, entries, read, desc.all, new Set(desc.objects as string[]), values);
     } catch {
       return null;
     }
@@ -328,6 +374,9 @@ class FieldIndexBuilder {
   /** The paths in the order the index lists them, and their entries so far (finishStep). */
   private order: Array<readonly [string, number]> | null = null;
   private readonly entries = new Map<string, PathEntry>();
+  /** pathHash of each listed path, by index. */
+  private readonly pathHashes: number[] = [];
+  private readonly values = new ValueBitsBuilder();
 
   constructor(
     private readonly rows: FieldRows,
@@ -350,6 +399,7 @@ class FieldIndexBuilder {
       const blk = this.blocks[this.next++]!;
       const raw = this.block(blk);
       if (!raw) throw new Error('a block of the partition is not written yet');
+      this.values.startBlock(blk);
       for (const i of this.rowsOf.get(blk)!) {
         const at = this.rows.boff[i]!;
         const { readable, metadata } = metadataOfRecord(raw.toString('utf8', at, at + this.rows.len[i]!));
@@ -373,7 +423,12 @@ class FieldIndexBuilder {
     const isObject = typeof v === 'object' && !Array.isArray(v);
     if (path) {
       const j = this.index.get(path) ?? (isObject ? undefined : this.discover(path));
-      if (j !== undefined && this.maps[j]) this.ids[j]![i] = this.idOf(j, fieldText(v));
+      if (j !== undefined) {
+        const text = fieldText(v);
+        // Every value has its gram, capped paths' too: the value bits are for them.
+        if (text !== null) this.values.add(this.pathHashes[j]!, text);
+        if (this.maps[j]) this.ids[j]![i] = this.idOf(j, text);
+      }
       if (isObject && !this.objects.has(path)) {
         if (this.objects.size >= MAX_FIELD_PATHS) this.all = false;
         else this.objects.add(path);
@@ -394,6 +449,7 @@ class FieldIndexBuilder {
     const j = this.paths.length;
     this.index.set(path, j);
     this.paths.push(path);
+    this.pathHashes.push(pathHash(path));
     this.texts.push([]);
     this.chars.push(0);
     if (this.objects.has(path)) {
@@ -443,7 +499,7 @@ class FieldIndexBuilder {
       this.entries.set(path, this.entryOf(path, j));
     }
     if (this.entries.size < this.order.length) return null;
-    return new FieldIndex(this.rows.n, this.entries, null, this.all, new Set([...this.objects].sort()));
+    return new FieldIndex(this.rows.n, this.entries, null, this.all, new Set([...this.objects].sort()), this.values.finish());
   }
 
   /** Path `j`'s entry: its ids narrowed and its rows counted per (project, value), or capped. */
