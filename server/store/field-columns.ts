@@ -140,11 +140,16 @@ export class FieldIndex {
       return (this.values = ValueBits.decode(this.checked(v.at, v.bytes, v.crc), v.blocks));
     } catch {
       this.values = null;
-      const d = this.damaged;
-      this.damaged = null;
-      d?.();
+      this.tellDamaged();
       return null;
     }
+  }
+
+  /** Calls `damaged` once. */
+  private tellDamaged(): void {
+    const d = this.damaged;
+    this.damaged = null;
+    d?.();
   }
 
   /** The paths it lists (kept or capped), in order. */
@@ -183,9 +188,7 @@ export class FieldIndex {
       return load(e, e.file);
     } catch {
       e.broken = true;
-      const d = this.damaged;
-      this.damaged = null;
-      d?.();
+      this.tellDamaged();
       return null;
     }
   }
