@@ -384,6 +384,8 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
       rest = indexed.rest;
     }
     const matcher = matcherOf(rest);
+    // No block of the partition holds a value a condition needs (its field index's value bits): none of its rows is looked at.
+    if (pass && matcher?.values.length && c.fieldIndex()?.rulesOutEveryBlock(matcher.values)) pass = null;
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
     // The worker is still on this partition's words (it is behind: words are most of a search
     // for digits): the columns asked of it and not started are read here instead, as the walk comes to them.

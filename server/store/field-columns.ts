@@ -132,6 +132,16 @@ export class FieldIndex {
     return !bits || bits.mayHold(blk, need);
   }
 
+  /**
+   * Whether the value bits rule out every block of the partition for one of `needs`
+   * (mayHoldValue): then no record of it can pass, and none of its rows need be looked at.
+   */
+  rulesOutEveryBlock(needs: ReadonlyArray<{ path: string; need: Int32Array }>): boolean {
+    const listed = needs.filter((n) => this.entries.has(n.path));
+    const bits = listed.length ? this.valueBits() : null;
+    return bits !== null && bits.blocks.every((blk) => listed.some((n) => !bits.mayHold(blk, n.need)));
+  }
+
   /** The value bits, read from the file when first asked for. */
   private valueBits(): ValueBits | null {
     const v = this.values;
