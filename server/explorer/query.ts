@@ -384,8 +384,10 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
       rest = indexed.rest;
     }
     const matcher = matcherOf(rest);
-    // No block of the partition holds a value a condition needs (its field index's value bits): none of its rows is looked at.
-    if (pass && matcher?.values.length && c.fieldIndex()?.rulesOutEveryBlock(matcher.values)) pass = null;
+    // The blocks that may hold the values the conditions need (the field index's value bits):
+    // the rows of the others are passed over without a look, and a partition without one is skipped.
+    const mayHold = pass && matcher?.values.length ? (c.fieldIndex()?.blocksMayHold(matcher.values) ?? null) : null;
+    if (mayHold?.size === 0) pass = null;
     const [from, to] = pass ? windowRange(c, q.start, q.end, last) : [0, 0];
     // The worker is still on this partition's words (it is behind: words are most of a search
     // for digits): the columns asked of it and not started are read here instead, as the walk comes to them.
@@ -471,7 +473,7 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     };
     // Locals of the hot loop that no closure captures (a captured one is read from the heap).
     const times = c.ts;
-    const passes = pass ?? (() => false);
+    const passes = pass ? (mayHold ? inBlocks(c.blk, mayHold, pass) : pass) : () => false;
     // The walk starts at the cursor's instant (windowRange): its rows after the cursor's remain.
     const cursor = last;
     for (let i = from; i < to; ) {
@@ -513,6 +515,20 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     }
   }
   return { last, complete: true };
+}
+
+/** `pass`, for the rows of the blocks in `blocks` only (rows of one block mostly come together: the last block's answer is kept). */
+function inBlocks(blk: Float64Array, blocks: ReadonlySet<number>, pass: (i: number) => boolean): (i: number) => boolean {
+  let last = -1;
+  let inside = false;
+  return (i) => {
+    const b = blk[i]!;
+    if (b !== last) {
+      last = b;
+      inside = blocks.has(b);
+    }
+    return inside && pass(i);
+  };
 }
 
 /** What decides a record of the window for a text search: ruled out (or not in the window), its text, or a match. */

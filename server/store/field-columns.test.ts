@@ -238,14 +238,14 @@ describe('the field index', () => {
       expect(checked).toBeGreaterThan(20_000);
     });
 
-    it('rule out a whole partition when no block may hold a needed value, and only then', () => {
+    it('list the blocks that may hold every needed value: none for a value no record holds, so the partition is skipped', () => {
       const small = pack(metas.slice(0, 60).map((m) => rec(m)), metas.slice(0, 60).map(() => 1), 20);
       const index = buildFieldIndex(small.rows, small.block);
       const need = (path: string, value: string, prefix = false) => ({ path, need: valueNeed(path, value, prefix)! });
-      expect(index.rulesOutEveryBlock([need('ray', 'zzzz', true)])).toBe(true);
-      expect(index.rulesOutEveryBlock([need('ray', metas[41]!.ray as string)])).toBe(false);
-      expect(index.rulesOutEveryBlock([need('ray', (metas[7]!.ray as string).slice(0, 5), true), need('user', 'zzzz')])).toBe(true); // both must hold
-      expect(index.rulesOutEveryBlock([need('no.such.path', 'zzzz')])).toBe(false); // a path it does not list: cannot tell
+      expect(index.blocksMayHold([need('ray', 'zzzz', true)])).toEqual(new Set());
+      expect(index.blocksMayHold([need('ray', metas[41]!.ray as string)])).toEqual(new Set([2000]));
+      expect(index.blocksMayHold([need('ray', (metas[7]!.ray as string).slice(0, 5), true), need('user', 'zzzz')])).toEqual(new Set()); // both must hold
+      expect(index.blocksMayHold([need('no.such.path', 'zzzz')])).toBeNull(); // a path it does not list: cannot tell
     });
 
     it('rule out nearly every block for a value no record holds; after a round trip the same; damaged, they rule out nothing', () => {

@@ -133,13 +133,18 @@ export class FieldIndex {
   }
 
   /**
-   * Whether the value bits rule out every block of the partition for one of `needs`
-   * (mayHoldValue): then no record of it can pass, and none of its rows need be looked at.
+   * The blocks of the partition that may hold a record passing every one of `needs`
+   * (mayHoldValue), or null when the value bits cannot tell (no need on a path it lists, no
+   * bits). Every block of its rows is listed in the bits, so a block left out holds no record
+   * that can pass: an empty set rules out the whole partition.
    */
-  rulesOutEveryBlock(needs: ReadonlyArray<{ path: string; need: Int32Array }>): boolean {
+  blocksMayHold(needs: ReadonlyArray<{ path: string; need: Int32Array }>): Set<number> | null {
     const listed = needs.filter((n) => this.entries.has(n.path));
     const bits = listed.length ? this.valueBits() : null;
-    return bits !== null && bits.blocks.every((blk) => listed.some((n) => !bits.mayHold(blk, n.need)));
+    if (!bits) return null;
+    const out = new Set<number>();
+    for (const blk of bits.blocks) if (listed.every((n) => bits.mayHold(blk, n.need))) out.add(blk);
+    return out;
   }
 
   /** The value bits, read from the file when first asked for. */
