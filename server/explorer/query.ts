@@ -426,10 +426,14 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
       await new Promise<void>((resolve) => setImmediate(resolve));
       continue;
     }
-    c = wholeColumns(store, p, c);
-    if (!c) continue;
-    // The block index, read when a block without record texts is first met (most have them).
-    let grams: BlockGrams | null | undefined = matcher?.grams.length ? undefined : null;
+    // A partition none of whose rows is looked at (none in the window, or none that can pass) reads nothing more.
+    if (to > from) {
+      c = wholeColumns(store, p, c);
+      if (!c) continue;
+    }
+    // The block index, read when a block without record texts is first met (most have them);
+    // not where the value bits chose the blocks already (they rule out more, and read less).
+    let grams: BlockGrams | null | undefined = matcher?.grams.length && !mayHold ? undefined : null;
     // The field index's value bits, for conditions it leaves to the records.
     const fx = matcher?.values.length ? c.fieldIndex() : null;
     const blockHas = matcher?.block || grams === undefined || fx ? new Map<number, boolean>() : null;
@@ -473,7 +477,7 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     };
     // Locals of the hot loop that no closure captures (a captured one is read from the heap).
     const times = c.ts;
-    const passes = pass ? (mayHold ? inBlocks(c.blk, mayHold, pass) : pass) : () => false;
+    const passes = pass && to > from ? (mayHold ? inBlocks(c.blk, mayHold, pass) : pass) : () => false;
     // The walk starts at the cursor's instant (windowRange): its rows after the cursor's remain.
     const cursor = last;
     for (let i = from; i < to; ) {

@@ -29,8 +29,7 @@
  * width, packed bytes and CRC of each part, count entries; the value bits' block count, packed
  * bytes and CRC), then per kept path its dictionary (a JSON array of texts, deflated), its ids
  * (n of 1, 2 or 4 bytes, little-endian, deflated) and its counts (k projects, k ids, k counts,
- * Int32, by project then id), then the value bits (the blocks' offsets as f64, then their bits,
- * deflated). A part is read when first asked for and checked against its CRC then.
+ * Int32, by project then id), then the value bits (the blocks' offsets as f64, then their bits). A part is read when first asked for and checked against its CRC then.
  */
 import zlib from 'node:zlib';
 import { metadataOfRecord } from './record.ts';
@@ -41,7 +40,7 @@ import { fieldText } from '../../contract/fields.ts';
  * Names how a columns file's field index was built (in the file's header): a section built
  * another way (the fixed list of paths per source before discovery) is built again.
  */
-export const FIELD_SCHEME = zlib.crc32('every path of the records, discovered per partition, parts deflated, value bits per block: 3');
+export const FIELD_SCHEME = zlib.crc32('every path of the records, discovered per partition, parts deflated, value bits per block: 4');
 
 /**
  * Paths (leaves and objects) a partition's index discovers at most; past them, new paths are not
