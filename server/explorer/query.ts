@@ -477,14 +477,23 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     };
     // Locals of the hot loop that no closure captures (a captured one is read from the heap).
     const times = c.ts;
-    const passes = pass && to > from ? (mayHold ? inBlocks(c.blk, mayHold, pass) : pass) : () => false;
+    const passes = pass ?? (() => false);
+    // Rows of the blocks the value bits rule out are passed over a run at a time (rows of one
+    // block mostly come together): none of them can pass, whatever instant they share.
+    const blocks = mayHold && to > from ? c.blk : null;
     // The walk starts at the cursor's instant (windowRange): its rows after the cursor's remain.
     const cursor = last;
     for (let i = from; i < to; ) {
+      if (blocks && !mayHold!.has(blocks[i]!)) {
+        const b = blocks[i]!;
+        for (i++; i < to && blocks[i] === b; i++);
+        continue;
+      }
       if (++sinceCheck >= CHECK_EVERY) {
         sinceCheck = 0;
-        // i starts an instant: every row of the one before is done.
-        if (i > from) last = { ts: times[i - 1]!, rid: 0 };
+        // Where i starts an instant, every row of the one before is done (after a run of
+        // ruled-out rows, i may be within one).
+        if (i > from && times[i - 1] !== times[i]) last = { ts: times[i - 1]!, rid: 0 };
         if (last) limits.onProgress?.(last);
         if (overBudget(performance.now())) return { last: last!, complete: false };
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -519,20 +528,6 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     }
   }
   return { last, complete: true };
-}
-
-/** `pass`, for the rows of the blocks in `blocks` only (rows of one block mostly come together: the last block's answer is kept). */
-function inBlocks(blk: Float64Array, blocks: ReadonlySet<number>, pass: (i: number) => boolean): (i: number) => boolean {
-  let last = -1;
-  let inside = false;
-  return (i) => {
-    const b = blk[i]!;
-    if (b !== last) {
-      last = b;
-      inside = blocks.has(b);
-    }
-    return inside && pass(i);
-  };
 }
 
 /** What decides a record of the window for a text search: ruled out (or not in the window), its text, or a match. */
