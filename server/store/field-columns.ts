@@ -26,10 +26,11 @@
  * Section (appended to the columns file, its length in the file's header): u32 bytes of the
  * descriptor, u32 CRC-32 of the descriptor, the descriptor (JSON: rows, whether every path was
  * discovered, the paths holding objects, and per path in path order its state, text count, id
- * width, packed bytes and CRC of each part, count entries; the value bits' block count, packed
- * bytes and CRC), then per kept path its dictionary (a JSON array of texts, deflated), its ids
- * (n of 1, 2 or 4 bytes, little-endian, deflated) and its counts (k projects, k ids, k counts,
- * Int32, by project then id), then the value bits (the blocks' offsets as f64, then their bits). A part is read when first asked for and checked against its CRC then.
+ * width, packed bytes and CRC of each part, count entries; the value bits' block count, bytes
+ * and CRC), then per kept path its dictionary (a JSON array of texts, deflated), its ids (n of
+ * 1, 2 or 4 bytes, little-endian, deflated) and its counts (k projects, k ids, k counts, Int32,
+ * by project then id), then the value bits (the blocks' offsets as f64, then their bits). A part
+ * is read when first asked for and checked against its CRC then.
  */
 import zlib from 'node:zlib';
 import { metadataOfRecord } from './record.ts';
