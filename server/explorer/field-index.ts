@@ -117,9 +117,9 @@ function blockTest(store: LogStore, p: Partition, c: ScanColumns, conditions: re
   const needs = conditionBlockBits(conditions);
   const values = conditionValueNeeds(conditions);
   const grams = needs.length ? store.blockGrams(p) : null;
-  const fx = values.length ? c.fieldIndex() : null;
-  if (!grams && !fx) return null;
-  return (b) => (!grams || needs.every((need) => grams.mayHold(b, need))) && (!fx || values.every((v) => fx.mayHoldValue(v.path, b, v.need)));
+  const blocks = values.length ? (c.fieldIndex()?.blocksMayHold(values) ?? null) : null;
+  if (!grams && !blocks) return null;
+  return (b) => (!blocks || blocks.has(b)) && (!grams || needs.every((need) => grams.mayHold(b, need)));
 }
 
 /** Row i's value of `path` from the partition's field index: its text, null when absent, undefined when the index does not hold the path. */

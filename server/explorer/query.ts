@@ -434,9 +434,7 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     // The block index, read when a block without record texts is first met (most have them);
     // not where the value bits chose the blocks already (they rule out more, and read less).
     let grams: BlockGrams | null | undefined = matcher?.grams.length && !mayHold ? undefined : null;
-    // The field index's value bits, for conditions it leaves to the records.
-    const fx = matcher?.values.length ? c.fieldIndex() : null;
-    const blockHas = matcher?.block || grams === undefined || fx ? new Map<number, boolean>() : null;
+    const blockHas = matcher?.block || grams === undefined || mayHold ? new Map<number, boolean>() : null;
     /** Looks at row k, which passed the row filter; true when the page is full. */
     const consider = (k: number): boolean => {
       // The record words rule records out (or in, for a word search) where they are built; then
@@ -458,7 +456,8 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
           // The index rules most blocks out without reading them; the others are read and tested whole.
           if (grams === undefined) grams = store.blockGrams(p);
           const index = grams;
-          has = (!index || matcher!.grams.every((need) => index.mayHold(blk, need))) && (!fx || matcher!.values.every((v) => fx.mayHoldValue(v.path, blk, v.need)));
+          // (A row of a block the value bits rule out reaches here with others of its instant.)
+          has = (!mayHold || mayHold.has(blk)) && (!index || matcher!.grams.every((need) => index.mayHold(blk, need)));
           if (has && matcher!.block) has = matcher!.block(p.blocks.rawBlock(blk));
           blockHas.set(blk, has);
         }

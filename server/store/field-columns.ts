@@ -122,29 +122,16 @@ export class FieldIndex {
   ) {}
 
   /**
-   * Whether the block at `blk` may hold a record whose value at `path` has the bits `need`
-   * (value-bits.ts valueNeed); true when the bits cannot tell: a path this index does not list
-   * (past MAX_FIELD_PATHS, say), no bits, or bits that fail their check.
-   */
-  mayHoldValue(path: string, blk: number, need: Int32Array): boolean {
-    if (!this.entries.has(path)) return true;
-    const bits = this.valueBits();
-    return !bits || bits.mayHold(blk, need);
-  }
-
-  /**
-   * The blocks of the partition that may hold a record passing every one of `needs`
-   * (mayHoldValue), or null when the value bits cannot tell (no need on a path it lists, no
-   * bits). Every block of its rows is listed in the bits, so a block left out holds no record
-   * that can pass: an empty set rules out the whole partition.
+   * The blocks of the partition that may hold a record whose value at each need's path has its
+   * bits (value-bits.ts valueNeed), or null when the value bits cannot tell: no need on a path
+   * it lists (past MAX_FIELD_PATHS, say), no bits, or bits that fail their check. Every block of
+   * its rows is listed in the bits, so a block left out holds no record that can pass: an empty
+   * set rules out the whole partition.
    */
   blocksMayHold(needs: ReadonlyArray<{ path: string; need: Int32Array }>): Set<number> | null {
-    const listed = needs.filter((n) => this.entries.has(n.path));
+    const listed = needs.filter((n) => this.entries.has(n.path)).map((n) => n.need);
     const bits = listed.length ? this.valueBits() : null;
-    if (!bits) return null;
-    const out = new Set<number>();
-    for (const blk of bits.blocks) if (listed.every((n) => bits.mayHold(blk, n.need))) out.add(blk);
-    return out;
+    return bits && bits.blocksHolding(listed);
   }
 
   /** The value bits, read from the file when first asked for. */

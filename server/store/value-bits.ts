@@ -65,26 +65,20 @@ export function valueNeed(path: string, value: string, prefix: boolean): Int32Ar
 
 /** The value bits of a partition's blocks, as built or read. */
 export class ValueBits {
-  private readonly at = new Map<number, number>();
-
   constructor(
     /** Each block's offset in the record file, ascending. */
     readonly blocks: Float64Array,
     /** WORDS words of bits per block, in the same order. */
     readonly bits: Int32Array,
-  ) {
-    blocks.forEach((blk, k) => this.at.set(blk, k * WORDS));
-  }
+  ) {}
 
-  /** Whether the block at `blk` may hold a value whose bits are `need` (true for a block it does not list). */
-  mayHold(blk: number, need: Int32Array): boolean {
-    const w = this.at.get(blk);
-    if (w === undefined) return true;
-    for (let i = 0; i < need.length; i++) {
-      const bit = need[i]!;
-      if ((this.bits[w + (bit >>> 5)]! & (1 << (bit & 31))) === 0) return false;
+  /** The blocks (offsets) whose bits hold every one of `needs` (valueNeed's). */
+  blocksHolding(needs: readonly Int32Array[]): Set<number> {
+    const out = new Set<number>();
+    for (let k = 0, w = 0; k < this.blocks.length; k++, w += WORDS) {
+      if (needs.every((need) => need.every((bit) => (this.bits[w + (bit >>> 5)]! & (1 << (bit & 31))) !== 0))) out.add(this.blocks[k]!);
     }
-    return true;
+    return out;
   }
 
   get byteLength(): number {
