@@ -87,6 +87,27 @@ describe('denseTextFinder', () => {
     }
   });
 
+  it('finds the same places across the windows it reads a long text in (64 KiB each), overlapping runs included', () => {
+    let seed = 11;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), Math.floor(seed / 65536) % n);
+    for (const lower of ['aa', 'aba', '/rest/v1/', 'x']) {
+      // Runs of the text about every window's edge, where a place starts on one side and ends on the other.
+      const chars = Array.from({ length: 3 * 65536 + 700 }, () => ' aAbB/restRESTv1'[rnd(16)]!);
+      for (const edge of [65536, 131072, 196608]) {
+        const run = lower.repeat(4).toUpperCase();
+        // The run's second place starts a character before the edge (a space before the run keeps the places where they are).
+        const start = edge - 2 * lower.length + 1;
+        chars[start - 1] = ' ';
+        for (let j = 0; j < run.length; j++) chars[start + j] = run[j]!;
+      }
+      const bytes = Buffer.from(chars.join(''), 'latin1');
+      const expected = places(bytes, lower);
+      expect(expected.some((at) => at < 65536 && at + lower.length > 65536) || lower.length === 1, lower).toBe(true);
+      expect(found(bytes, lower), lower).toEqual(expected);
+      expect(found(bytes, lower, 3), lower).toEqual(expected.slice(0, 3));
+    }
+  });
+
   it('folds ASCII letters only, in UTF-8 bytes read as latin1', () => {
     expect(found(Buffer.from('x/REST/v1/y /rest/V1/', 'utf8'), '/rest/v1/')).toEqual([1, 12]);
     expect(found(Buffer.from('\u212aelvin \u00e9t\u00e9 \u00c9T\u00c9', 'utf8'), 'kelvin')).toEqual([]);
