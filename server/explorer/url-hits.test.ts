@@ -12,10 +12,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { recordBlocksHeld } from '../store/record-blocks.ts';
 import { textChunksRead } from '../store/block-texts.ts';
-import { urlHits } from './url-hits.ts';
+import { URL_MATCH, URL_NO_MATCH, urlHits } from './url-hits.ts';
 import { partitionsByKnownUrls } from './query.ts';
 import { adaptiveTextFinder } from '../store/block-search.ts';
-import { crcOffThread, linesFoundOffThread, searchWorkerUnavailable } from '../store/search-worker.ts';
+import { crcOffThread, linesFoundOffThread, searchWorkerUnavailable, setSearchWorker } from '../store/search-worker.ts';
 
 const keeper = storeKeeper('le-urlhits-');
 afterEach(() => keeper.cleanup());
@@ -200,6 +200,37 @@ describe('text search decided by the URLs', () => {
       const want = [1, 2, 3, 4, 5].map((id) => store.urls.get(id).toLowerCase().includes('/rest/v1/'));
       expect([1, 2, 3, 4, 5].map((id) => hits.matches(id))).toEqual(want);
       expect(want).toContain(true);
+    }
+  });
+
+  it('a walk waits for the chunks of urls.log that hold the URLs it wants; the worker answers the others meanwhile', async () => {
+    const { store } = await storeOf(2400);
+    const n = store.urls.size();
+    const want = Array.from({ length: n }, (_, i) => store.urls.get(i + 1).toLowerCase().includes('/rest/v1/'));
+    const verdicts = (tested: Uint8Array) => want.map((_, i) => (tested[i + 1] === URL_MATCH ? true : tested[i + 1] === URL_NO_MATCH ? false : 'untested'));
+    const search = (text: string) => ({ text, lower: text, re: null, rawSafe: true });
+    try {
+      // No worker: the chunks past the one holding ids 1-5 are left for a walk that wants their ids.
+      setSearchWorker('inline');
+      const alone = urlHits(store, search('/rest/v1/'), 100);
+      for (const id of [1, 2, 3, 4, 5]) alone.want(id);
+      await alone.decide(() => {}, 10_000);
+      expect(verdicts(alone.tested()!).slice(0, 100)).toEqual(want.slice(0, 100));
+      expect(verdicts(alone.tested()!).slice(100).every((v) => v === 'untested')).toBe(true);
+      alone.want(n - 1);
+      await alone.decide(() => {}, 10_000);
+      expect(verdicts(alone.tested()!)).toEqual(want);
+      // With the worker: the others are answered without another walk asking (a text of its own, not kept from above).
+      setSearchWorker('worker');
+      const ahead = urlHits(store, search('/rest/v1/t'), 100);
+      for (const id of [1, 2, 3, 4, 5]) ahead.want(id);
+      await ahead.decide(() => {}, 10_000);
+      const wantT = Array.from({ length: n }, (_, i) => store.urls.get(i + 1).toLowerCase().includes('/rest/v1/t'));
+      for (let wait = 0; wait < 200 && verdicts(ahead.tested()!).includes('untested'); wait++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(verdicts(ahead.tested()!).map((v, i) => v === wantT[i])).not.toContain(false);
+      expect(searchWorkerUnavailable()).toBeUndefined();
+    } finally {
+      setSearchWorker('worker');
     }
   });
 
