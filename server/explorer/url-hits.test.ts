@@ -220,6 +220,22 @@ describe('text search decided by the URLs', () => {
       alone.want(n - 1);
       await alone.decide(() => {}, 10_000);
       expect(verdicts(alone.tested()!)).toEqual(want);
+      // A walk stopped while it waits: the chunks it asked and nobody started are dropped, and asked again by the next.
+      const stopped = urlHits(store, search('/rest/v1/o'), 100);
+      stopped.want(1);
+      stopped.want(350);
+      await expect(
+        stopped.decide(() => {
+          throw new Error('stopped');
+        }, 10_000),
+      ).rejects.toThrow('stopped');
+      expect(verdicts(stopped.tested()!).slice(200).every((v) => v === 'untested')).toBe(true);
+      const asks = vi.spyOn(store.urls, 'linesJob');
+      for (let id = 1; id <= n; id++) stopped.want(id);
+      await stopped.decide(() => {}, 10_000);
+      expect(asks).toHaveBeenCalled();
+      asks.mockRestore();
+      expect(verdicts(stopped.tested()!)).toEqual(Array.from({ length: n }, (_, i) => store.urls.get(i + 1).toLowerCase().includes('/rest/v1/o')));
       // With the worker: the others are answered without another walk asking (a text of its own, not kept from above).
       setSearchWorker('worker');
       const ahead = urlHits(store, search('/rest/v1/t'), 100);

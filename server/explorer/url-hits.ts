@@ -49,7 +49,7 @@ class Verdicts {
   lookedUp = 0;
   /** Every id up to this one has been tested by reading the file. */
   scannedTo = 0;
-  /** Every id up to this one has been tested by reading the file or is in a chunk of `pending`. */
+  /** The end of the reading of the file asked for: ids up to it are tested or in a chunk of `pending`. */
   scanEnd = 0;
   /** The chunks of a reading of the file not all done yet, in id order: each is done when the worker answers it, or by the walk that needs it. */
   pending: Chunk[] = [];
@@ -230,7 +230,12 @@ export function urlHits(store: LogStore, search: Search, step = STEP): UrlHits {
         }
         asked = [];
       } finally {
-        for (const c of asked) if (!c.done && c.there?.takeBack()) c.there = null;
+        // Chunks taken back are dropped (each holds its lines' offsets): a later walk asks for them again.
+        const back = asked.filter((c) => !c.done && c.there?.takeBack());
+        if (back.length) {
+          mine.pending = mine.pending.filter((c) => !back.includes(c));
+          mine.scanEnd = Math.min(mine.scanEnd, ...back.map((c) => c.after));
+        }
         // A walk stopped midway leaves its untested URLs to the next one.
         for (const id of ids) if (mine.of[id] === TESTING) mine.of[id] = UNTESTED;
       }
