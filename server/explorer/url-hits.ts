@@ -47,8 +47,6 @@ class Verdicts {
   of = new Uint8Array(0);
   /** URLs looked up one by one so far: once they would have cost a read of the whole file, the file is read. */
   lookedUp = 0;
-  /** Every id up to this one has been tested by reading the file. */
-  scannedTo = 0;
   /** The end of the reading of the file asked for: ids up to it are tested or in a chunk of `pending`. */
   scanEnd = 0;
   /** The chunks of a reading of the file not all done yet, in id order: each is done when the worker answers it, or by the walk that needs it. */
@@ -147,7 +145,7 @@ export function urlHits(store: LogStore, search: Search, step = STEP): UrlHits {
     // The file was cut since the chunk was asked: its lines are other URLs' now.
     if (into.epoch !== store.urlEpoch) return;
     settleLines(into, c.after, c.upTo, found);
-    while (into.pending[0]?.done) into.scannedTo = Math.max(into.scannedTo, into.pending.shift()!.upTo);
+    while (into.pending[0]?.done) into.pending.shift();
   };
   /** Asks the worker for every line of the file from `into`'s reading so far up to id `end`, in chunks that are done as its answers come. */
   const readFile = (into: Verdicts, end: number): Chunk[] => {
@@ -193,7 +191,7 @@ export function urlHits(store: LogStore, search: Search, step = STEP): UrlHits {
         // The file's saved line offsets may be being checked on the search worker (after a start): not checked again here.
         await store.urls.whenChecked();
         // Ids past the reading of the file asked for so far (all of them the first time).
-        const beyond = mine.scanEnd > 0 ? ids.filter((id) => id > mine.scanEnd) : ids;
+        const beyond = ids.filter((id) => id > mine.scanEnd);
         if (beyond.length && find && (beyond.length * (1 + partitionsLeft) + mine.lookedUp) * BYTES_PER_LOOKUP > store.urls.bytes) {
           // Many URLs (a week's partitions each want thousands, so the ones looked up before
           // count too: at most twice the cost of reading the file at once): every line not
