@@ -427,3 +427,37 @@ describe('topPaths', () => {
     }
   });
 });
+
+describe('a counting walk that reads records for a filter', () => {
+  it('has the search worker read every row array ahead once a partition was walked row by row, and counts as a plain count', async () => {
+    const { ROW_COLUMNS } = await import('../store/scan-columns.ts');
+    const { MAX_FIELD_TEXT_CHARS } = await import('../store/field-columns.ts');
+    // Records a minute apart over 4 days a month back (a partition per day: not split into hours),
+    // more than the walk decides in line, each with a ray long enough that a day of them passes
+    // what the field index holds of a path: it is read from the records.
+    const r = lcg(5);
+    const from = NOW - 40 * 24 * HOUR;
+    const recs: Rec[] = Array.from({ length: 6_000 }, (_, i) => ({ id: `w-${i}`, ts: from + i * MIN + r(60) * SEC, project: PROJECTS[r(2)]!, method: METHODS[r(3)]!, path: PATHS[r(4)]!, status: STATUSES[r(6)]!, level: 'info' }));
+    const tail = 'f'.repeat(Math.ceil(MAX_FIELD_TEXT_CHARS / 1_000));
+    const ray = (x: Rec) => `${x.status}-${x.id}-${tail}`;
+    t = await makeTestApp({ edge: recs.map((x) => ({ ...edgeOf(x), metadata: { ...edgeOf(x).metadata, request: { ...edgeOf(x).metadata.request, headers: { cf_ray: ray(x) } } } })) });
+    await t.store.columnsSettled();
+    const asked: Array<{ label: string; names: readonly string[] }> = [];
+    const ahead = t.store.readColumnsAhead.bind(t.store);
+    t.store.readColumnsAhead = (p, names) => {
+      asked.push({ label: p.label, names });
+      ahead(p, names);
+    };
+    const start = from - 24 * HOUR;
+    const end = from + 6 * 24 * HOUR;
+    const want = recs.filter((x) => ray(x).startsWith('500-')).length;
+    const q = `source=edge_logs&start=${iso(start)}&end=${iso(end)}&field=${encodeURIComponent('request.headers.cf_ray:500-*')}`;
+    expect(want).toBeGreaterThan(0);
+    expect((await get<{ result: { count: number } }>(`/api/logs/count?${q}`)).result.count).toBe(want);
+    // The partitions after the first are asked for every row array (the record places among them).
+    const labels = [...new Set(asked.map((a) => a.label))];
+    expect(t.store.partitions('cloudflare.logs.prod').length).toBe(5);
+    expect(labels.length).toBe(4);
+    for (const label of labels) expect(asked.filter((a) => a.label === label).flatMap((a) => a.names), label).toEqual(expect.arrayContaining([...ROW_COLUMNS]));
+  });
+});

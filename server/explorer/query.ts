@@ -359,13 +359,17 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
   const walked = partitionsOf(store, q);
   // walked[pi + 1] up to this one (excluded) had their columns asked of the search worker.
   let askedTo = 0;
+  // Every row array is asked ahead once a partition's rows were walked for a reason the next
+  // ones share (a filter rather than a text search the words may decide): at 10M, a week of
+  // arrays read and checked here was a third of this thread's time for a field the index leaves out.
+  let wholeAhead = false;
   for (let pi = 0; pi < walked.length; pi++) {
     const p = walked[pi]!;
     if (last && p.start > last.ts) continue;
     stillThere();
     // A walk that may count partitions from their columns reads the arrays it counts first (a
     // week at 10M is 9M rows: the record places are a third of the bytes), the rest if it walks.
-    const names = limits.columns ? tallyColumnsOf(q, limits.columnsRead) : ROW_COLUMNS;
+    const names = limits.columns && !wholeAhead ? tallyColumnsOf(q, limits.columnsRead) : ROW_COLUMNS;
     if (columnsAsked) {
       for (askedTo = Math.max(askedTo, pi + 1); askedTo < Math.min(walked.length, pi + 1 + COLUMNS_AHEAD); askedTo++) {
         store.readColumnsAhead(walked[askedTo]!, names);
@@ -430,6 +434,10 @@ async function walk(store: LogStore, q: ExplorerQuery, visit: (row: ScanRow, rec
     if (to > from) {
       c = wholeColumns(store, p, c);
       if (!c) continue;
+      if (columnsAsked && !wholeAhead && (!q.q || rest.length)) {
+        wholeAhead = true;
+        for (let k = pi + 1; k < askedTo; k++) store.readColumnsAhead(walked[k]!, ROW_COLUMNS);
+      }
     }
     // The block index, read when a block without record texts is first met (most have them);
     // not where the value bits chose the blocks already (they rule out more, and read less).

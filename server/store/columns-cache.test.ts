@@ -138,4 +138,26 @@ describe('the columns cache', () => {
     const c = again.committedColumns(p, names)!;
     for (const n of names) expect(Array.from(c[n]), n).toEqual(expected[k]![n]);
   });
+
+  it('keeps the columns whose arrays the worker reads ahead of a walk until the walk takes them in', async () => {
+    const dir = await writtenStore('k');
+    const names: ColumnName[] = ['ts', 'rid', 'status', 'method', 'path', 'url', 'len'];
+    // A budget of one partition's arrays: every partition the walk uses pushes the others out.
+    const store = await keeper.open(dir, { columnsBudgetBytes: PER_DAY * 32 });
+    const parts = store.partitions('cloudflare.logs.prod').slice(0, 5);
+    for (const p of parts) store.readColumnsAhead(p, names);
+    // The worker answers in order: once a later job is answered, every one asked before it is.
+    const last = store.columns(parts[0]!).arrayReads(['ts']);
+    const file = path.join(dir, 'parts', 'edge_logs', fs.readdirSync(path.join(dir, 'parts', 'edge_logs')).find((f) => f.startsWith(`${parts[0]!.label}-v`) && f.endsWith('.cols'))!);
+    expect(await arraysOffThread(file, last).answer).not.toBeNull();
+    const before = columnArraysFromWorker();
+    for (const p of parts) {
+      await store.columnsArrived(p);
+      store.committedColumns(p, names);
+    }
+    // Each partition's arrays came from the worker: none was dropped before the walk came to it
+    // and read again here.
+    expect(columnArraysFromWorker() - before).toBe(parts.length * names.length);
+    expect(store.heldBytes().columnsCache).toBeLessThanOrEqual(2 * PER_DAY * 32);
+  });
 });

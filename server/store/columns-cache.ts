@@ -696,12 +696,12 @@ export class ColumnsCache {
   }
 
   /** Drops entries, least recently used first, until the rest hold at most `budget` bytes (never `keep`'s). */
-  private dropPast<V>(cache: Map<Partition, V>, bytes: (v: V) => number, budget: number, keep: Partition | null): void {
+  private dropPast<V>(cache: Map<Partition, V>, bytes: (v: V) => number, budget: number, keep: Partition | null, kept: (v: V) => boolean = () => false): void {
     let total = 0;
     for (const v of cache.values()) total += bytes(v);
     for (const [q, v] of cache) {
       if (total <= budget) break;
-      if (q === keep) continue;
+      if (q === keep || kept(v)) continue;
       total -= bytes(v);
       cache.delete(q);
     }
@@ -718,7 +718,10 @@ export class ColumnsCache {
       const e = this.columnCache.get(q);
       if (e) e.bytes = e.cols.bytes;
     }
-    this.dropPast(this.columnCache, (e) => e.bytes, this.columnBudget * this.share, keep);
+    // Columns whose arrays the search worker reads for a walk are kept: they sit first in the
+    // order (asked before the walk used the ones it passed), and were dropped before the walk came
+    // to them, their arrays read twice.
+    this.dropPast(this.columnCache, (e) => e.bytes, this.columnBudget * this.share, keep, (e) => e.cols.readingAhead);
   }
 
   /** Bytes of the columns and block indexes held (gauges of the activity log). */

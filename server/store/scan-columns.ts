@@ -141,8 +141,8 @@ export class ScanColumns {
   private fieldIndexRead: FieldIndex | null | undefined;
   /** Called when the field index in its file fails a check (the columns cache has it built again). */
   onFieldsDamaged: (() => void) | null = null;
-  /** Row arrays asked of the search worker (readAhead) and not taken in yet. */
-  private ahead: SearchJob<ArraysRead> | null = null;
+  /** Row arrays asked of the search worker (readAhead) and not taken in yet, with the names each job reads. */
+  private ahead: Array<{ job: SearchJob<ArraysRead>; names: ColumnName[] }> = [];
 
   constructor(
     readonly n: number,
@@ -200,9 +200,10 @@ export class ScanColumns {
    * read them itself (a week at 10M records is about 300 MB of arrays).
    */
   readAhead(names: readonly ColumnName[]): void {
-    if (this.ahead) return;
-    const reads = this.arrayReads(names);
-    if (reads.length) this.ahead = arraysOffThread(this.file!.path, reads);
+    // Asked again with more names (a walk that found it reads records): only those not asked yet.
+    const asked = new Set(this.ahead.flatMap((a) => a.names));
+    const reads = this.arrayReads(names.filter((c) => !asked.has(c)));
+    if (reads.length) this.ahead.push({ job: arraysOffThread(this.file!.path, reads), names: reads.map((r) => r.name as ColumnName) });
   }
 
   /** Where the named arrays not in memory are in the file (none for columns built in memory or without rows). */
@@ -218,22 +219,29 @@ export class ScanColumns {
    * whole or that failed its CRC is left to `load`, which reads it here and reports it.
    */
   async arrived(): Promise<void> {
-    const job = this.ahead;
-    if (!job) return;
-    this.ahead = null;
-    if (job.takeBack()) return;
-    const arrays = await job.answer;
-    for (const { name, buffer } of arrays ?? []) {
-      const c = name as ColumnName;
-      if (this.arrays[c] || buffer.byteLength !== this.n * BYTES[c]) continue;
-      this.take(c, buffer);
-      arraysFromWorker++;
+    const jobs = this.ahead;
+    this.ahead = [];
+    for (const { job } of jobs) {
+      if (job.takeBack()) continue;
+      const arrays = await job.answer;
+      for (const { name, buffer } of arrays ?? []) {
+        const c = name as ColumnName;
+        if (this.arrays[c] || buffer.byteLength !== this.n * BYTES[c]) continue;
+        this.take(c, buffer);
+        arraysFromWorker++;
+      }
     }
   }
 
-  /** Stops arrays asked by readAhead that the worker has not started (a walk that stopped). */
+  /** Whether arrays asked by readAhead are still to be taken in: a walk is coming to them (the columns cache keeps these columns). */
+  get readingAhead(): boolean {
+    return this.ahead.length > 0;
+  }
+
+  /** Forgets the arrays asked by readAhead (a walk that stopped): those the worker has not started are taken back. */
   dropAhead(): void {
-    if (this.ahead?.takeBack()) this.ahead = null;
+    for (const { job } of this.ahead) job.takeBack();
+    this.ahead = [];
   }
 
   /** Loads the row arrays asked for that are not in memory yet; throws when the file does not hold them whole. */
@@ -242,7 +250,7 @@ export class ScanColumns {
     if (!missing.length) return this;
     if (!this.file) throw new Error('columns built in memory hold every array');
     // Read here now: the worker need not (if it has started, what it reads is not used for these).
-    this.dropAhead();
+    this.ahead = this.ahead.filter(({ job }) => !job.takeBack());
     for (const { name, buffer } of readArrays(this.file.path, this.arrayReads(missing))) this.take(name as ColumnName, buffer);
     for (const c of missing) {
       if (this.arrays[c]) continue;
