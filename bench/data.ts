@@ -222,6 +222,45 @@ export function procMemory(pid: number): { rss: number; hwm: number } | undefine
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
+/**
+ * What a process holds resident, split as the kernel counts it: its own pages (RssAnon +
+ * RssShmem: heaps, stacks, anonymous maps) and, per file it maps, the file's pages it has in
+ * memory (a mapping's Rss less its Anonymous pages, summed per path): pages of a file are in
+ * memory once however many processes map them (npm, the launcher and the server all map node's
+ * executable).
+ */
+export function residentParts(pid: number): { own: number; files: Map<string, number> } | undefined {
+  let status: string;
+  let smaps: string;
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    smaps = fs.readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  const files = new Map<string, number>();
+  let file: string | null = null;
+  let rss = 0;
+  const close = () => {
+    if (file) files.set(file, (files.get(file) ?? 0) + rss);
+  };
+  for (const line of smaps.split('\n')) {
+    // A mapping's head: address range, perms, offset, device, inode, then its path if any.
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (head) {
+      close();
+      file = head[1] !== '0' && head[2]!.startsWith('/') ? head[2]! : null;
+      rss = 0;
+      continue;
+    }
+    const field = /^(Rss|Anonymous):\s+(\d+) kB/.exec(line);
+    if (field) rss += (field[1] === 'Rss' ? 1 : -1) * Number(field[2]) * 1024;
+  }
+  close();
+  return { own: kb('RssAnon') + kb('RssShmem'), files };
+}
+
 /** Samples VmRSS of a process every `everyMs` and keeps the largest. */
 export function sampleRss(pid: number, everyMs = 100): { max: () => number; stop: () => void } {
   let max = 0;
