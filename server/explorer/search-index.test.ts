@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appOver, DAY, importRecords, MIN, NOW, storeKeeper, type TestApp } from '../testing/fixtures.ts';
 import { recordBlocksHeld, seedOf } from '../store/record-blocks.ts';
 import { appendBlockTexts, textChunksRead, textGroupsRead, packGroup, readBlockTexts, textsEntry, unpackGroup, messageOf, urlOf, textsDictionary } from '../store/block-texts.ts';
-import { appendRecordTokens, markWords, readRecordTokens, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
+import { appendRecordTokens, deflateListOffThread, markWords, readRecordTokens, TokenSegmentBuilder, tokenSegmentEntry, tokenSegmentsRead, type WordMode } from '../store/record-tokens.ts';
 import { partsOf } from './token-hits.ts';
 import { activeSearchWorker, setSearchWorker, wordJobsDone, wordMarksOffThread, searchWorkerUnavailable } from '../store/search-worker.ts';
 import { importStream } from '../ingest/import.ts';
@@ -383,6 +383,24 @@ describe('text search by the record words', () => {
       }
     }
     expect(seg.postingsWhole()).toBe(true);
+  });
+
+  it('encodes a segment in slices, its lists deflated apart, to the same bytes as at once', async () => {
+    // Thousands of distinct words of every class: slices end inside each class's list.
+    const messages = Array.from({ length: 3000 }, (_, i) => `GET ${i} ${(i * 2654435761) % 4294967296 >>> 0}a word${i % 700} | ${WORDS[i % WORDS.length]}`);
+    const group = unpackGroup(packGroup(messages.map((message, i) => ({ blk: 0, boff: i * 10, texts: { message, url: null } })), Buffer.alloc(0)), messages.length, Buffer.alloc(0));
+    const b = new TokenSegmentBuilder();
+    b.addGroup(group);
+    let turns = 0;
+    let deflated = 0;
+    const stepped = await b.entryInSteps(7, 0, 4096, 0, 0, async () => (++turns, true), async (list) => (deflated++, deflateListOffThread(list)));
+    expect(stepped!.equals(b.entry(7, 0, 4096, 0))).toBe(true);
+    // Over 6,000 distinct words (3,000 numbers, 3,000 hashes, 700 words), each looked at twice
+    // (put in its class, then encoded): a turn every 256 looks.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((2 * 6000) / 256));
+    expect(deflated).toBe(3);
+    // Given up when the turn says so.
+    expect(await b.entryInSteps(7, 0, 4096, 0, 0, async () => false, deflateListOffThread)).toBeNull();
   });
 
   it('finds every part in random texts as a plain reading does: long words, words of one record and of many, thousands of records', () => {

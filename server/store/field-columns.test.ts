@@ -123,6 +123,20 @@ describe('the field index', () => {
     expect(FieldIndex.open((at, n) => head.subarray(at, at + n), 8, bytes.length, rows.n)).toBeNull();
   });
 
+  it('is the same when its steps end inside blocks, one record a step', async () => {
+    // Three records a block: every step but a block's last ends inside it.
+    const { rows, block } = pack(lines, projects, 3);
+    let turns = 0;
+    const stepped = await buildFieldIndexInSteps(rows, block, async () => (++turns, true), 0);
+    const whole = buildFieldIndex(rows, block);
+    expect(valuesOf(stepped!, paths[0]!)).toEqual(want);
+    expect(valuesOf(stepped!, paths[1]!)).toEqual(users);
+    // Value bits per block included: a block resumed after a turn keeps adding to its own bits.
+    expect(stepped!.encode().equals(whole.encode())).toBe(true);
+    // A turn after every record but the last, then one between each path's entry.
+    expect(turns).toBe(lines.length - 1 + stepped!.paths.length - 1);
+  });
+
   it('discovers every path: the paths of the records in path order, a path first met as an object left out, and one no record holds known absent', () => {
     const objectFirst = [rec({ a: { b: 1 }, k: [1, 2] }), rec({ a: 'x', n: null, 'd.ot': 5 }), rec({ a: { b: 2, c: [{ d: true }] } })];
     const { rows, block } = pack(objectFirst, [1, 1, 1]);

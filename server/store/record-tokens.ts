@@ -158,72 +158,153 @@ export class TokenSegmentBuilder {
 
   /** Adds a group's records, numbered on from those added before. */
   addGroup(g: TextGroup): void {
-    const words = this.words;
     g.prefetch(Array.from({ length: g.chunks }, (_, k) => k));
-    for (let k = 0; k < g.chunks; k++) {
-      const c = g.chunk(k);
-      for (let i = 0; i < c.n; i++) {
-        const at = words.n++;
-        words.add(at, c.text, i ? c.end[i - 1]! : 0, c.msgEnd[i]!);
-        // A URL the message holds is searched within the message; one after it on its own.
-        if (c.urlStart[i]! >= c.msgEnd[i]! && c.urlEnd[i]! > c.urlStart[i]!) words.add(at, c.text, c.urlStart[i]!, c.urlEnd[i]!);
-      }
+    for (let k = 0; k < g.chunks; k++) this.addChunk(g, k);
+  }
+
+  /** Adds the records of a group's chunk k, numbered on from those added before (a group's chunks in order). */
+  addChunk(g: TextGroup, k: number): void {
+    const words = this.words;
+    const c = g.chunk(k);
+    for (let i = 0; i < c.n; i++) {
+      const at = words.n++;
+      words.add(at, c.text, i ? c.end[i - 1]! : 0, c.msgEnd[i]!);
+      // A URL the message holds is searched within the message; one after it on its own.
+      if (c.urlStart[i]! >= c.msgEnd[i]! && c.urlEnd[i]! > c.urlStart[i]!) words.add(at, c.text, c.urlStart[i]!, c.urlEnd[i]!);
     }
   }
 
   /** The segment's bytes in the file: its blocks [blk, end), its first record's number in the file. */
   entry(seed: number, blk: number, end: number, first: number): Buffer {
-    return segmentEntry(seed, blk, end, first, this.words);
+    const e = new SegmentEncoder(this.words);
+    e.step(Infinity);
+    return e.bytes(seed, blk, end, first, e.lists.map(deflateList));
+  }
+
+  /**
+   * entry() in steps of about `sliceMs`, calling `between` after each (null when it says to give
+   * up), each class's list deflated by `deflate` (off the thread, for the background builder): a
+   * segment of 20,908 records held the thread 95 ms at once.
+   */
+  async entryInSteps(seed: number, blk: number, end: number, first: number, sliceMs: number, between: () => Promise<boolean>, deflate: (list: Buffer) => Promise<Buffer>): Promise<Buffer | null> {
+    const e = new SegmentEncoder(this.words);
+    while (!e.step(performance.now() + sliceMs)) if (!(await between())) return null;
+    const lists: Buffer[] = [];
+    for (const list of e.lists) lists.push(await deflate(list));
+    return e.bytes(seed, blk, end, first, lists);
   }
 }
 
-/** One segment's bytes in the file: the words of `groups`' records (numbered from `first` in the file, from 0 here). */
+/** A class's list as stored (deflated). */
+const deflateList = (list: Buffer): Buffer => zlib.deflateRawSync(list, { level: LEVEL });
+
+/** deflateList on libuv's threads. */
+export const deflateListOffThread = (list: Buffer): Promise<Buffer> =>
+  new Promise((resolve, reject) => zlib.deflateRaw(list, { level: LEVEL }, (err, out) => (err ? reject(err) : resolve(out))));
+
+/** One segment's words from groups of record texts (numbered from `first` in the file, from 0 here). */
 export function tokenSegmentEntry(seed: number, blk: number, end: number, first: number, groups: readonly TextGroup[]): Buffer {
   const b = new TokenSegmentBuilder();
   for (const g of groups) b.addGroup(g);
   return b.entry(seed, blk, end, first);
 }
 
-function segmentEntry(seed: number, blk: number, end: number, first: number, words: SegmentWords): Buffer {
-  const byClass: string[][] = Array.from({ length: CLASSES }, () => []);
-  for (const w of words.ids.keys()) byClass[wordClass(w)]!.push(w);
-  const postings: Buffer[] = [];
-  let postBytes = 0;
-  const sections = byClass.map((ws) => {
-    const head = Buffer.alloc(LIST_HEAD);
-    const text = Buffer.from(`\n${ws.map((w) => `${w}\n`).join('')}`, 'latin1');
-    head.writeUInt32LE(ws.length, 0);
-    head.writeUInt32LE(text.length, 4);
-    head.writeUInt32LE(postBytes, 8);
-    const index = new VarintWriter(ws.length * 3 + 16);
-    let previous = 0;
-    for (const w of ws) {
+/** Words looked at between two looks at the clock. */
+const WORDS_PER_CHECK = 256;
+
+/**
+ * Encodes a segment's words, class by class, a word at a time (it may stop between any two
+ * words): each class's list before deflating, and every postings list, in the file's layout.
+ */
+class SegmentEncoder {
+  /** Each class's list before deflating (complete once step says so). */
+  readonly lists: Buffer[] = [];
+  private readonly byClass: string[][] = Array.from({ length: CLASSES }, () => []);
+  private readonly unsorted: IterableIterator<string>;
+  private classed = false;
+  private c = 0;
+  private i = 0;
+  private previous = 0;
+  private index = new VarintWriter(16);
+  private text: string[] = ['\n'];
+  private readonly postings: Buffer[] = [];
+  private postBytes = 0;
+  private classPostBase = 0;
+
+  constructor(private readonly words: SegmentWords) {
+    this.unsorted = words.ids.keys();
+  }
+
+  /** Encodes until `until` (performance.now()) passes; true when every class's list is done. */
+  step(until: number): boolean {
+    const { words } = this;
+    for (let k = 1; ; k++) {
+      if (k % WORDS_PER_CHECK === 0 && performance.now() >= until) return false;
+      if (!this.classed) {
+        const next = this.unsorted.next();
+        if (next.done) {
+          this.classed = true;
+          this.startClass();
+        } else this.byClass[wordClass(next.value)]!.push(next.value);
+        continue;
+      }
+      if (this.c >= CLASSES) return true;
+      const ws = this.byClass[this.c]!;
+      if (this.i >= ws.length) {
+        this.endClass();
+        this.c++;
+        if (this.c < CLASSES) this.startClass();
+        continue;
+      }
+      const w = ws[this.i++]!;
+      this.text.push(`${w}\n`);
       const list = words.lists[words.ids.get(w)!]!;
       // Words come in the order records first hold them (SegmentWords adds records in order).
-      if (list[0]! < previous) throw new Error('record words out of order');
-      index.put(w.length).put(2 * (list[0]! - previous) + (list.length > 1 ? 1 : 0));
-      previous = list[0]!;
+      if (list[0]! < this.previous) throw new Error('record words out of order');
+      this.index.put(w.length).put(2 * (list[0]! - this.previous) + (list.length > 1 ? 1 : 0));
+      this.previous = list[0]!;
       if (list.length === 1) continue;
       const d = deltas(list);
       const bytes = d.length <= 1 + Math.ceil(words.n / 8) ? d : bitmap(list, words.n);
-      index.put(bytes.length).put(zlib.crc32(bytes));
-      postings.push(bytes);
-      postBytes += bytes.length;
+      this.index.put(bytes.length).put(zlib.crc32(bytes));
+      this.postings.push(bytes);
+      this.postBytes += bytes.length;
     }
-    return zlib.deflateRawSync(Buffer.concat([head, text, index.done()]), { level: LEVEL });
-  });
-  const head = Buffer.alloc(ENTRY_HEAD);
-  head.writeDoubleLE(blk, 0);
-  head.writeDoubleLE(end, 8);
-  head.writeUInt32LE(first, 16);
-  head.writeUInt32LE(words.n, 20);
-  sections.forEach((sec, c) => {
-    head.writeUInt32LE(sec.length, SECTIONS_AT + 4 * c);
-    head.writeUInt32LE(zlib.crc32(sec), SECTIONS_AT + 4 * (CLASSES + c));
-  });
-  head.writeUInt32LE(postBytes, POST_AT);
-  head.writeUInt32LE(zlib.crc32(head.subarray(0, ENTRY_HEAD - 4), seed), ENTRY_HEAD - 4);
-  return Buffer.concat([head, ...sections, ...postings]);
+  }
+
+  private startClass(): void {
+    this.i = 0;
+    this.previous = 0;
+    this.index = new VarintWriter(this.byClass[this.c]!.length * 3 + 16);
+    this.text = ['\n'];
+    this.classPostBase = this.postBytes;
+  }
+
+  private endClass(): void {
+    const ws = this.byClass[this.c]!;
+    const head = Buffer.alloc(LIST_HEAD);
+    const text = Buffer.from(this.text.join(''), 'latin1');
+    head.writeUInt32LE(ws.length, 0);
+    head.writeUInt32LE(text.length, 4);
+    head.writeUInt32LE(this.classPostBase, 8);
+    this.lists.push(Buffer.concat([head, text, this.index.done()]));
+  }
+
+  /** The segment's bytes in the file, given each class's list deflated. */
+  bytes(seed: number, blk: number, end: number, first: number, lists: readonly Buffer[]): Buffer {
+    const head = Buffer.alloc(ENTRY_HEAD);
+    head.writeDoubleLE(blk, 0);
+    head.writeDoubleLE(end, 8);
+    head.writeUInt32LE(first, 16);
+    head.writeUInt32LE(this.words.n, 20);
+    lists.forEach((sec, c) => {
+      head.writeUInt32LE(sec.length, SECTIONS_AT + 4 * c);
+      head.writeUInt32LE(zlib.crc32(sec), SECTIONS_AT + 4 * (CLASSES + c));
+    });
+    head.writeUInt32LE(this.postBytes, POST_AT);
+    head.writeUInt32LE(zlib.crc32(head.subarray(0, ENTRY_HEAD - 4), seed), ENTRY_HEAD - 4);
+    return Buffer.concat([head, ...lists, ...this.postings]);
+  }
 }
 
 /** One class's words: their text, and per word its length, first record and postings (see the file's layout). */
