@@ -15,7 +15,6 @@ import type { ParseJob } from './parse-protocol.ts';
 
 if (!parentPort) throw new Error('parse-worker runs as a worker thread');
 const host = parentPort;
-let yielded = false;
 host.on('message', (m: { type: 'job'; job: ParseJob; port: MessagePort } | { type: 'blocks' | 'search'; port: MessagePort }) => {
   if (m?.type === 'blocks') {
     serveBlockJobs(m.port);
@@ -28,9 +27,8 @@ host.on('message', (m: { type: 'job'; job: ParseJob; port: MessagePort } | { typ
   // Anything else breaks the protocol: crash loudly, the host fails the import.
   if (m?.type !== 'job') throw new Error(`parse worker: unexpected message ${JSON.stringify((m as { type?: unknown })?.type)}`);
   // Parsing gives way to the thread that answers requests (the block packer does not: when it
-  // falls behind, that thread packs the blocks itself).
-  if (!yielded) yieldToAnsweringThread();
-  yielded = true;
+  // falls behind, that thread packs the blocks itself). Set again per job: a system call.
+  yieldToAnsweringThread();
   // A job reports its own failures; a rejection here is a bug, and crashing the worker tells the host.
   runParseJob(m.job, m.port).catch((err: unknown) =>
     setImmediate(() => {

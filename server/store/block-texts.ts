@@ -98,6 +98,11 @@ export class TextGroup {
     this.bytesOf(want).forEach((b, i) => (this.packed[want[i]!] = b));
   }
 
+  /** Reads every chunk's packed bytes (prefetch of them all): a reader that goes through the whole group. */
+  prefetchAll(): void {
+    this.prefetch(Array.from({ length: this.chunks }, (_, k) => k));
+  }
+
   get chunks(): number {
     return this.chunkFirst.length;
   }

@@ -177,7 +177,7 @@ function textsWhole(p: Partition, recordBytes: number, read: (file: string) => v
     const g = texts.group(j);
     if (!g) return false;
     try {
-      g.prefetch(Array.from({ length: g.chunks }, (_, k) => k));
+      g.prefetchAll();
       for (let k = 0; k < g.chunks; k++) g.chunk(k);
     } catch {
       return false;

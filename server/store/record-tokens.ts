@@ -158,7 +158,7 @@ export class TokenSegmentBuilder {
 
   /** Adds a group's records, numbered on from those added before. */
   addGroup(g: TextGroup): void {
-    g.prefetch(Array.from({ length: g.chunks }, (_, k) => k));
+    g.prefetchAll();
     for (let k = 0; k < g.chunks; k++) this.addChunk(g, k);
   }
 
