@@ -10,7 +10,6 @@ import { parentPort, type MessagePort } from 'node:worker_threads';
 import { serveBlockJobs } from '../store/block-packer.ts';
 import { serveSearchJobs } from '../store/search-worker.ts';
 import { runParseJob } from './parse-job.ts';
-import { yieldToAnsweringThread } from '../thread-priority.ts';
 import type { ParseJob } from './parse-protocol.ts';
 
 if (!parentPort) throw new Error('parse-worker runs as a worker thread');
@@ -26,9 +25,6 @@ host.on('message', (m: { type: 'job'; job: ParseJob; port: MessagePort } | { typ
   }
   // Anything else breaks the protocol: crash loudly, the host fails the import.
   if (m?.type !== 'job') throw new Error(`parse worker: unexpected message ${JSON.stringify((m as { type?: unknown })?.type)}`);
-  // Parsing gives way to the thread that answers requests (the block packer does not: when it
-  // falls behind, that thread packs the blocks itself). Set again per job: a system call.
-  yieldToAnsweringThread();
   // A job reports its own failures; a rejection here is a bug, and crashing the worker tells the host.
   runParseJob(m.job, m.port).catch((err: unknown) =>
     setImmediate(() => {
