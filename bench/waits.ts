@@ -97,6 +97,8 @@ interface Span {
   what: string;
   start: number;
   ms: number;
+  /** A worker thread's span (its garbage collections): it did not hold the requests up. */
+  thread?: string;
 }
 
 interface Totals {
@@ -117,8 +119,9 @@ function readLines(file: string): Array<Span | Totals> {
 
 const isTotals = (l: Span | Totals): l is Totals => l.what === 'totals';
 
+/** The answering thread's spans. */
 function readActivity(file: string): Span[] {
-  return readLines(file).filter((l): l is Span => !isTotals(l));
+  return readLines(file).filter((l): l is Span => !isTotals(l) && l.thread === undefined);
 }
 
 /**

@@ -2,8 +2,9 @@
  * What the server's one thread was busy with, for finding stalls: when `LOG_EXPLORER_ACTIVITY`
  * names a file, each span of background or import work (a commit, a day split, a columns build
  * step, a catalog export, a parse batch) and each garbage collection is appended to it as one
- * JSON line: `{"what": "commit", "start": <epoch ms>, "ms": <duration>}`. The bench lines these
- * up with the requests that waited, to say what ran during each long wait. Spans too short to
+ * JSON line: `{"what": "commit", "start": <epoch ms>, "ms": <duration>}` (a worker thread's also
+ * name it, `"thread": "worker 3"`, and its collections are `gc on a worker`). The bench lines the
+ * answering thread's spans up with the requests that waited, to say what ran during each long wait. Spans too short to
  * list are still added up: a `{"what": "totals", "thread": ..., "totals": {what: [count, ms]}}`
  * line with each batch says where an import's time went, stage by stage (parse, insert,
  * compress, index, commit). Off by default: then a span costs one comparison.
@@ -13,6 +14,8 @@ import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { isMainThread, threadId } from 'node:worker_threads';
 
 const file = process.env.LOG_EXPLORER_ACTIVITY || null;
+/** Spans of a worker thread name it: only the answering thread's spans say why a request waited. */
+const thread = isMainThread ? 'main' : `worker ${threadId}`;
 /** Shorter spans are not written (a line costs more than they tell). */
 const MIN_MS = 2;
 let pending: string[] = [];
@@ -27,7 +30,7 @@ function write(what: string, startPerf: number, ms: number): void {
   const t = (totals[what] ??= [0, 0]);
   t[0]++;
   t[1] += ms;
-  if (ms >= MIN_MS) pending.push(JSON.stringify({ what, start: performance.timeOrigin + startPerf, ms: Math.round(ms * 100) / 100 }));
+  if (ms >= MIN_MS) pending.push(JSON.stringify({ what, start: performance.timeOrigin + startPerf, ms: Math.round(ms * 100) / 100, ...(isMainThread ? {} : { thread }) }));
   // Written in batches, off the measured spans: appending is itself work on the thread.
   if (!scheduled) {
     scheduled = true;
@@ -39,7 +42,6 @@ function flush(): void {
   scheduled = false;
   if (!file) return;
   const now = performance.now();
-  const thread = isMainThread ? 'main' : `worker ${threadId}`;
   pending.push(JSON.stringify({ what: 'totals', at: performance.timeOrigin + now, thread, totals }));
   if (now - sampledAt >= SAMPLE_MS) {
     sampledAt = now;
@@ -65,8 +67,11 @@ function flush(): void {
 }
 
 if (file) {
+  // A worker's collections pause that worker only: named apart, so that an import's stages and
+  // the waits of requests count the answering thread's own as `gc`.
+  const gcWhat = isMainThread ? 'gc' : 'gc on a worker';
   const gc = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) write('gc', e.startTime, e.duration);
+    for (const e of list.getEntries()) write(gcWhat, e.startTime, e.duration);
   });
   gc.observe({ entryTypes: ['gc'] });
   process.on('exit', flush);
