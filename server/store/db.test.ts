@@ -53,3 +53,21 @@ describe('opening a database from an image', () => {
     db.close();
   });
 });
+
+describe('query', () => {
+  it('gives each row as an object by column name: every type, NULL, a repeated name as its last column, and the columns of a table changed since', async () => {
+    const db = await openDb();
+    db.exec("CREATE TABLE t (a INTEGER, b TEXT, c BLOB, d REAL); INSERT INTO t VALUES (1, 'x', x'0102', 1.5), (NULL, NULL, NULL, NULL)");
+    expect(db.query('SELECT * FROM t ORDER BY a IS NULL')).toEqual([
+      { a: 1, b: 'x', c: new Uint8Array([1, 2]), d: 1.5 },
+      { a: null, b: null, c: null, d: null },
+    ]);
+    expect(db.query('SELECT a AS n, b AS n FROM t WHERE a = 1')).toEqual([{ n: 'x' }]);
+    expect(db.query('SELECT count(*) AS n FROM t WHERE a > 5')).toEqual([{ n: 0 }]);
+    expect(db.query('SELECT * FROM t WHERE a > 5')).toEqual([]);
+    // The same statement after the table gained a column (sqlite prepares it again): the new names.
+    db.exec('ALTER TABLE t ADD COLUMN e INTEGER DEFAULT 7');
+    expect(db.query('SELECT * FROM t ORDER BY a IS NULL')[0]).toEqual({ a: 1, b: 'x', c: new Uint8Array([1, 2]), d: 1.5, e: 7 });
+    db.close();
+  });
+});

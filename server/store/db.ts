@@ -247,7 +247,17 @@ class SqlJsDb implements Db {
   }
 
   query<T extends Row = Row>(sql: string, params?: SqlParams): T[] {
-    return this.collect(sql, params, (stmt) => stmt.getAsObject() as T);
+    // The column names read once per query: sql.js's getAsObject reads them again for every row,
+    // which made a query five to seven times slower than `rows` (the catalog's 884 partition rows
+    // at a 10M start: 50-118 ms against 7-16).
+    let names: string[] | undefined;
+    return this.collect(sql, params, (stmt) => {
+      names ??= stmt.getColumnNames();
+      const values = stmt.get();
+      const row: Row = {};
+      for (let i = 0; i < names.length; i++) row[names[i]!] = values[i] as SqlValue;
+      return row as T;
+    });
   }
 
   rows(sql: string, params?: SqlParams): SqlValue[][] {
