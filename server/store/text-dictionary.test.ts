@@ -403,6 +403,24 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     again.close();
   });
 
+  it('loadInSteps reads the saved offsets off this thread: a start does not wait for their file', async () => {
+    const f = file();
+    const state = await readOnce(f);
+    const d = new TextDictionary(f, state);
+    const sync = vi.spyOn(fs, 'readFileSync');
+    const opened = vi.spyOn(fs, 'openSync');
+    const loading = d.loadInSteps(undefined, async (file, bytes) => zlib.crc32(fs.readFileSync(file).subarray(0, bytes)));
+    // Nothing of the dictionary or its offsets was read or opened before the call returned.
+    expect(sync.mock.calls.length).toBe(0);
+    expect(opened.mock.calls.length).toBe(0);
+    sync.mockRestore();
+    opened.mockRestore();
+    await loading;
+    expect(d.size()).toBe(many.length);
+    expect(d.get(777)).toBe(linesOf(f)[776]);
+    d.close();
+  });
+
   it('saved offsets checked by a CRC computed on another thread: taken without a read here; a wrong CRC, or a read that cannot wait, reads them here', async () => {
     const f = file();
     const d = await committed(f, many);
@@ -429,7 +447,8 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     let give!: (crc: number | null) => void;
     const waits = new TextDictionary(f, state);
     const loaded = waits.loadInSteps(undefined, () => new Promise((resolve) => (give = resolve)));
-    await new Promise((resolve) => setImmediate(resolve));
+    // (The saved offsets are read off the thread first, then the CRC is asked.)
+    await vi.waitUntil(() => give !== undefined);
     let checked = false;
     const until = waits.whenChecked().then(() => (checked = true));
     await new Promise((resolve) => setImmediate(resolve));
@@ -446,7 +465,7 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     let crc!: (crc: number | null) => void;
     const twice = new TextDictionary(f, state);
     const asked = twice.loadInSteps(undefined, () => new Promise((resolve) => (crc = resolve)));
-    await new Promise((resolve) => setImmediate(resolve));
+    await vi.waitUntil(() => crc !== undefined);
     const meanwhile = vi.spyOn(fs, 'readSync');
     let secondDone = false;
     const second = twice.loadInSteps(undefined, async () => 12345).then(() => (secondDone = true));
@@ -472,7 +491,7 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     let answer!: (crc: number | null) => void;
     const late = new TextDictionary(f, state);
     const loading = late.loadInSteps(undefined, () => new Promise((resolve) => (answer = resolve)));
-    await new Promise((resolve) => setImmediate(resolve));
+    await vi.waitUntil(() => answer !== undefined);
     expect(late.get(777)).toBe(expected[776]);
     answer(12345);
     await loading;

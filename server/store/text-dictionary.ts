@@ -29,7 +29,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { span } from '../activity.ts';
 import { StoreFileDamaged } from './damage.ts';
-import { readSavedLines, type SavedLines, writeSavedLines } from './saved-lines.ts';
+import { readSavedLines, readSavedLinesAsync, type SavedLines, writeSavedLines } from './saved-lines.ts';
 
 const NEWLINE = 0x0a;
 /** Recent text -> id kept as strings (repeated texts of a batch hit here, not the file). */
@@ -206,7 +206,13 @@ export class TextDictionary {
           await this.checking;
           continue;
         }
-        const r = (this.reader ??= this.startReading());
+        if (!this.reader) {
+          // The saved offsets read off the thread first: a start does not wait for them.
+          const saved = await readSavedLinesAsync(this.file);
+          if (this.loaded || this.checking) continue;
+          this.reader ??= this.startReading(saved);
+        }
+        const r = this.reader;
         if (crcOffThread && r.saved && r.pos === 0) {
           await this.checkOffThread(r, r.saved, crcOffThread);
           crcOffThread = undefined;
@@ -252,11 +258,12 @@ export class TextDictionary {
     return this.checking ?? Promise.resolve();
   }
 
-  private startReading(): LineReader {
+  /** @param read the saved offsets, already read (else read now) */
+  private startReading(read?: SavedLines | null): LineReader {
     const fd = this.open();
     if (!this.derived) this.reserve(this.committed.count + 1);
     const bytes = this.derived ? fs.fstatSync(fd).size : this.committed.bytes;
-    const saved = readSavedLines(this.file);
+    const saved = read === undefined ? readSavedLines(this.file) : read;
     return { fd, bytes, pos: 0, carry: Buffer.alloc(0), count: 0, end: 0, done: false, saved: saved && saved.bytes <= bytes ? saved : null, crc: 0, scanned: 0 };
   }
 
