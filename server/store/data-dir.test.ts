@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { importRecords, NOW, edgeRecord, storeKeeper } from '../testing/fixtures.ts';
-import { ADOPTING_FILE, DATA_DIR_ENV, dataDirFor, defaultDataDir, legacyDataDirs, liveHolder, resolveDataDir, storeState } from './data-dir.ts';
+import { ADOPTING_FILE, DATA_DIR_ENV, dataDirFor, defaultDataDir, legacyDataDirs, liveHolder, resolveDataDir, storeState, makeOwnerOnly } from './data-dir.ts';
 import { LOCK_FILE } from './data-lock.ts';
 import { LogStore } from './log-store.ts';
 
@@ -47,6 +47,9 @@ describe.skipIf(process.platform === 'win32')('the data folder is owner-only', (
     loosen(dir);
     expect(modes(dir).some((m) => m.startsWith('0644 parts/edge_logs/'))).toBe(true);
     store = await keeper.open(dir);
+    // The folder itself at once; what is inside once the store's walk is done.
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    await store.ownerOnlyDone();
     const all = modes(dir);
     expect(all.length).toBeGreaterThan(4);
     for (const m of all) {
@@ -54,6 +57,39 @@ describe.skipIf(process.platform === 'win32')('the data folder is owner-only', (
       expect(m, name).toBe(`${fs.statSync(path.join(dir, name)).isDirectory() ? '0700' : '0600'} ${name}`);
     }
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('makeOwnerOnly walks a folder in steps', () => {
+  /** A folder at 0777 with `n` files at 0644 in two levels. */
+  function loose(n: number): string {
+    const dir = keeper.newDir();
+    fs.mkdirSync(path.join(dir, 'a', 'b'), { recursive: true });
+    for (let i = 0; i < n; i++) fs.writeFileSync(path.join(dir, i % 2 ? 'a' : path.join('a', 'b'), `f${i}`), 'x', { mode: 0o644 });
+    for (const d of [dir, path.join(dir, 'a'), path.join(dir, 'a', 'b')]) fs.chmodSync(d, 0o777);
+    return dir;
+  }
+
+  it('tightens the folder before its first turn and everything inside over the turns; a stop ends it early', async () => {
+    const dir = loose(40);
+    let turns = 0;
+    let atFirstTurn = -1;
+    const walk = makeOwnerOnly(dir, {
+      stepMs: 0,
+      turn: async () => {
+        if (turns++ === 0) atFirstTurn = fs.statSync(dir).mode & 0o777;
+      },
+    });
+    expect(await walk).toEqual([]);
+    expect(atFirstTurn).toBe(0o700);
+    // One step an entry (steps of 0 ms): 2 folders and 40 files.
+    expect(turns).toBeGreaterThanOrEqual(40);
+    for (const m of modes(dir)) expect(m, m).toMatch(/^0700 a(\/b)?$|^0600 a\/(b\/)?f\d+$/);
+    const again = loose(40);
+    let n = 0;
+    await makeOwnerOnly(again, { stepMs: 0, turn: async () => void n++, stopped: () => n >= 3 });
+    expect(modes(again).filter((m) => m.startsWith('0644')).length).toBeGreaterThan(30);
+    expect(fs.statSync(again).mode & 0o777).toBe(0o700);
   });
 });
 

@@ -318,29 +318,73 @@ export function defaultDataDir(opts: ResolveOptions & { log?: (line: string) => 
 }
 
 /**
+ * The data folder itself made 0700 (owner-only) when it is not: what a store does as it opens,
+ * before it reads anything (the walk of its entries, makeOwnerOnly, follows once it is open).
+ * Returns the folder when it could not be changed (not ours).
+ */
+export function makeFolderOwnerOnly(dir: string, platform: NodeJS.Platform = process.platform): string[] {
+  if (platform === 'win32') return [];
+  try {
+    if ((fs.statSync(dir).mode & 0o777) !== 0o700) fs.chmodSync(dir, 0o700);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+    return [dir];
+  }
+  return [];
+}
+
+/**
  * Makes a data folder owner-only: itself and every folder inside 0700, every file 0600. New
  * files are created so; this also tightens a folder made (or loosened) by something else.
  * Symbolic links are left alone (chmod would follow them out of the folder). POSIX only:
  * Windows has no such modes. Returns what could not be changed (not ours, say).
+ *
+ * The folder itself is made 0700 at once: from then on no other user can reach anything inside
+ * it, whatever the entries' own modes. Its entries are then walked a few milliseconds at a time,
+ * with `turn` between steps (a 10M + 10M store holds about 10,000 files: their lstat calls were
+ * a tenth of a start before the server listened). `stopped` ends the walk early (the store closed).
  */
-export function makeOwnerOnly(dir: string, platform: NodeJS.Platform = process.platform): string[] {
+export async function makeOwnerOnly(
+  dir: string,
+  opts: { platform?: NodeJS.Platform; turn?: () => Promise<void>; stopped?: () => boolean; stepMs?: number } = {},
+): Promise<string[]> {
   const refused: string[] = [];
-  if (platform === 'win32') return refused;
+  if ((opts.platform ?? process.platform) === 'win32') return refused;
   const tighten = (file: string, mode: number) => {
     try {
       if ((fs.lstatSync(file).mode & 0o777) !== mode) fs.chmodSync(file, mode);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      // Gone meanwhile (a file the store removed between steps): nothing to tighten.
+      if (code === 'ENOENT') return;
+      if (code !== 'EPERM') throw err;
       refused.push(file);
     }
   };
-  const work = [dir];
+  tighten(dir, 0o700);
+  const turn = opts.turn ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
+  const stepMs = opts.stepMs ?? 4;
+  const work: string[] = [dir];
+  let stepStart = performance.now();
   for (let d = work.pop(); d !== undefined; d = work.pop()) {
-    tighten(d, 0o700);
-    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw err;
+    }
+    for (const entry of entries) {
       const full = path.join(d, entry.name);
-      if (entry.isDirectory()) work.push(full);
-      else if (entry.isFile()) tighten(full, 0o600);
+      if (entry.isDirectory()) {
+        tighten(full, 0o700);
+        work.push(full);
+      } else if (entry.isFile()) tighten(full, 0o600);
+      if (performance.now() - stepStart >= stepMs) {
+        await turn();
+        if (opts.stopped?.()) return refused;
+        stepStart = performance.now();
+      }
     }
   }
   return refused;

@@ -33,6 +33,7 @@ import { CatalogState } from './catalog-state.ts';
 import { ColumnsCache } from './columns-cache.ts';
 import { commit } from './commit.ts';
 import { DamageRegistry } from './damage.ts';
+import { makeOwnerOnly } from './data-dir.ts';
 import type { DataLock, DataLockKind } from './data-lock.ts';
 import { onEngineTrapped, replaceTrappedEngine, type Db } from './db.ts';
 import { ImportTransaction } from './import-transaction.ts';
@@ -101,6 +102,8 @@ export class LogStore {
   readonly rollups: OpenRollups;
   /** `close` has begun: nothing may be read or written through the store any more. */
   closed = false;
+  /** The walk that makes every entry of the folder owner-only, started once the store is open. */
+  private ownerOnly: Promise<void> = Promise.resolve();
   /** Bumps whenever stored data changes; caches key on it. */
   dataVersion = 0;
   readonly memoryBudgetBytes: number;
@@ -201,6 +204,14 @@ export class LogStore {
         await new Promise<void>((resolve) => setImmediate(resolve));
         await readsAnswered(URLS_READ_WAIT_MS);
       }, crcOffThread);
+      // Every folder and file inside made owner-only a few ms a turn: the folder itself already
+      // is (openFolder), so nothing inside was reachable by others meanwhile.
+      store.ownerOnly = makeOwnerOnly(dataDir, { stopped: () => store.closed }).then(
+        (loose) => {
+          if (loose.length) console.warn(`cannot make ${loose.length} entries of ${dataDir} owner-only (not owned by this user), e.g. ${loose[0]}`);
+        },
+        (err: unknown) => console.warn(`could not make every entry of ${dataDir} owner-only: ${(err as Error).message}`),
+      );
       return store;
     });
   }
@@ -556,9 +567,15 @@ export class LogStore {
     return describePartition(p);
   }
 
+  /** Resolves once every entry of the data folder has been made owner-only (or the store closed first). */
+  ownerOnlyDone(): Promise<void> {
+    return this.ownerOnly;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.stopTrapWatch();
+    await this.ownerOnly;
     await this.columnsCache.stop();
     await this.writes.run(async () => undefined);
     await this.saves.run(async () => undefined);

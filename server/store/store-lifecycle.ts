@@ -10,7 +10,7 @@ import { SOURCES } from '../sources.ts';
 import { CATALOG_FILE, prepareCatalog, urlsState } from './catalog.ts';
 import { StoreFileDamaged, StoreRefused, type DamageRegistry } from './damage.ts';
 import { acquireDataLock, type DataLock, type DataLockKind } from './data-lock.ts';
-import { makeOwnerOnly, walkFiles } from './data-dir.ts';
+import { makeFolderOwnerOnly, walkFiles } from './data-dir.ts';
 import { EngineTrapped, loadEngine, openDbSync, type Db } from './db.ts';
 import { LEGACY_STORE_FILE } from './legacy-store.ts';
 import type { PartitionMap } from './partition-map.ts';
@@ -18,7 +18,7 @@ import { columnsFileOf } from './scan-columns.ts';
 import { PARTS_DIR, ROLLBACK_FILE, URLS_FILE } from './store-files.ts';
 
 /**
- * Takes a data folder (created when missing): its lock, owner-only modes, the engine, and its
+ * Takes a data folder (created when missing): its lock, its own owner-only mode, the engine, and its
  * committed catalog (a new one when it has none), then hands them to `open`. A folder with
  * partition files but no catalog is refused untouched; the lock is released if anything fails.
  * @param exists the folder had a catalog
@@ -27,8 +27,8 @@ export async function openFolder<T>(dataDir: string, lockKind: DataLockKind | fa
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock = lockKind === false ? undefined : acquireDataLock(dataDir, { kind: lockKind ?? 'store' });
   try {
-    const loose = makeOwnerOnly(dataDir);
-    if (loose.length) console.warn(`cannot make ${loose.length} entries of ${dataDir} owner-only (not owned by this user), e.g. ${loose[0]}`);
+    // The folder at once; its entries once the store is open (LogStore.open: makeOwnerOnly).
+    if (makeFolderOwnerOnly(dataDir).length) console.warn(`cannot make ${dataDir} owner-only (not owned by this user)`);
     await loadEngine();
     const file = path.join(dataDir, CATALOG_FILE);
     const exists = fs.existsSync(file);
