@@ -143,9 +143,15 @@ export class Partition {
     /** The committed state, as the catalog row says. */
     public row: PartitionRow,
   ) {
+    // Named once: a start names every partition's files several times (its load, the deletion
+    // of files no commit names, the check of the committed ones).
+    this.label = partitionLabel(row.start, row.width);
     this.blocks = new RecordBlocks(path.join(dir, `${this.label}.records`), row.record_bytes);
     this.maxVersion = row.version;
   }
+
+  /** The partition's name in its files' names (its start and width never change). */
+  readonly label: string;
 
   get start(): number {
     return this.row.start;
@@ -155,12 +161,13 @@ export class Partition {
     return this.row.start + this.row.width;
   }
 
-  get label(): string {
-    return partitionLabel(this.row.start, this.row.width);
+  dbFile(version: number): string {
+    return path.join(this.dir, this.dbFileName(version));
   }
 
-  dbFile(version: number): string {
-    return path.join(this.dir, `${this.label}-v${version}.sqlite`);
+  /** dbFile's name alone (in the partition's folder). */
+  dbFileName(version: number): string {
+    return `${this.label}-v${version}.sqlite`;
   }
 
   /** A new version number for a file of this partition: above every one written, staged or committed. */

@@ -334,7 +334,8 @@ export class RecordBlocks {
   /** The names of the file and of those derived from it (store-files.ts, RECORD_DERIVED). */
   get fileNames(): string[] {
     const name = path.basename(this.file);
-    return [name, ...RECORD_DERIVED.map((ext) => name.replace(/\.records$/, ext))];
+    const stem = name.endsWith('.records') ? name.slice(0, -'.records'.length) : null;
+    return [name, ...RECORD_DERIVED.map((ext) => (stem === null ? name : stem + ext))];
   }
 
   /** The file's record words (record-tokens.ts), derived: cut back whenever the record file is. */

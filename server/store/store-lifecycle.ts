@@ -106,7 +106,10 @@ function collectGarbage({ dataDir, map, importing }: CommittedState): void {
     if (!fs.existsSync(dir)) continue;
     const keep = new Set<string>();
     for (const p of map.ofSource(s.code)) {
-      if (p.row.version > 0) keep.add(path.basename(p.dbFile(p.row.version))).add(path.basename(columnsFileOf(p.dbFile(p.row.version))));
+      if (p.row.version > 0) {
+        const name = p.dbFileName(p.row.version);
+        keep.add(name).add(columnsFileOf(name));
+      }
       for (const f of p.blocks.fileNames) keep.add(f);
     }
     for (const f of fs.readdirSync(dir)) if (!keep.has(f)) fs.rmSync(path.join(dir, f), { force: true });
