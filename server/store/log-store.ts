@@ -48,7 +48,7 @@ import { removeVersionFiles } from './store-files.ts';
 import { loadCommitted, openFolder } from './store-lifecycle.ts';
 import { dumpRows, sourceSummaries, type SourceSummary, type StoredRow } from './store-reads.ts';
 import type { TextDictionary } from './text-dictionary.ts';
-import { readsAnswered } from '../turns.ts';
+import { readsAnswered, turnForRequests } from '../turns.ts';
 
 /** The longest urls.log's background read waits, between chunks, for the reads being answered (ms). */
 const URLS_READ_WAIT_MS = 1000;
@@ -206,7 +206,8 @@ export class LogStore {
       }, crcOffThread);
       // Every folder and file inside made owner-only a few ms a turn: the folder itself already
       // is (openFolder), so nothing inside was reachable by others meanwhile.
-      store.ownerOnly = makeOwnerOnly(dataDir, { stopped: () => store.closed }).then(
+      // Its turns wait for the reads being answered: a first request after a start goes first.
+      store.ownerOnly = makeOwnerOnly(dataDir, { turn: turnForRequests, stopped: () => store.closed }).then(
         (loose) => {
           if (loose.length) console.warn(`cannot make ${loose.length} entries of ${dataDir} owner-only (not owned by this user), e.g. ${loose[0]}`);
         },
