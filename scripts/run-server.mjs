@@ -12,8 +12,11 @@
  *   dist/server/*.sql             the endpoint queries, which server/endpoints/sql-files.ts reads
  *                                 next to the bundle (import.meta.url is the bundle's URL)
  *
- * ESM for Node 20 with every package external: node_modules stays where it is, so sql.js finds
- * its wasm through require.resolve as under tsx. "Changed" means the list of files under
+ * ESM for Node 20 with the packages inside, but sql.js, which stays in node_modules and finds
+ * its wasm through require.resolve as under tsx (tsx and esbuild too, which the server only
+ * looks for when it runs from source). Node's loader resolving and reading each package's
+ * modules one by one was about 100 ms of every start; CommonJS packages inside the bundle get a
+ * `require` made with createRequire for the built-in modules they ask for. "Changed" means the list of files under
  * server/, queries/ and contract/ (tests aside) with their sizes and mtimes, or this script, differs from
  * the one recorded in dist/server/.stamp when the bundle was built: edits, reverts to an
  * older mtime, added and deleted files all count.
@@ -30,6 +33,8 @@ export const SERVER_OUT_DIR = path.join(ROOT, 'dist', 'server');
 const STAMP = '.stamp';
 const SOURCE_DIRS = ['server', 'queries', 'contract'];
 const COMMANDS = { serve: 'main.mjs', import: 'import.mjs' };
+/** Packages the bundles leave to node_modules. */
+const BUNDLE_EXTERNAL = ['sql.js', 'tsx', 'esbuild'];
 
 /** Bundle name → entry, relative to the root; the worker only once it exists. */
 export function serverEntries(root = ROOT) {
@@ -89,7 +94,8 @@ export async function buildServer({ outDir = SERVER_OUT_DIR, root = ROOT, entrie
       platform: 'node',
       format: 'esm',
       target: 'node20',
-      packages: 'external',
+      external: BUNDLE_EXTERNAL,
+      banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
       sourcemap: 'linked',
       logLevel: 'error',
     });
