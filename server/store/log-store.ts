@@ -195,15 +195,18 @@ export class LogStore {
       // The dictionaries' line offsets, paths.log's first (a third of urls.log's bytes at 10M
       // records): every columns file read is checked against them, so a walk after a start
       // waits for them, not for urls.log's.
-      void store.catalogState.paths.loadInSteps(undefined, crcOffThread);
-      // urls.log's a chunk per turn (saved ones: their CRC computed on the search worker, else
-      // checked a megabyte a turn), so that a user's first search or URL count after a start
-      // does not read them; between chunks it waits for the reads being answered (one that needs
-      // them finishes them).
-      void store.catalogState.urls.loadInSteps(async () => {
+      // Both wait for the reads being answered between their steps (the first is the saved
+      // offsets' check, after their file is read off the thread): a first request after a start
+      // goes first.
+      const afterReads = async () => {
         await new Promise<void>((resolve) => setImmediate(resolve));
         await readsAnswered(URLS_READ_WAIT_MS);
-      }, crcOffThread);
+      };
+      void store.catalogState.paths.loadInSteps(afterReads, crcOffThread);
+      // urls.log's a chunk per turn (saved ones: their CRC computed on the search worker, else
+      // checked a megabyte a turn), so that a user's first search or URL count after a start
+      // does not read them; a read that needs them finishes them.
+      void store.catalogState.urls.loadInSteps(afterReads, crcOffThread);
       // Every folder and file inside made owner-only a few ms a turn: the folder itself already
       // is (openFolder), so nothing inside was reachable by others meanwhile.
       // Its turns wait for the reads being answered: a first request after a start goes first.

@@ -409,13 +409,24 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     const d = new TextDictionary(f, state);
     const sync = vi.spyOn(fs, 'readFileSync');
     const opened = vi.spyOn(fs, 'openSync');
-    const loading = d.loadInSteps(undefined, async (file, bytes) => zlib.crc32(fs.readFileSync(file).subarray(0, bytes)));
+    let turns = 0;
+    let release!: () => void;
+    let asked = 0;
+    const loading = d.loadInSteps(
+      () => (turns++ === 0 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve()),
+      async (file, bytes) => (asked++, zlib.crc32(fs.readFileSync(file).subarray(0, bytes))),
+    );
     // Nothing of the dictionary or its offsets was read or opened before the call returned.
     expect(sync.mock.calls.length).toBe(0);
     expect(opened.mock.calls.length).toBe(0);
     sync.mockRestore();
     opened.mockRestore();
+    // Once read, the offsets wait for a turn (requests go first) before they are checked and taken.
+    await vi.waitUntil(() => turns === 1);
+    expect(asked).toBe(0);
+    release();
     await loading;
+    expect(asked).toBe(1);
     expect(d.size()).toBe(many.length);
     expect(d.get(777)).toBe(linesOf(f)[776]);
     d.close();

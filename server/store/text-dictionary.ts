@@ -209,6 +209,8 @@ export class TextDictionary {
         if (!this.reader) {
           // The saved offsets read off the thread first: a start does not wait for them.
           const saved = await readSavedLinesAsync(this.file);
+          // Checked (their own CRC) and taken in a turn of their own.
+          await turn();
           if (this.loaded || this.checking) continue;
           this.reader ??= this.startReading(saved);
         }
