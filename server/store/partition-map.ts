@@ -84,8 +84,13 @@ export class PartitionMap {
   }
 
   partsDir(code: number): string {
-    return path.join(this.dataDir, PARTS_DIR, this.sourceByCode(code).alias);
+    let dir = this.dirs.get(code);
+    if (dir === undefined) this.dirs.set(code, (dir = path.join(this.dataDir, PARTS_DIR, this.sourceByCode(code).alias)));
+    return dir;
   }
+
+  /** partsDir's answers (a start asks once per partition). */
+  private readonly dirs = new Map<number, string>();
 
   get(code: number, start: number): Partition | undefined {
     return this.parts.get(partKey(code, start));

@@ -152,7 +152,11 @@ export class RecordBlocks {
   private writes = 0;
   /** Names this file's blocks in the shared cache (a file of the same name may come again). */
   private readonly id = nextId++;
-  private readonly seed: number;
+  /** The file's CRC seed (seedOf), computed at first use: a start makes thousands of these. */
+  private seedValue: number | null = null;
+  private get seed(): number {
+    return (this.seedValue ??= seedOf(this.file));
+  }
   /**
    * Whether the block index ends where this file does, so a written block's entry may be
    * appended (false until the index is cut to the file's end, and after an append fails: that
@@ -166,7 +170,6 @@ export class RecordBlocks {
     size: number,
   ) {
     this.size = size;
-    this.seed = seedOf(file);
   }
 
   private handle(): number {
