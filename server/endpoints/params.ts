@@ -4,7 +4,7 @@
  * and the registry entry's rules for them (window, retention, row cut, error rule), so the SQL
  * and the speed paths read the same values from one place.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_PATTERN_LENGTH } from '../../contract/registry.ts';
 import type { EndpointDefinition, ParamSpec } from '../../queries/registry.ts';
 import { badParam, badParams, type ErrorDetail } from '../errors.ts';

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError, type ErrorDetail } from '../errors.ts';
 import { isDiskFull } from '../store/log-store.ts';
 import {

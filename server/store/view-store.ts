@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_SEARCH_LABEL_CHARS, MAX_VIEW_NAME_CHARS, VIEW_PAGES, type RecentSearch, type SavedView } from '../../contract/views.ts';
 import { syncDir, writeSynced } from './durable.ts';
 

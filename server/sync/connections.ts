@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorDetail } from '../errors.ts';
 import { sourceOfClickHouse } from '../ingest/clickhouse-shape.ts';
 import { SOURCES, type SourceName } from '../sources.ts';

@@ -15,7 +15,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SyncErrorKind } from '../../contract/api-types.ts';
 import { syncDir, writeSynced } from '../store/durable.ts';
 import type { BudgetCall } from './rate-budget.ts';
