@@ -1,5 +1,5 @@
 /** The columns cache keeps to its budget, counting what its users load after it handed the columns out. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { importStream } from '../ingest/import.ts';
 import { at, DAY, edgeRecord, importRecords, storeKeeper } from '../testing/fixtures.ts';
 import fs from 'node:fs';
@@ -7,6 +7,13 @@ import path from 'node:path';
 import { IMPORT_CACHE_SHARE } from './columns-cache.ts';
 import { columnArraysFromWorker, ROW_COLUMNS, type ColumnName } from './scan-columns.ts';
 import { arraysOffThread, searchWorkerUnavailable } from './search-worker.ts';
+
+/** When set, each record's texts taken by the builder and each turn of the event loop, in order ('r', 't'). */
+const events: { log: string[] | null } = vi.hoisted(() => ({ log: null }));
+vi.mock('./block-texts.ts', async (original) => {
+  const m = await original<typeof import('./block-texts.ts')>();
+  return { ...m, recordTexts: (...args: Parameters<typeof m.recordTexts>) => (events.log?.push('r'), m.recordTexts(...args)) };
+});
 
 const keeper = storeKeeper('le-columns-cache-');
 afterEach(() => keeper.cleanup());
@@ -159,5 +166,46 @@ describe('the columns cache', () => {
     // and read again here.
     expect(columnArraysFromWorker() - before).toBe(parts.length * names.length);
     expect(store.heldBytes().columnsCache).toBeLessThanOrEqual(2 * PER_DAY * 32);
+  });
+});
+
+describe('the background builder', () => {
+  it('takes turns between the records of a block: with a turn after every unit, its files are the same bytes as with its slices', async () => {
+    const records = Array.from({ length: 4000 }, (_, i) => edgeRecord(T + i * 20_000_000, { id: `turns-${i}`, path: `/rest/v1/items/${i}` }));
+    const built: Record<string, Buffer>[] = [];
+    let longestRun = 0;
+    let blockRun = 0;
+    for (const builderSliceMs of [undefined, 0]) {
+      const dir = keeper.newDir();
+      const store = await keeper.open(dir, builderSliceMs === undefined ? {} : { builderSliceMs });
+      await importRecords(store, 'edge_logs', records);
+      // The records whose texts are taken, and the event loop's turns, in order.
+      const log: string[] = [];
+      events.log = log;
+      let counting = true;
+      const count = () => {
+        log.push('t');
+        if (counting) setImmediate(count);
+      };
+      setImmediate(count);
+      await store.columnsSettled();
+      counting = false;
+      events.log = null;
+      const runs = log.join('').split('t').map((r) => r.length);
+      if (builderSliceMs === 0) longestRun = Math.max(...runs);
+      else blockRun = Math.max(...runs);
+      await keeper.close(store);
+      const parts = path.join(dir, 'parts', 'edge_logs');
+      const files: Record<string, Buffer> = {};
+      // (Columns files are not compared: two builds of the same records differ in them, slices or not.)
+      for (const f of fs.readdirSync(parts).sort()) if (/\.(texts|tokens|grams)$/.test(f)) files[f] = fs.readFileSync(path.join(parts, f));
+      built.push(files);
+    }
+    expect(Object.keys(built[0]!).some((f) => f.endsWith('.texts'))).toBe(true);
+    expect(Object.keys(built[1]!)).toEqual(Object.keys(built[0]!));
+    for (const f of Object.keys(built[0]!)) expect(Buffer.compare(built[1]![f]!, built[0]![f]!), f).toBe(0);
+    // With its slices, a block's records are taken in one go; with a turn after every unit, one at a time.
+    expect(blockRun).toBeGreaterThan(20);
+    expect(longestRun).toBe(1);
   });
 });

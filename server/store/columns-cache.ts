@@ -76,6 +76,8 @@ export class ColumnsCache {
   private readonly gramsCache = new Map<Partition, { limit: number; g: BlockGrams | null }>();
   /** Partitions whose block index a reader found a gap in: the builder reads it whole (not just its end). */
   private readonly gramsGaps = new Set<Partition>();
+  /** How long the builder works before a turn for requests (BUILD_SLICE_MS; tests set 0 to have a turn after every unit). */
+  buildSliceMs = BUILD_SLICE_MS;
   /** Record texts' group lists read (null: none usable), least recently used first. */
   private readonly textsCache = new Map<Partition, { limit: number; t: BlockTexts | null }>();
   /** Record words' segment lists read (null: none usable), least recently used first. */
@@ -293,7 +295,7 @@ export class ColumnsCache {
       // Files found whole cost a header read (and a block index read) each, and a store opens
       // with every partition queued (thousands at 10M): a pause every few ms of them, as between
       // build steps. A turn every hundred files held the first requests after a start ~1 s.
-      if (performance.now() - stepStarted > BUILD_SLICE_MS) await pause();
+      if (performance.now() - stepStarted > this.buildSliceMs) await pause();
       let next: [Partition, number] | null = null;
       for (const entry of this.columnQueue) if (!next || entry[0].start > next[0].start) next = entry;
       // The queue may have been emptied meanwhile (the engine reopened).
@@ -380,7 +382,7 @@ export class ColumnsCache {
     const entries: Array<{ blk: number; end: number; bits: Int32Array }> = [];
     let since = performance.now();
     for (let blk = 0; blk < size; ) {
-      if (performance.now() - since > BUILD_SLICE_MS) {
+      if (performance.now() - since > this.buildSliceMs) {
         await pause();
         if (!unchanged() || p.row.record_bytes !== size) return;
         since = performance.now();
@@ -442,22 +444,30 @@ export class ColumnsCache {
       groupStart = end;
       return true;
     };
-    for (let blk = from; blk < size; ) {
-      if (performance.now() - since > BUILD_SLICE_MS) {
-        // Written before the pause: a partition that changes meanwhile keeps the groups done.
-        if (entries.length) {
-          fileEnd = appendBlockTexts(file, p.blocks.nameSeed, fileEnd, dictionary!, entries);
-          entries.length = 0;
-          this.textsCache.delete(p);
-        }
-        await pause();
-        if (!unchanged() || p.row.record_bytes !== size) return;
-        since = performance.now();
+    /** A turn for requests once the slice is spent; false when the partition changed meanwhile. */
+    const paused = async (): Promise<boolean> => {
+      if (performance.now() - since <= this.buildSliceMs) return true;
+      // Written before the pause: a partition that changes meanwhile keeps the groups done.
+      if (entries.length) {
+        fileEnd = appendBlockTexts(file, p.blocks.nameSeed, fileEnd, dictionary!, entries);
+        entries.length = 0;
+        this.textsCache.delete(p);
       }
+      await pause();
+      if (!unchanged() || p.row.record_bytes !== size) return false;
+      since = performance.now();
+      return true;
+    };
+    for (let blk = from; blk < size; ) {
+      if (!(await paused())) return;
       const raw = p.blocks.rawBlock(blk);
       if (!raw) return;
       const end = p.blocks.nextBlock(blk);
+      // A block's records may take more than a slice (256 KiB of edge records parsed for their
+      // texts took up to 24-34 ms): the turns come between records too. The block's bytes stay
+      // with this loop (a decompressed block is never reused), and groups still end with blocks.
       for (const r of recordsOfBlock(raw)) {
+        if (!(await paused())) return;
         const texts = recordTexts(r.bytes.toString('utf8'), withUrl);
         records.push({ blk, boff: r.boff, texts });
         textBytes += texts.message.length + (texts.url?.length ?? 0);
@@ -516,7 +526,7 @@ export class ColumnsCache {
     const flush = async (end: number): Promise<boolean> => {
       if (seg.n === 0) return true;
       const between = async () => (await pause(), unchanged());
-      const entry = await seg.entryInSteps(p.blocks.nameSeed, segFrom, end, first, BUILD_SLICE_MS, between, (list) => offThread(deflateListOffThread(list)));
+      const entry = await seg.entryInSteps(p.blocks.nameSeed, segFrom, end, first, this.buildSliceMs, between, (list) => offThread(deflateListOffThread(list)));
       if (!entry || !unchanged()) return false;
       fileEnd = appendRecordTokens(p.blocks.tokensFile, p.blocks.nameSeed, fileEnd, [entry]);
       this.tokensCache.delete(p);
@@ -535,7 +545,7 @@ export class ColumnsCache {
       // A chunk at a time (a group's 256 KiB of text took about 10 ms to split into words).
       group.prefetchAll();
       for (let k = 0; k < group.chunks; k++) {
-        if (performance.now() - since > BUILD_SLICE_MS) {
+        if (performance.now() - since > this.buildSliceMs) {
           await pause();
           if (!unchanged()) return;
           since = performance.now();

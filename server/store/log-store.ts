@@ -63,6 +63,8 @@ export interface StoreOptions {
   columnsBudgetBytes?: number;
   /** Who holds the data folder's lock; `false` skips the lock (tests of the lock itself). */
   lockKind?: DataLockKind | false;
+  /** How long the background builder works between turns for requests (tests: 0 for a turn after every unit). */
+  builderSliceMs?: number;
 }
 
 /**
@@ -141,6 +143,7 @@ export class LogStore {
       importing: () => this.importTxn.importing,
       committedRow: (p) => this.importTxn.committedRow(p),
     }, opts.columnsBudgetBytes);
+    if (opts.builderSliceMs !== undefined) this.columnsCache.buildSliceMs = opts.builderSliceMs;
     this.importTxn = new ImportTransaction(dataDir, state, this.partitionMap, this.columnsCache, {
       save: () => this.save(),
       hasUnsaved: () => this.hasUnsaved(),
