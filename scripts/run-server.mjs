@@ -15,7 +15,7 @@
  * ESM for Node 20 with the packages inside, but sql.js, which stays in node_modules and finds
  * its wasm through require.resolve as under tsx (tsx and esbuild too, which the server only
  * looks for when it runs from source). Node's loader resolving and reading each package's
- * modules one by one was about 100 ms of every start; CommonJS packages inside the bundle get a
+ * modules one by one was 70-95 ms of every start; CommonJS packages inside the bundle get a
  * `require` made with createRequire for the built-in modules they ask for. "Changed" means the list of files under
  * server/, queries/ and contract/ (tests aside) with their sizes and mtimes, or this script, differs from
  * the one recorded in dist/server/.stamp when the bundle was built: edits, reverts to an

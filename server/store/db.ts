@@ -248,8 +248,8 @@ class SqlJsDb implements Db {
 
   query<T extends Row = Row>(sql: string, params?: SqlParams): T[] {
     // The column names read once per query: sql.js's getAsObject reads them again for every row,
-    // which made a query five to seven times slower than `rows` (the catalog's 884 partition rows
-    // at a 10M start: 50-118 ms against 7-16).
+    // which made a query five to eight times slower than `rows` (the catalog's 884 partition rows
+    // of a 10M store, warm: 50-57 ms against 7-10).
     let names: string[] | undefined;
     return this.collect(sql, params, (stmt) => {
       names ??= stmt.getColumnNames();

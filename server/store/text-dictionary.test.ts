@@ -432,6 +432,32 @@ describe('TextDictionary, saved line offsets (urls.log.lines)', () => {
     d.close();
   });
 
+  it('a loadInSteps still running when the dictionary is closed stops: it opens and reads nothing more', async () => {
+    const f = file();
+    const state = await readOnce(f);
+    for (const closeAfter of [0, 1, 3]) {
+      const d = new TextDictionary(f, state);
+      let turns = 0;
+      let closed = false;
+      const opened = vi.spyOn(fs, 'openSync');
+      const read = vi.spyOn(fs, 'readSync');
+      const loading = d.loadInSteps(async () => {
+        if (turns++ === closeAfter) {
+          d.close();
+          closed = true;
+          opened.mockClear();
+          read.mockClear();
+        }
+      });
+      await loading;
+      expect(closed).toBe(true);
+      expect(opened.mock.calls.length, `closed at turn ${closeAfter}`).toBe(0);
+      expect(read.mock.calls.length, `closed at turn ${closeAfter}`).toBe(0);
+      opened.mockRestore();
+      read.mockRestore();
+    }
+  });
+
   it('saved offsets checked by a CRC computed on another thread: taken without a read here; a wrong CRC, or a read that cannot wait, reads them here', async () => {
     const f = file();
     const d = await committed(f, many);

@@ -200,7 +200,7 @@ export class TextDictionary {
    */
   async loadInSteps(turn: () => Promise<void> = () => new Promise<void>((resolve) => setImmediate(resolve)), crcOffThread?: CrcOffThread): Promise<void> {
     try {
-      while (!this.loaded) {
+      while (!this.loaded && !this.closed) {
         // Another loadInSteps asked the worker for the saved offsets' CRC: not read here meanwhile.
         if (this.checking) {
           await this.checking;
@@ -211,7 +211,7 @@ export class TextDictionary {
           const saved = await readSavedLinesAsync(this.file);
           // Checked (their own CRC) and taken in a turn of their own.
           await turn();
-          if (this.loaded || this.checking) continue;
+          if (this.loaded || this.checking || this.closed) continue;
           this.reader ??= this.startReading(saved);
         }
         const r = this.reader;
@@ -852,10 +852,14 @@ export class TextDictionary {
   }
 
   close(): void {
+    this.closed = true;
     this.reader = null;
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
   }
+
+  /** Closed: a loadInSteps still running stops at its next turn (it would open the file again). */
+  private closed = false;
 }
 
 /**
