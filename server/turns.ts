@@ -53,8 +53,8 @@ export function readsAnswered(maxMs: number): Promise<void> {
   });
 }
 
-/** A turn for requests: one pass of the event loop, then until no read is being answered (at most MAX_TURN_WAIT_MS). */
-export async function turnForRequests(): Promise<void> {
+/** A turn for requests: one pass of the event loop, then until no read is being answered (at most `maxMs`). */
+export async function turnForRequests(maxMs = MAX_TURN_WAIT_MS): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
-  await readsAnswered(MAX_TURN_WAIT_MS);
+  await readsAnswered(maxMs);
 }

@@ -368,6 +368,23 @@ export class ColumnsCache {
   }
 
   /**
+   * A build phase's turns for requests: the function resolves true at once while the phase has
+   * worked less than buildSliceMs since its last turn; else it runs `before` (what must be written
+   * before a pause), pauses, and resolves whether `still` holds (the partition is the one being built).
+   */
+  private sliceTurns(pause: () => Promise<void>, still: () => boolean, before?: () => void): () => Promise<boolean> {
+    let since = performance.now();
+    return async () => {
+      if (performance.now() - since <= this.buildSliceMs) return true;
+      before?.();
+      await pause();
+      if (!still()) return false;
+      since = performance.now();
+      return true;
+    };
+  }
+
+  /**
    * Completes a partition's block index (block-grams.ts) up to its committed record bytes.
    * Blocks get their entry as they are written; this indexes the ones that lack it (a store
    * written before the index, an append that failed): their blocks are decompressed, a few
@@ -380,13 +397,9 @@ export class ColumnsCache {
     const have = this.blockGrams(p);
     if ((have?.covered ?? 0) >= size) return;
     const entries: Array<{ blk: number; end: number; bits: Int32Array }> = [];
-    let since = performance.now();
+    const turn = this.sliceTurns(pause, () => unchanged() && p.row.record_bytes === size);
     for (let blk = 0; blk < size; ) {
-      if (performance.now() - since > this.buildSliceMs) {
-        await pause();
-        if (!unchanged() || p.row.record_bytes !== size) return;
-        since = performance.now();
-      }
+      if (!(await turn())) return;
       const end = p.blocks.nextBlock(blk);
       entries.push({ blk, end, bits: have?.bitsOf(blk) ?? blockBits(p.blocks.rawBlock(blk)!) });
       blk = end;
@@ -425,7 +438,6 @@ export class ColumnsCache {
     let records: Array<{ blk: number; boff: number; texts: RecordTexts }> = [];
     let textBytes = 0;
     let groupStart = from;
-    let since = performance.now();
     const entries: Buffer[] = [];
     const flush = async (end: number): Promise<boolean> => {
       if (!records.length) return true;
@@ -444,22 +456,19 @@ export class ColumnsCache {
       groupStart = end;
       return true;
     };
-    /** A turn for requests once the slice is spent; false when the partition changed meanwhile. */
-    const paused = async (): Promise<boolean> => {
-      if (performance.now() - since <= this.buildSliceMs) return true;
+    const turn = this.sliceTurns(
+      pause,
+      () => unchanged() && p.row.record_bytes === size,
       // Written before the pause: a partition that changes meanwhile keeps the groups done.
-      if (entries.length) {
+      () => {
+        if (!entries.length) return;
         fileEnd = appendBlockTexts(file, p.blocks.nameSeed, fileEnd, dictionary!, entries);
         entries.length = 0;
         this.textsCache.delete(p);
-      }
-      await pause();
-      if (!unchanged() || p.row.record_bytes !== size) return false;
-      since = performance.now();
-      return true;
-    };
+      },
+    );
     for (let blk = from; blk < size; ) {
-      if (!(await paused())) return;
+      if (!(await turn())) return;
       const raw = p.blocks.rawBlock(blk);
       if (!raw) return;
       const end = p.blocks.nextBlock(blk);
@@ -467,7 +476,7 @@ export class ColumnsCache {
       // texts took up to 24-34 ms): the turns come between records too. The block's bytes stay
       // with this loop (a decompressed block is never reused), and groups still end with blocks.
       for (const r of recordsOfBlock(raw)) {
-        if (!(await paused())) return;
+        if (!(await turn())) return;
         const texts = recordTexts(r.bytes.toString('utf8'), withUrl);
         records.push({ blk, boff: r.boff, texts });
         textBytes += texts.message.length + (texts.url?.length ?? 0);
@@ -535,7 +544,7 @@ export class ColumnsCache {
       segFrom = end;
       return true;
     };
-    let since = performance.now();
+    const turn = this.sliceTurns(pause, unchanged);
     for (; g < texts.size; g++) {
       const group = texts.group(g);
       if (!group) {
@@ -545,11 +554,7 @@ export class ColumnsCache {
       // A chunk at a time (a group's 256 KiB of text took about 10 ms to split into words).
       group.prefetchAll();
       for (let k = 0; k < group.chunks; k++) {
-        if (performance.now() - since > this.buildSliceMs) {
-          await pause();
-          if (!unchanged()) return;
-          since = performance.now();
-        }
+        if (!(await turn())) return;
         seg.addChunk(group, k);
       }
       if (seg.n >= SEGMENT_RECORDS && !(await flush(texts.endOf(g)))) return;

@@ -323,14 +323,22 @@ export function defaultDataDir(opts: ResolveOptions & { log?: (line: string) => 
  * Returns the folder when it could not be changed (not ours).
  */
 export function makeFolderOwnerOnly(dir: string, platform: NodeJS.Platform = process.platform): string[] {
-  if (platform === 'win32') return [];
+  const refused: string[] = [];
+  if (platform !== 'win32') tighten(dir, 0o700, refused);
+  return refused;
+}
+
+/** Gives `file` exactly `mode` unless it has it; one that is not ours goes to `refused`, one gone meanwhile is let be. */
+function tighten(file: string, mode: number, refused: string[]): void {
   try {
-    if ((fs.statSync(dir).mode & 0o777) !== 0o700) fs.chmodSync(dir, 0o700);
+    if ((fs.lstatSync(file).mode & 0o777) !== mode) fs.chmodSync(file, mode);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
-    return [dir];
+    const code = (err as NodeJS.ErrnoException).code;
+    // Gone meanwhile (a file the store removed between steps): nothing to tighten.
+    if (code === 'ENOENT') return;
+    if (code !== 'EPERM') throw err;
+    refused.push(file);
   }
-  return [];
 }
 
 /**
@@ -350,18 +358,7 @@ export async function makeOwnerOnly(
 ): Promise<string[]> {
   const refused: string[] = [];
   if ((opts.platform ?? process.platform) === 'win32') return refused;
-  const tighten = (file: string, mode: number) => {
-    try {
-      if ((fs.lstatSync(file).mode & 0o777) !== mode) fs.chmodSync(file, mode);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      // Gone meanwhile (a file the store removed between steps): nothing to tighten.
-      if (code === 'ENOENT') return;
-      if (code !== 'EPERM') throw err;
-      refused.push(file);
-    }
-  };
-  tighten(dir, 0o700);
+  tighten(dir, 0o700, refused);
   const turn = opts.turn ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
   const stepMs = opts.stepMs ?? 4;
   const work: string[] = [dir];
@@ -377,9 +374,9 @@ export async function makeOwnerOnly(
     for (const entry of entries) {
       const full = path.join(d, entry.name);
       if (entry.isDirectory()) {
-        tighten(full, 0o700);
+        tighten(full, 0o700, refused);
         work.push(full);
-      } else if (entry.isFile()) tighten(full, 0o600);
+      } else if (entry.isFile()) tighten(full, 0o600, refused);
       if (performance.now() - stepStart >= stepMs) {
         await turn();
         if (opts.stopped?.()) return refused;

@@ -48,7 +48,7 @@ import { removeVersionFiles } from './store-files.ts';
 import { loadCommitted, openFolder } from './store-lifecycle.ts';
 import { dumpRows, sourceSummaries, type SourceSummary, type StoredRow } from './store-reads.ts';
 import type { TextDictionary } from './text-dictionary.ts';
-import { readsAnswered, turnForRequests } from '../turns.ts';
+import { turnForRequests } from '../turns.ts';
 
 /** The longest urls.log's background read waits, between chunks, for the reads being answered (ms). */
 const URLS_READ_WAIT_MS = 1000;
@@ -201,10 +201,7 @@ export class LogStore {
       // Both wait for the reads being answered between their steps (the first is the saved
       // offsets' check, after their file is read off the thread): a first request after a start
       // goes first.
-      const afterReads = async () => {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        await readsAnswered(URLS_READ_WAIT_MS);
-      };
+      const afterReads = () => turnForRequests(URLS_READ_WAIT_MS);
       void store.catalogState.paths.loadInSteps(afterReads, crcOffThread);
       // urls.log's a chunk per turn (saved ones: their CRC computed on the search worker, else
       // checked a megabyte a turn), so that a user's first search or URL count after a start
@@ -213,7 +210,7 @@ export class LogStore {
       // Every folder and file inside made owner-only a few ms a turn: the folder itself already
       // is (openFolder), so nothing inside was reachable by others meanwhile.
       // Its turns wait for the reads being answered: a first request after a start goes first.
-      store.ownerOnly = makeOwnerOnly(dataDir, { turn: turnForRequests, stopped: () => store.closed }).then(
+      store.ownerOnly = makeOwnerOnly(dataDir, { turn: () => turnForRequests(), stopped: () => store.closed }).then(
         (loose) => {
           if (loose.length) console.warn(`cannot make ${loose.length} entries of ${dataDir} owner-only (not owned by this user), e.g. ${loose[0]}`);
         },
