@@ -57,8 +57,12 @@ it('desktop mode seals tokens with its key; without the key a server says so; a 
   // Browser mode: the sealed token cannot be opened here, and the connection says what to do.
   const browser = await serve(dataDir);
   await call(browser, `/api/connections/${sealed.id}`, { method: 'PATCH', body: JSON.stringify({ paused: false }) });
-  await new Promise((r) => setTimeout(r, 50));
-  const [seen] = await call<ConnectionView[]>(browser, '/api/connections');
+  // The resumed connection tries at once; on a busy machine that takes more than a moment.
+  let [seen] = await call<ConnectionView[]>(browser, '/api/connections');
+  for (let waited = 0; seen!.sources['cloudflare.logs.prod']!.state !== 'failed' && waited < 10_000; waited += 50) {
+    await new Promise((r) => setTimeout(r, 50));
+    [seen] = await call<ConnectionView[]>(browser, '/api/connections');
+  }
   expect(seen!.tokenProtection).toBe('owner-only file');
   expect(seen!.sources['cloudflare.logs.prod']).toMatchObject({ state: 'failed', error: expect.stringContaining('desktop app') });
   await call(browser, `/api/connections/${sealed.id}`, { method: 'PATCH', body: JSON.stringify({ paused: true }) });
