@@ -659,3 +659,55 @@ describe('checkSavedLines (npm run check)', () => {
     expect(checkSavedLines(f, state.bytes)).toMatch(/^not whole or not of this format/);
   });
 });
+
+describe('TextDictionary, line offsets in memory', () => {
+  const texts = (n: number) => Array.from({ length: n }, (_, i) => `https://p.supabase.co/rest/v1/items?id=eq.${i}`);
+
+  it('a committed dictionary loaded holds about 8 bytes a text (4 of offset, 4 of hash), not a doubled array of 8-byte offsets', async () => {
+    const n = 20_000;
+    const d = await committed(file(), texts(n));
+    expect(d.get(n)).toBe(texts(n)[n - 1]);
+    // The hash table is built only to add a text: the offsets and hashes alone, with a few slots spare.
+    const tableBytes = 2048 * 4;
+    expect(d.heldBytes() - tableBytes).toBeLessThanOrEqual((n + 2) * 8 * 1.01);
+    // Adding texts grows them by a quarter at a time.
+    for (let i = 0; i < 100; i++) d.idOf(`https://new/${i}`);
+    // (The hash table, built to add them: a power of two of 4-byte slots, at least twice the texts.)
+    const table = 4 * 2 ** Math.ceil(Math.log2(2 * (n + 101)));
+    expect(d.heldBytes() - table).toBeLessThanOrEqual((n + 102) * 8 * 1.25);
+    d.close();
+  });
+
+  it('past the largest offset four bytes hold, its offsets take eight: every text reads back, before and after, added or loaded again', async () => {
+    const f = file();
+    const all = texts(3000);
+    const limit = 50_000;
+    const d = new TextDictionary(f, { bytes: 0, count: 0 }, limit);
+    const narrow = new TextDictionary(path.join(path.dirname(f), 'narrow.log'), { bytes: 0, count: 0 });
+    let below = 0;
+    all.forEach((t, i) => {
+      expect(d.idOf(t)).toBe(i + 1);
+      narrow.idOf(t);
+      // Below the limit both hold as much; past it, four bytes more for every slot of offsets.
+      if (d.bytes <= limit) {
+        expect(d.heldBytes()).toBe(narrow.heldBytes());
+        below++;
+      }
+    });
+    expect(below).toBeGreaterThan(100);
+    expect(d.heldBytes() - narrow.heldBytes()).toBeGreaterThanOrEqual(4 * (all.length + 2));
+    narrow.close();
+    for (let i = all.length; i >= 1; i--) expect(d.get(i)).toBe(all[i - 1]);
+    d.flush();
+    await d.fsync();
+    const state = d.state();
+    expect(state.bytes).toBeGreaterThan(limit);
+    d.close();
+    for (const again of [new TextDictionary(f, state, limit), new TextDictionary(f, state)]) {
+      // Backwards, so none is in the recent cache: every lookup goes through the offsets and the file.
+      for (let i = all.length - 1; i >= 0; i--) expect(again.idOf(all[i]!)).toBe(i + 1);
+      expect(again.idsContaining('id=eq.299', 0, 10_000).ids).toEqual(all.flatMap((t, i) => (t.includes('id=eq.299') ? [i + 1] : [])));
+      again.close();
+    }
+  });
+});

@@ -117,8 +117,11 @@ export class TextDictionary {
   /** The line offsets being read a step at a time (loadInSteps), taken over by `load` if asked first. */
   private reader: LineReader | null = null;
   private fd: number | null = null;
-  /** offsets[id] = byte offset of text id's line (ids from 1); offsets[count + 1] = end. */
-  private offsets = new Float64Array(1024);
+  /**
+   * offsets[id] = byte offset of text id's line (ids from 1); offsets[count + 1] = end. Four bytes
+   * each while the file's end fits (urls.log is 164 MB at 10M + 10M records), eight past that.
+   */
+  private offsets: LineStarts = new Uint32Array(1024);
   private hashes = new Int32Array(1024);
   /** Open addressing: slot -> id (0 = empty). */
   private table = new Int32Array(2048);
@@ -141,6 +144,8 @@ export class TextDictionary {
     readonly file: string,
     /** Committed length and count, from the catalog; or 'derived': whatever whole lines the file holds. */
     committed: { bytes: number; count: number } | 'derived',
+    /** The largest offset kept in four bytes (a test sets it low to see the change to eight). */
+    private readonly narrowUpTo = NARROW_UP_TO,
   ) {
     this.derived = committed === 'derived';
     this.committed = committed === 'derived' ? { bytes: 0, count: 0 } : committed;
@@ -265,6 +270,8 @@ export class TextDictionary {
     const fd = this.open();
     if (!this.derived) this.reserve(this.committed.count + 1);
     const bytes = this.derived ? fs.fstatSync(fd).size : this.committed.bytes;
+    // Every offset read below ends by the file's end.
+    this.fit(bytes);
     const saved = read === undefined ? readSavedLines(this.file) : read;
     return { fd, bytes, pos: 0, carry: Buffer.alloc(0), count: 0, end: 0, done: false, saved: saved && saved.bytes <= bytes ? saved : null, crc: 0, scanned: 0 };
   }
@@ -275,7 +282,8 @@ export class TextDictionary {
    */
   private saveLines(r: LineReader): void {
     if (r.scanned < SAVE_LINES_AFTER || r.count === 0) return;
-    writeSavedLines(this.file, { count: r.count, bytes: r.end, crc: r.crc, starts: this.offsets.subarray(1, r.count + 1) });
+    const starts = this.offsets.subarray(1, r.count + 1);
+    writeSavedLines(this.file, { count: r.count, bytes: r.end, crc: r.crc, starts: starts instanceof Float64Array ? starts : Float64Array.from(starts) });
   }
 
   /**
@@ -487,16 +495,24 @@ export class TextDictionary {
     return this.token!;
   }
 
+  /**
+   * Room for ids up to `ids` (and the end after them). Grown by a quarter, not doubled: at 10M +
+   * 10M records doubling left the two dictionaries' arrays up to half empty (60 MiB held).
+   */
   private reserve(ids: number): void {
     if (ids + 2 <= this.offsets.length) return;
-    let cap = this.offsets.length;
-    while (cap < ids + 2) cap *= 2;
-    const o = new Float64Array(cap);
+    const cap = Math.max(ids + 2, Math.floor(this.offsets.length * 1.25));
+    const o = this.offsets instanceof Uint32Array ? new Uint32Array(cap) : new Float64Array(cap);
     o.set(this.offsets);
     this.offsets = o;
     const h = new Int32Array(cap);
     h.set(this.hashes);
     this.hashes = h;
+  }
+
+  /** Offsets up to `end` will be kept: eight bytes each from now on once four no longer hold it. */
+  private fit(end: number): void {
+    if (end > this.narrowUpTo && this.offsets instanceof Uint32Array) this.offsets = Float64Array.from(this.offsets);
   }
 
   private rebuildTable(): void {
@@ -604,6 +620,7 @@ export class TextDictionary {
     const id = ++this.count;
     this.reserve(id + 1);
     const line = Buffer.from(`${JSON.stringify(text)}\n`, 'utf8');
+    this.fit(this.bytes + line.length);
     this.offsets[id] = this.bytes;
     this.hashes[id] = h;
     this.pending.push(line);
@@ -913,6 +930,12 @@ export function readDerivedEpoch(file: string): string | null {
   return text !== null && isToken(text) ? text.slice(TOKEN_PREFIX.length) : null;
 }
 
+/** Byte offsets of a dictionary's lines: four bytes each while they fit, else eight. */
+export type LineStarts = Uint32Array | Float64Array;
+
+/** The largest offset a dictionary keeps in four bytes. */
+const NARROW_UP_TO = 0xffffffff;
+
 /** The CRC-32 of a file's first `bytes` bytes, computed on another thread; null when it could not be. */
 export type CrcOffThread = (file: string, bytes: number) => Promise<number | null>;
 
@@ -925,7 +948,7 @@ export interface FileLines {
   start: number;
   end: number;
   first: number;
-  starts: Float64Array;
+  starts: LineStarts;
 }
 
 export interface LinesJob {
@@ -965,7 +988,7 @@ export function scratchBuffer(n: number): Buffer {
  * caller decides on the decoded text. Both ascending. A text of printable ASCII without a quote or
  * a backslash is in a line's text exactly where it is in its bytes, unless the line has an escape.
  */
-export function linesFound(bytes: Buffer, starts: Float64Array, first: number, find: TextFind): LinesFound {
+export function linesFound(bytes: Buffer, starts: LineStarts, first: number, find: TextFind): LinesFound {
   const lines = starts.length - 1;
   const start = starts[0]!;
   // The lines holding a place found, marked (places come in any order, several to a line).
