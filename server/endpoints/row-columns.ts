@@ -111,4 +111,11 @@ export class RowColumnsCache {
   get size(): number {
     return this.byPartition.size;
   }
+
+  /** Bytes of the arrays held (a gauge of the activity log). */
+  heldBytes(): number {
+    let total = 0;
+    for (const c of this.byPartition.values()) for (const a of c.cols) total += a.byteLength;
+    return total;
+  }
 }

@@ -9,6 +9,7 @@
 import { ERROR_RULE, type SpeedPathName } from '../../queries/registry.ts';
 import type { InvocationStatsRow } from '../../contract/api-types.ts';
 import { API_FAMILIES } from '../../contract/registry.ts';
+import { gauge } from '../activity.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { SqlValue } from '../store/db.ts';
@@ -64,7 +65,7 @@ const helpers = new WeakMap<LogStore, StoreHelpers>();
 
 export function helpersOf(store: LogStore): StoreHelpers {
   let h = helpers.get(store);
-  if (!h)
+  if (!h) {
     helpers.set(
       store,
       (h = {
@@ -75,6 +76,9 @@ export function helpersOf(store: LogStore): StoreHelpers {
         hourFamilies: new WeakMap(),
       }),
     );
+    const held = h;
+    gauge('rowColumns', () => held.edgeRows.heldBytes() + held.functionRows.heldBytes());
+  }
   return h;
 }
 
