@@ -11,6 +11,7 @@ import type { InvocationStatsRow } from '../../contract/api-types.ts';
 import { API_FAMILIES } from '../../contract/registry.ts';
 import { gauge } from '../activity.ts';
 import { canonicalRecord } from '../ingest/normalize.ts';
+import { forEachTriple } from '../store/api-hours.ts';
 import type { LogStore } from '../store/log-store.ts';
 import type { SqlValue } from '../store/db.ts';
 import type { Partition } from '../store/partition.ts';
@@ -45,11 +46,11 @@ export interface StoreHelpers {
   /** Function edge partitions' ts, project, function, exec and status: invocation-stats' exact buckets. */
   functionRows: RowColumnsCache;
   /**
-   * An hour rollup's counts per API family for the URLs a pattern matches, by the hour's triples
+   * An hour rollup's counts per API family for the URLs a pattern matches, by the hour's packed counts
    * (a new array whenever the hour changes) and `<url epoch>:<pattern>`: within an epoch a URL id
    * names one URL, so its match never changes.
    */
-  hourFamilies: WeakMap<Int32Array, Map<string, HourFamilies>>;
+  hourFamilies: WeakMap<Uint8Array, Map<string, HourFamilies>>;
 }
 
 /** One hour's matched counts per API family, and whether any URL of the hour matched. */
@@ -311,19 +312,19 @@ function apiCounts(store: LogStore, params: ValidParams, now: number): ResultRow
     // A week of hours holds hundreds of thousands of (URL, families, count) triples at 1M
     // records: each hour is summed once per pattern, and again only once it changes.
     const key = `${store.urlEpoch}:${String(params.bind.project)}`;
-    for (const [hour, triples] of store.apiHours.since(firstWholeHour)) {
-      let byPattern = h.hourFamilies.get(triples);
-      if (!byPattern) h.hourFamilies.set(triples, (byPattern = new Map()));
+    for (const [hour, packed] of store.apiHours.since(firstWholeHour)) {
+      let byPattern = h.hourFamilies.get(packed);
+      if (!byPattern) h.hourFamilies.set(packed, (byPattern = new Map()));
       let sums = byPattern.get(key);
       if (!sums) {
-        sums = { counts: API_FAMILIES.map(() => 0), matched: false };
-        for (let i = 0; i < triples.length; i += 3) {
-          if (!matched(triples[i]!)) continue;
-          sums.matched = true;
-          countFamilies(sums.counts, triples[i + 1]!, triples[i + 2]!);
-        }
+        const fresh = { counts: API_FAMILIES.map(() => 0), matched: false };
+        forEachTriple(packed, (url, families, count) => {
+          if (!matched(url)) return;
+          fresh.matched = true;
+          countFamilies(fresh.counts, families, count);
+        });
         if (byPattern.size >= HOUR_PATTERNS) byPattern.delete(byPattern.keys().next().value!);
-        byPattern.set(key, sums);
+        byPattern.set(key, (sums = fresh));
       }
       if (!sums.matched) continue;
       const c = bucket(trunc(hour, w.unit));

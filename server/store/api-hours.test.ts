@@ -1,8 +1,8 @@
-/** The per-hour API counts: a window decodes only its own hours, and still sees every batch merged, saved or not. */
+/** The per-hour API counts: a window reads only its own hours, and still sees every batch merged, saved or not. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../demo/random.ts';
 import { MICROS } from '../time.ts';
-import { addToApiBatch, ApiHours, packHour, unpackHour, type ApiHourBatch } from './api-hours.ts';
+import { addToApiBatch, ApiHours, forEachTriple, packHour, unpackHour, type ApiHourBatch } from './api-hours.ts';
 import { prepareCatalog } from './catalog.ts';
 import { loadEngine, openDbSync } from './db.ts';
 
@@ -11,10 +11,11 @@ beforeAll(() => loadEngine());
 const H0 = Date.UTC(2026, 10, 1) * 1000;
 const HOURS = 240;
 
-/** hour -> "url:families" -> count, from triples. */
-function asCounts(entries: Iterable<[number, Int32Array]>): Map<number, Map<string, number>> {
+/** hour -> "url:families" -> count, from triples (or hours packed as stored, as `since` gives them). */
+function asCounts(entries: Iterable<[number, Int32Array | Uint8Array]>): Map<number, Map<string, number>> {
   const out = new Map<number, Map<string, number>>();
-  for (const [hour, t] of entries) {
+  for (const [hour, packedOrNot] of entries) {
+    const t = packedOrNot instanceof Uint8Array ? unpackHour(packedOrNot) : packedOrNot;
     const m = new Map<string, number>();
     for (let i = 0; i < t.length; i += 3) m.set(`${t[i]}:${t[i + 1]}`, t[i + 2]!);
     if (m.size) out.set(hour, m);
@@ -90,7 +91,7 @@ describe('ApiHours', () => {
     db.close();
   });
 
-  it('keeps decoded, once written, only the hours a window asked for', () => {
+  it('keeps, once written, only the hours a window asked for, packed as stored', () => {
     const db = openDbSync();
     prepareCatalog(db);
     const hours = new ApiHours(() => db);
@@ -100,16 +101,18 @@ describe('ApiHours', () => {
     const batch: ApiHourBatch = new Map();
     for (let h = 0; h < HOURS; h++) addToApiBatch(batch, H0 + h * MICROS.hour, 3, 2);
     hours.merge(batch);
-    // Open hours are held until written (12 bytes a triple, one triple an hour).
+    // Open hours are held until written, packed: 4 bytes that mark the form, then URL 3 and
+    // 1 x 16 + families 2 as a byte each (12 bytes decoded: a triple of int32).
+    const hourBytes = 4 + 1 + 1;
     expect(asCounts(hours.since(from)).size).toBe(24);
-    expect(hours.heldBytes()).toBe(HOURS * 12);
+    expect(hours.heldBytes()).toBe(HOURS * hourBytes);
     hours.flush();
-    expect(hours.heldBytes()).toBe(24 * 12);
+    expect(hours.heldBytes()).toBe(24 * hourBytes);
     // The older hours are still counted, read back from the catalog when a window reaches them.
     const all = asCounts(hours.since(H0));
     expect(all.size).toBe(HOURS);
     expect(all.get(H0)).toEqual(new Map([['3:2', 1]]));
-    expect(hours.heldBytes()).toBe(HOURS * 12);
+    expect(hours.heldBytes()).toBe(HOURS * hourBytes);
     db.close();
   });
 });
@@ -154,6 +157,15 @@ describe('a stored hour', () => {
   it('an hour stored as plain int32 triples (before packing) is still read, in windows too', () => {
     const plain = Int32Array.from([5, 1, 3, 9, 2, 1]);
     expect([...unpackHour(new Uint8Array(plain.buffer))]).toEqual([5, 1, 3, 9, 2, 1]);
+    // Visited triple by triple as a window sums a pattern, plain or packed alike.
+    const visited = (blob: Uint8Array) => {
+      const out: number[][] = [];
+      forEachTriple(blob, (u, f, n) => out.push([u, f, n]));
+      return out.sort((a, b) => a[0]! - b[0]!);
+    };
+    expect(visited(new Uint8Array(plain.buffer))).toEqual([[5, 1, 3], [9, 2, 1]]);
+    expect(visited(packHour(countsOf([[9, 2, 1], [5, 1, 3]])))).toEqual([[5, 1, 3], [9, 2, 1]]);
+    expect(visited(packHour(new Map()))).toEqual([]);
     const db = openDbSync();
     prepareCatalog(db);
     db.run('INSERT INTO api_hours (hour, counts) VALUES (?, ?)', [H0, new Uint8Array(plain.buffer)]);

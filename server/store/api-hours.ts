@@ -23,18 +23,6 @@ export function addToApiBatch(batch: ApiHourBatch, hour: number, url: number, fa
 /** An open hour no batch added to in this many merges is written before the save (flushSettled). */
 const SETTLED_MERGES = 2;
 
-/** An hour's counts as triples `[url, families, count]`, the form windows read. */
-function triplesOf(m: Map<number, number>): Int32Array {
-  const out = new Int32Array(m.size * 3);
-  let i = 0;
-  for (const [key, n] of m) {
-    out[i++] = Math.floor(key / 16);
-    out[i++] = key % 16;
-    out[i++] = n;
-  }
-  return out;
-}
-
 /**
  * A stored hour starts with these bytes: read as an int32 (the first URL id of an hour stored as
  * plain int32 triples, as before) they are negative, which no URL id is.
@@ -59,36 +47,59 @@ export function packHour(m: Map<number, number>): Uint8Array {
   return out.done();
 }
 
+/** Whether a stored hour is packed (packHour), not plain int32 triples (written before). */
+const isPacked = (blob: Uint8Array) => blob.length >= PACKED.length && PACKED.every((b, i) => blob[i] === b);
+
+/**
+ * Calls `visit` with each (url, families, count) of a stored hour, packed or plain, without
+ * decoding the hour into an array first: a window sums a pattern it has not summed from the
+ * packed hours (a week at 10M records is 2.2M triples: 75 ms to decode into arrays, 26 MB).
+ */
+export function forEachTriple(blob: Uint8Array, visit: (url: number, families: number, count: number) => void): void {
+  if (!isPacked(blob)) {
+    const t = unpackHour(blob);
+    for (let k = 0; k < t.length; k += 3) visit(t[k]!, t[k + 1]!, t[k + 2]!);
+    return;
+  }
+  const r = new VarintReader(blob, PACKED.length);
+  let url = 0;
+  while (r.more()) {
+    url += r.take();
+    const v = r.take();
+    visit(url, v % 16, Math.floor(v / 16));
+  }
+}
+
 /** A stored hour's triples, packed (packHour) or plain int32 triples (written before). */
 export function unpackHour(blob: Uint8Array): Int32Array {
-  if (blob.length < PACKED.length || !PACKED.every((b, i) => blob[i] === b)) {
-    // Copy: sql.js hands out views whose offset may not be 4-byte aligned.
-    return new Int32Array(Uint8Array.from(blob).buffer);
-  }
+  // Copy: sql.js hands out views whose offset may not be 4-byte aligned.
+  if (!isPacked(blob)) return new Int32Array(Uint8Array.from(blob).buffer);
   // Two numbers a triple, each ending with a byte under 0x80.
   let ends = 0;
   for (let i = PACKED.length; i < blob.length; i++) if (blob[i]! < 0x80) ends++;
   const out = new Int32Array((ends >> 1) * 3);
-  const r = new VarintReader(blob, PACKED.length);
-  let url = 0;
-  for (let k = 0; k < out.length; k += 3) {
-    url += r.take();
-    const v = r.take();
-    out[k] = url;
-    out[k + 1] = v % 16;
-    out[k + 2] = Math.floor(v / 16);
-  }
+  let k = 0;
+  forEachTriple(blob, (url, families, count) => {
+    out[k++] = url;
+    out[k++] = families;
+    out[k++] = count;
+  });
   return out;
 }
 
 export class ApiHours {
-  /** Decoded hours: every stored hour from `decodedFrom` on, and open hours re-encoded. */
-  private hours = new Map<number, Int32Array>();
-  /** The earliest hour decoded so far: a window reads only its own hours (a week of 90 days). */
+  /**
+   * Hours read: every stored hour from `decodedFrom` on, and open hours packed again, each as
+   * stored (packHour: two or three bytes a triple). Decoded triples are 12 bytes: a week of hours
+   * held 25 MiB decoded at 10M + 10M records, and a window's answer needs them only to sum a
+   * pattern it has not summed (server/endpoints/speed-paths.ts keeps the sums).
+   */
+  private hours = new Map<number, Uint8Array>();
+  /** The earliest hour read so far: a window reads only its own hours (a week of 90 days). */
   private decodedFrom = Infinity;
   /** Hours an import is adding to, decoded; written to the catalog by `flush` (at a save). */
   private open = new Map<number, Map<number, number>>();
-  /** Open hours whose triples in `hours` are out of date. */
+  /** Open hours whose packed counts in `hours` are out of date. */
   private stale = new Set<number>();
   /** Batches merged so far, and the last one that added to each open hour. */
   private merges = 0;
@@ -97,31 +108,30 @@ export class ApiHours {
   constructor(private catalog: () => Db) {}
 
   /**
-   * The triples of every hour from `from` on (µs), in no order: the stored ones decoded on first
-   * use (only those of the window: all of them cost tens of MB at 10M records), open hours
-   * re-encoded when they changed.
+   * Every hour from `from` on (µs), in no order, packed (unpackHour gives its triples; the same
+   * array until the hour changes): the stored ones read on first use (only those of the window),
+   * open hours packed again when they changed.
    */
-  since(from: number): Iterable<[number, Int32Array]> {
+  since(from: number): Iterable<[number, Uint8Array]> {
     if (from < this.decodedFrom) {
-      const done = span('api-counts: decode hours');
+      const done = span('api-counts: read hours');
       const upTo = this.decodedFrom;
       const rows = Number.isFinite(upTo)
         ? this.catalog().rows('SELECT hour, counts FROM api_hours WHERE hour >= ? AND hour < ?', [from, upTo])
         : this.catalog().rows('SELECT hour, counts FROM api_hours WHERE hour >= ?', [from]);
-      // An open hour's triples are its merged counts, not the stored row.
-      for (const [hour, blob] of rows) if (!this.open.has(hour as number)) this.hours.set(hour as number, unpackHour(blob as Uint8Array));
+      // An open hour's counts are its merged ones, not the stored row.
+      for (const [hour, blob] of rows) if (!this.open.has(hour as number)) this.hours.set(hour as number, blob as Uint8Array);
       this.decodedFrom = from;
       done();
     }
-    for (const hour of this.stale) this.hours.set(hour, triplesOf(this.open.get(hour)!));
+    for (const hour of this.stale) this.hours.set(hour, packHour(this.open.get(hour)!));
     this.stale.clear();
     return [...this.hours].filter(([hour]) => hour >= from);
   }
 
   /** One stored hour's triples as the catalog has them (empty when it has none). */
   private stored(hour: number): Int32Array {
-    if (hour >= this.decodedFrom) return this.hours.get(hour) ?? new Int32Array(0);
-    const blob = this.catalog().rows('SELECT counts FROM api_hours WHERE hour = ?', [hour])[0]?.[0];
+    const blob = hour >= this.decodedFrom ? this.hours.get(hour) : this.catalog().rows('SELECT counts FROM api_hours WHERE hour = ?', [hour])[0]?.[0];
     return blob ? unpackHour(blob as Uint8Array) : new Int32Array(0);
   }
 
@@ -167,20 +177,23 @@ export class ApiHours {
   }
 
   /**
-   * One open hour to the catalog: it is closed, its triples kept decoded only if a window asked
-   * for it (from `decodedFrom` on). An import of 90 days at 10M records otherwise left every hour
-   * it added decoded, tens of MB no answer reads until a window reaches back that far.
+   * One open hour to the catalog: it is closed, kept in memory only if a window asked for it
+   * (from `decodedFrom` on). An import of 90 days at 10M records otherwise left every hour it
+   * added in memory, which no answer reads until a window reaches back that far.
    */
   private write(hour: number, counts: Map<number, number>): void {
-    if (hour >= this.decodedFrom) this.hours.set(hour, this.stale.has(hour) || !this.hours.has(hour) ? triplesOf(counts) : this.hours.get(hour)!);
+    const kept = this.hours.get(hour);
+    // The array a window summed stays while it holds these counts: its sums stay good.
+    const packed = kept && !this.stale.has(hour) ? kept : packHour(counts);
+    if (hour >= this.decodedFrom) this.hours.set(hour, packed);
     else this.hours.delete(hour);
     this.stale.delete(hour);
-    this.catalog().run('INSERT OR REPLACE INTO api_hours (hour, counts) VALUES (?, ?)', [hour, packHour(counts)]);
+    this.catalog().run('INSERT OR REPLACE INTO api_hours (hour, counts) VALUES (?, ?)', [hour, packed]);
     this.open.delete(hour);
     this.touched.delete(hour);
   }
 
-  /** Bytes of the decoded triples held (a gauge of the activity log). */
+  /** Bytes of the hours held (a gauge of the activity log). */
   heldBytes(): number {
     let total = 0;
     for (const t of this.hours.values()) total += t.byteLength;

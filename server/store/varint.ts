@@ -50,6 +50,11 @@ export class VarintReader {
     private at = 0,
   ) {}
 
+  /** Whether bytes are left to take. */
+  more(): boolean {
+    return this.at < this.buf.length;
+  }
+
   take(): number {
     let v = 0;
     let scale = 1;
