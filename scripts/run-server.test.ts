@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LogStore } from '../server/store/log-store.ts';
 import { edgeRecord, importRecords, NOW } from '../server/testing/fixtures.ts';
 import { spawnListening } from '../server/testing/processes.ts';
@@ -97,9 +97,7 @@ describe('buildServer', () => {
   it.skipIf(process.platform !== 'linux')('leaves no esbuild service running (it would live as long as the launcher, beside the server)', async () => {
     // esbuild's stop() sends the service SIGTERM and returns: on a busy machine it is still there a
     // moment later (a CI run saw it). Stopped means gone soon, not gone on the same tick.
-    const left = () => esbuildServices().filter((pid) => !before.includes(pid));
-    for (let waited = 0; left().length > 0 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-    expect(left()).toEqual([]);
+    await vi.waitFor(() => expect(esbuildServices().filter((pid) => !before.includes(pid))).toEqual([]), { timeout: 10_000, interval: 50 });
   });
 
   it('writes the entries as .mjs, the queries next to them and a stamp that makes them fresh', () => {

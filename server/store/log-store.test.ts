@@ -243,8 +243,7 @@ describe('failed imports leave the data intact', () => {
     await store.columnsSettled();
     // Descriptors closed off the thread go a moment later (on a busy machine, more than a moment):
     // a leaked one never does.
-    for (let waited = 0; fds() !== before && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-    expect(fds()).toBe(before);
+    await vi.waitFor(() => expect(fds()).toBe(before), { timeout: 5000, interval: 20 });
   });
 });
 

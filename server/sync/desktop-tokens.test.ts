@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import type { ConnectionView } from '../../contract/api-types.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { NOW, tempDir } from '../testing/fixtures.ts';
@@ -58,13 +58,14 @@ it('desktop mode seals tokens with its key; without the key a server says so; a 
   const browser = await serve(dataDir);
   await call(browser, `/api/connections/${sealed.id}`, { method: 'PATCH', body: JSON.stringify({ paused: false }) });
   // The resumed connection tries at once; on a busy machine that takes more than a moment.
-  let [seen] = await call<ConnectionView[]>(browser, '/api/connections');
-  for (let waited = 0; seen!.sources['cloudflare.logs.prod']!.state !== 'failed' && waited < 10_000; waited += 50) {
-    await new Promise((r) => setTimeout(r, 50));
-    [seen] = await call<ConnectionView[]>(browser, '/api/connections');
-  }
-  expect(seen!.tokenProtection).toBe('owner-only file');
-  expect(seen!.sources['cloudflare.logs.prod']).toMatchObject({ state: 'failed', error: expect.stringContaining('desktop app') });
+  await vi.waitFor(
+    async () => {
+      const [seen] = await call<ConnectionView[]>(browser, '/api/connections');
+      expect(seen!.tokenProtection).toBe('owner-only file');
+      expect(seen!.sources['cloudflare.logs.prod']).toMatchObject({ state: 'failed', error: expect.stringContaining('desktop app') });
+    },
+    { timeout: 10_000, interval: 50 },
+  );
   await call(browser, `/api/connections/${sealed.id}`, { method: 'PATCH', body: JSON.stringify({ paused: true }) });
   // A token entered in browser mode is kept as it is, in the owner-only file.
   const plain = await call<ConnectionView>(browser, '/api/connections', { method: 'POST', body: body('qqqqqqqqqqqqqqqqqqqq') });

@@ -51,7 +51,7 @@ it('changes are written once after the delay, not once each', async () => {
   let snapshots = 0;
   const file = SyncStateFile.open(dir, () => (snapshots++, STATE), 20);
   for (let i = 0; i < 10; i++) file.changed();
-  for (let waited = 0; snapshots === 0 && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  await vi.waitUntil(() => snapshots > 0, { timeout: 5000, interval: 20 });
   // Well past the delay again: still the one write.
   await new Promise((r) => setTimeout(r, 200));
   expect(snapshots).toBe(1);
