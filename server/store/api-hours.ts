@@ -108,7 +108,7 @@ export class ApiHours {
   constructor(private catalog: () => Db) {}
 
   /**
-   * Every hour from `from` on (µs), in no order, packed (unpackHour gives its triples; the same
+   * Every hour from `from` on (µs), in no order, packed (forEachTriple visits its triples; the same
    * array until the hour changes): the stored ones read on first use (only those of the window),
    * open hours packed again when they changed.
    */
